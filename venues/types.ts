@@ -1,0 +1,338 @@
+/**
+ * The one interface the domain uses to talk to a trading venue.
+ *
+ * Every price, quantity and amount crossing this boundary is a decimal string
+ * (never a float), times are epoch milliseconds, and every failure is a
+ * `VenueError` with one of a handful of kinds the domain branches on. Venue
+ * differences are capability flags, never `if (providerId === ...)` in callers.
+ */
+
+export type ProviderId = "VENUE_A" | "VENUE_B";
+export const PROVIDER_IDS: readonly ProviderId[] = ["VENUE_A", "VENUE_B"];
+
+/** A non-negative or signed decimal number written as a string, e.g. "0.010" or "-12.5". */
+export type Decimal = string;
+
+export type HexAddress = `0x${string}`;
+
+// ---------------------------------------------------------------- errors
+
+/**
+ * The small set of failure kinds the domain reasons about.
+ * - CREDENTIAL_REJECTED: key/agent refused (revoked, wrong signature, IP, permission).
+ * - INSUFFICIENT_MARGIN: the account cannot afford the order.
+ * - INVALID_ORDER: the venue refused the order as malformed or against its filters.
+ * - RATE_LIMITED: back off; `retryAfterMs` when the venue said how long.
+ * - UNAVAILABLE: the venue is down or answered 5xx before accepting anything.
+ * - OUTCOME_UNKNOWN: a mutation was sent and no trustworthy answer came back;
+ *   the caller must query by client order id, never resend as a new order.
+ */
+export type VenueErrorKind =
+  | "CREDENTIAL_REJECTED"
+  | "INSUFFICIENT_MARGIN"
+  | "INVALID_ORDER"
+  | "RATE_LIMITED"
+  | "UNAVAILABLE"
+  | "OUTCOME_UNKNOWN";
+
+export class VenueError extends Error {
+  constructor(
+    readonly kind: VenueErrorKind,
+    message: string,
+    readonly detail: {
+      providerId: ProviderId;
+      /** The venue's own code or error string, for logs and reconciliation notes. */
+      venueCode?: string | number;
+      retryAfterMs?: number;
+    },
+  ) {
+    super(message);
+    this.name = "VenueError";
+  }
+}
+
+// ---------------------------------------------------------------- credentials
+
+/**
+ * Credentials as the domain stores them: the secret part stays sealed
+ * (AES-256-GCM with MASTER_KEY) and is opened only inside the adapter call
+ * that signs with it, through the `SecretOpener` the adapter was built with.
+ */
+export type VenueCredentials =
+  | { scheme: "API_KEY"; apiKey: string; sealedApiSecret: string }
+  | {
+    scheme: "AGENT_WALLET";
+    /** The client's principal wallet: the account that holds funds and positions. */
+    accountAddress: HexAddress;
+    agentAddress: HexAddress;
+    sealedAgentPrivateKey: string;
+  };
+
+/** Opens a value sealed by the domain's secret box. Implemented in domain/secrets. */
+export interface SecretOpener {
+  open(sealed: string): Promise<string>;
+}
+
+// ---------------------------------------------------------------- market data
+
+export interface Market {
+  /** Our symbol: base + quote, e.g. "BTCUSDT" (VENUE_A) or "BTCUSDC" (VENUE_B). */
+  symbol: string;
+  /** The venue's own name, e.g. "BTCUSDT" (VENUE_A) or "BTC" (VENUE_B). */
+  providerSymbol: string;
+  kind: "PERPETUAL";
+  base: string;
+  quote: string;
+  active: boolean;
+  tickSize: Decimal;
+  stepSize: Decimal;
+  minQty: Decimal;
+  minNotionalUsd: Decimal;
+  quantityPrecision: number;
+  pricePrecision: number;
+  maxLeverage: number;
+}
+
+export interface BookLevel {
+  price: Decimal;
+  quantity: Decimal;
+}
+
+export interface OrderBook {
+  symbol: string;
+  bids: BookLevel[];
+  asks: BookLevel[];
+  /** Venue timestamp of the snapshot, ms. */
+  time: number;
+}
+
+// ---------------------------------------------------------------- account
+
+export interface Permissions {
+  canRead: boolean;
+  canFutures: boolean;
+  canWithdraw: boolean;
+}
+
+/**
+ * Outcome of the read-only credential test. `problems` lists account settings
+ * the service cannot operate with (codes below); an empty list means ready.
+ */
+export interface CredentialCheck {
+  permissions: Permissions;
+  /** Display hint that identifies the account without revealing it, e.g. "…a1b2". */
+  accountHint: string | null;
+  problems: CredentialProblem[];
+}
+
+export type CredentialProblem =
+  | "FUTURES_DISABLED"
+  | "WITHDRAWALS_ENABLED"
+  | "IP_UNRESTRICTED"
+  | "HEDGE_MODE_ENABLED"
+  | "MULTI_ASSETS_MARGIN_ENABLED"
+  | "AGENT_NOT_APPROVED";
+
+export interface Balance {
+  asset: string;
+  free: Decimal;
+  total: Decimal;
+  /** null when the venue gives no USD quote for the asset. */
+  usdValue: Decimal | null;
+}
+
+export type PositionSide = "LONG" | "SHORT";
+export type MarginMode = "ISOLATED" | "CROSSED";
+
+export interface Position {
+  symbol: string;
+  side: PositionSide;
+  quantity: Decimal;
+  entryPrice: Decimal;
+  markPrice: Decimal;
+  unrealizedPnlUsd: Decimal;
+  leverage: number;
+  marginMode: MarginMode;
+  liquidationPrice: Decimal | null;
+}
+
+export type OrderSide = "BUY" | "SELL";
+export type OrderType = "LIMIT" | "MARKET" | "STOP_MARKET" | "TAKE_PROFIT_MARKET";
+export type TimeInForce = "GTC" | "IOC" | "FOK" | "POST_ONLY";
+export type OrderStatus =
+  | "NEW"
+  | "PARTIALLY_FILLED"
+  | "FILLED"
+  | "CANCELED"
+  | "REJECTED"
+  | "EXPIRED"
+  /** A conditional order waiting for its trigger. */
+  | "TRIGGER_PENDING";
+
+export interface Order {
+  orderId: string;
+  clientOrderId: string | null;
+  symbol: string;
+  side: OrderSide;
+  type: OrderType;
+  status: OrderStatus;
+  quantity: Decimal;
+  filledQuantity: Decimal;
+  price: Decimal | null;
+  averagePrice: Decimal | null;
+  triggerPrice: Decimal | null;
+  reduceOnly: boolean;
+  timeInForce: TimeInForce | null;
+  createdAt: number;
+}
+
+/** The spec's Balance view, read live. */
+export interface AccountSnapshot {
+  balances: Balance[];
+  positions: Position[];
+  openOrders: Order[];
+}
+
+// ---------------------------------------------------------------- orders
+
+export interface PlaceOrderRequest {
+  symbol: string;
+  side: OrderSide;
+  type: OrderType;
+  quantity: Decimal;
+  /** Required for LIMIT. Rounded by the adapter to the tick, towards the passive side. */
+  price?: Decimal;
+  /** Required for STOP_MARKET / TAKE_PROFIT_MARKET. */
+  triggerPrice?: Decimal;
+  timeInForce?: TimeInForce;
+  reduceOnly: boolean;
+  /**
+   * Caller-chosen id that makes the action idempotent at the venue: placing
+   * twice with the same id never creates two orders. VENUE_A: newClientOrderId
+   * (≤ 36 chars); VENUE_B: cloid (16 bytes hex) derived deterministically from it.
+   */
+  clientOrderId: string;
+  /** VENUE_B only (capability builderFee): builder fee in tenths of a basis point for opening orders. */
+  builder?: { address: HexAddress; feeTenthsBps: number };
+}
+
+export interface ModifyOrderRequest {
+  symbol: string;
+  clientOrderId: string;
+  quantity: Decimal;
+  price: Decimal;
+}
+
+/**
+ * A reduce-only protective order. VENUE_A places these through its algo-order
+ * endpoints; VENUE_B as trigger orders with `tpsl`.
+ */
+export interface ProtectionRequest {
+  symbol: string;
+  kind: "STOP_LOSS" | "TAKE_PROFIT";
+  /** Side of the closing order (SELL protects a LONG). */
+  side: OrderSide;
+  triggerPrice: Decimal;
+  quantity: Decimal;
+  clientOrderId: string;
+}
+
+export interface Fill {
+  tradeId: string;
+  orderId: string;
+  clientOrderId: string | null;
+  symbol: string;
+  side: OrderSide;
+  price: Decimal;
+  quantity: Decimal;
+  /** Realized PnL of the closing portion as the venue reports it (0 for opening fills). */
+  realizedPnl: Decimal;
+  /** Commission charged by the venue, positive = paid, in `feeAsset`. Includes the builder fee on VENUE_B. */
+  fee: Decimal;
+  feeAsset: string;
+  /** VENUE_B: the builder-fee part of `fee`, in USDC; null where the venue has no builder fee. */
+  builderFee: Decimal | null;
+  time: number;
+}
+
+export interface FundingPayment {
+  symbol: string;
+  /** Signed: positive = received. */
+  amount: Decimal;
+  asset: string;
+  time: number;
+}
+
+// ---------------------------------------------------------------- VENUE_B extras
+
+/** A user-signed action (approveAgent, approveBuilderFee, usdSend) as signed in the wallet. */
+export interface UserSignedAction {
+  action: Record<string, unknown> & { type: string; nonce?: number; time?: number };
+  nonce: number;
+  signature: { r: HexAddress; s: HexAddress; v: number };
+}
+
+export interface LedgerEntry {
+  time: number;
+  hash: HexAddress;
+  type: string;
+  /** For usdSend: sender, destination, amount (USDC decimal), nonce. */
+  user: HexAddress;
+  destination: HexAddress | null;
+  amount: Decimal;
+  token: string;
+  nonce: number | null;
+}
+
+// ---------------------------------------------------------------- the adapter
+
+export interface VenueCapabilities {
+  /** Opening orders carry a builder fee that the account must have approved. */
+  builderFee: boolean;
+  /** Connected through an agent wallet approved by the client's principal wallet. */
+  agentWallet: boolean;
+  /** Commission may be charged in an asset other than the quote (e.g. BNB fee burn). */
+  feeInOtherAsset: boolean;
+  /** The venue keeps a ledger of user transfers usable as payment proof. */
+  paymentLedger: boolean;
+}
+
+export interface VenueAdapter {
+  readonly providerId: ProviderId;
+  readonly name: string;
+  readonly kind: "PERP_CEX" | "PERP_DEX";
+  readonly scheme: VenueCredentials["scheme"];
+  readonly capabilities: VenueCapabilities;
+
+  listMarkets(): Promise<Market[]>;
+  getOrderBook(symbol: string, depth?: number): Promise<OrderBook>;
+
+  /** Read-only check of what the credential may do; never places anything. */
+  testCredentials(credentials: VenueCredentials): Promise<CredentialCheck>;
+  getAccount(credentials: VenueCredentials): Promise<AccountSnapshot>;
+
+  placeOrder(credentials: VenueCredentials, order: PlaceOrderRequest): Promise<Order>;
+  /** The order as the venue knows it, or null when the venue never saw that client order id. */
+  getOrder(credentials: VenueCredentials, symbol: string, clientOrderId: string): Promise<Order | null>;
+  cancelOrder(credentials: VenueCredentials, symbol: string, clientOrderId: string): Promise<Order>;
+  modifyOrder(credentials: VenueCredentials, request: ModifyOrderRequest): Promise<Order>;
+  setLeverage(credentials: VenueCredentials, symbol: string, leverage: number): Promise<void>;
+  setMarginMode(credentials: VenueCredentials, symbol: string, mode: MarginMode): Promise<void>;
+
+  placeProtection(credentials: VenueCredentials, request: ProtectionRequest): Promise<Order>;
+  cancelProtection(credentials: VenueCredentials, symbol: string, clientOrderId: string): Promise<void>;
+  /** Open protective (conditional) orders, which some venues keep apart from regular orders. */
+  listProtections(credentials: VenueCredentials, symbol?: string): Promise<Order[]>;
+
+  getFills(credentials: VenueCredentials, query: { symbol?: string; since: number }): Promise<Fill[]>;
+  getFunding(credentials: VenueCredentials, query: { since: number }): Promise<FundingPayment[]>;
+
+  /** capability builderFee: the approved maximum for `builder`, in tenths of a basis point. */
+  getMaxBuilderFee?(user: HexAddress, builder: HexAddress): Promise<number>;
+  /** capability agentWallet / paymentLedger: relay an action the client signed in their wallet. */
+  submitUserSignedAction?(signed: UserSignedAction): Promise<void>;
+  /** capability paymentLedger: the user's non-funding ledger updates since `since`. */
+  getLedger?(user: HexAddress, since: number): Promise<LedgerEntry[]>;
+}
+
+export type VenueRegistry = Record<ProviderId, VenueAdapter>;
