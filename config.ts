@@ -1,0 +1,136 @@
+/**
+ * Configuration from the environment, parsed once at start (main.ts) and passed
+ * down. Nothing else in the code reads the environment.
+ */
+import { z } from "zod";
+
+const port = z.coerce.number().int().min(1).max(65535);
+const url = z.string().url();
+
+const EnvSchema = z.object({
+  PORT: port.default(8080),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  DATABASE_URL: z.string().regex(
+    /^(file:|libsql:|https?:|wss?:)/,
+    "deve começar com file:, libsql:, http(s): ou ws(s):",
+  )
+    .default("file:./data/service.db"),
+  DATABASE_AUTH_TOKEN: z.string().min(1).optional(),
+  SERVICE_ENV: z.enum(["qa", "production"]).default("qa"),
+  OPERATOR_TOKEN: z.string().min(32, "deve ter pelo menos 32 caracteres").optional(),
+  MASTER_KEY: z.string().refine(isBase64Of32Bytes, "deve ser 32 bytes em base64").optional(),
+  VENUE_A_URL: url.optional(),
+  VENUE_B_URL: url.optional(),
+  EVM_RPC_BNB: url.optional(),
+  EVM_RPC_ARBITRUM: url.optional(),
+  PUBLIC_BASE_URL: url.optional(),
+  CONNECT_URL: url.optional(),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  databaseAuthToken?: string;
+  serviceEnv: "qa" | "production";
+  /** Absent in QA until the data dir provides one (see main.ts). */
+  operatorToken?: string;
+  masterKey?: string;
+  venueAUrl?: string;
+  venueBUrl?: string;
+  evmRpc: { bnb?: string; arbitrum?: string };
+  publicBaseUrl: string;
+  connectUrl: string;
+  logLevel: Env["LOG_LEVEL"];
+}
+
+export class ConfigError extends Error {}
+
+/** Parse and validate; throws ConfigError with one line per bad variable. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const parsed = EnvSchema.safeParse(
+    Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== "")),
+  );
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    throw new ConfigError(`Configuração inválida: ${lines.join("; ")}`);
+  }
+  const e = parsed.data;
+  if (e.SERVICE_ENV === "production") {
+    const missing = (["OPERATOR_TOKEN", "MASTER_KEY", "VENUE_A_URL", "VENUE_B_URL"] as const)
+      .filter((name) => !e[name]);
+    if (missing.length) {
+      throw new ConfigError(
+        `Configuração inválida: ${missing.map((n) => `${n}: obrigatória em production`).join("; ")}`,
+      );
+    }
+  }
+  const base = e.PUBLIC_BASE_URL ?? `http://${e.HOST}:${e.PORT}`;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    databaseAuthToken: e.DATABASE_AUTH_TOKEN,
+    serviceEnv: e.SERVICE_ENV,
+    operatorToken: e.OPERATOR_TOKEN,
+    masterKey: e.MASTER_KEY,
+    venueAUrl: e.VENUE_A_URL,
+    venueBUrl: e.VENUE_B_URL,
+    evmRpc: { bnb: e.EVM_RPC_BNB, arbitrum: e.EVM_RPC_ARBITRUM },
+    publicBaseUrl: base.replace(/\/$/, ""),
+    connectUrl: (e.CONNECT_URL ?? base).replace(/\/$/, ""),
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+function isBase64Of32Bytes(value: string): boolean {
+  try {
+    return atob(value).length === 32;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * QA convenience: OPERATOR_TOKEN and MASTER_KEY are generated on first start
+ * and kept in the data dir (mode 600), so a newcomer needs no set-up. The
+ * returned `created` names what was generated, for a one-time notice.
+ */
+export async function withQaSecrets(config: Config, dataDir: string): Promise<{ config: Config; created: string[] }> {
+  if (config.serviceEnv !== "qa") return { config, created: [] };
+  await Deno.mkdir(dataDir, { recursive: true });
+  const created: string[] = [];
+  const keep = async (file: string, make: () => string): Promise<string> => {
+    const path = `${dataDir}/${file}`;
+    try {
+      return (await Deno.readTextFile(path)).trim();
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+      const value = make();
+      await Deno.writeTextFile(path, value + "\n", { mode: 0o600 });
+      created.push(path);
+      return value;
+    }
+  };
+  const random = (bytes: number) => btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(bytes))));
+  return {
+    config: {
+      ...config,
+      operatorToken: config.operatorToken ??
+        await keep("operator_token", () => `op_${random(32).replace(/[+/=]/g, "")}`),
+      masterKey: config.masterKey ?? await keep("master_key", () => random(32)),
+    },
+    created,
+  };
+}
+
+/** The data dir: beside the default database file, or ./data for remote databases. */
+export function dataDirOf(config: Config): string {
+  if (!config.databaseUrl.startsWith("file:")) return "./data";
+  const path = config.databaseUrl.slice("file:".length);
+  const slash = path.lastIndexOf("/");
+  return slash > 0 ? path.slice(0, slash) : ".";
+}

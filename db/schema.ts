@@ -1,0 +1,203 @@
+/**
+ * The database schema, grouped by area. Money is integer micro-units
+ * (`*_micros`, 1 USD = 1_000_000) or a decimal string; time is epoch ms.
+ * Edit here, then `deno task db:generate` writes the SQL migration that main.ts
+ * applies at start.
+ */
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+const json = <T>(name: string) => text(name, { mode: "json" }).$type<T>();
+const ms = (name: string) => integer(name);
+const bool = (name: string) => integer(name, { mode: "boolean" });
+
+// ---------------------------------------------------------------- partners and contracts
+
+export interface Grants {
+  providers: string[];
+  strategies: string[];
+  capabilities: string[];
+}
+
+/** Risk envelope as stored: money in micro-units. */
+export interface EnvelopeMicros {
+  maxLeverage: number;
+  maxMarginPerTradeMicros: number;
+  maxConcurrentTrades: number;
+  maxDailyLossMicros: number;
+}
+
+export const partners = sqliteTable("partners", {
+  partnerId: text("partner_id").primaryKey(),
+  name: text("name").notNull(),
+  /** ACTIVE | SUSPENDED | REVOKED */
+  status: text("status").notNull(),
+  grants: json<Grants>("grants").notNull(),
+  envelope: json<EnvelopeMicros>("envelope").notNull(),
+  builderFeeTenthsBps: integer("builder_fee_tenths_bps").notNull(),
+  returnUrlOrigins: json<string[]>("return_url_origins").notNull(),
+  requestsPerMinute: integer("requests_per_minute").notNull(),
+  ordersPerMinute: integer("orders_per_minute").notNull(),
+  /** Legacy partners with several contracts must name the tenant on create. */
+  legacyMultiTenant: bool("legacy_multi_tenant").notNull().default(false),
+  createdAt: ms("created_at").notNull(),
+  updatedAt: ms("updated_at").notNull(),
+});
+
+export const contractVersions = sqliteTable("contract_versions", {
+  partnerId: text("partner_id").notNull().references(() => partners.partnerId),
+  version: integer("version").notNull(),
+  /** The period boundary from which this version applies. */
+  effectiveFrom: ms("effective_from").notNull(),
+  suspended: bool("suspended").notNull(),
+  subscriptionMonthlyMicros: integer("subscription_monthly_micros").notNull(),
+  subscriptionProviders: json<string[]>("subscription_providers").notNull(),
+  currency: text("currency").notNull(),
+  /** Fraction as a decimal string, "0.2" = 20 %. */
+  performanceFeePercent: text("performance_fee_percent").notNull(),
+  performancePeriod: text("performance_period").notNull(),
+  carryPolicy: text("carry_policy").notNull(),
+  dueDays: integer("due_days").notNull(),
+  createdAt: ms("created_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.partnerId, t.version] })]);
+
+export interface RestrictionValues {
+  providers: string[] | null;
+  strategies: string[] | null;
+  envelope: EnvelopeMicros | null;
+}
+
+export const partnerRestrictions = sqliteTable("partner_restrictions", {
+  partnerId: text("partner_id").primaryKey().references(() => partners.partnerId),
+  providers: json<string[] | null>("providers"),
+  strategies: json<string[] | null>("strategies"),
+  envelope: json<EnvelopeMicros | null>("envelope"),
+  version: integer("version").notNull(),
+  updatedAt: ms("updated_at").notNull(),
+});
+
+/** Who changed what, when and why: restrictions, contracts, partner status, credentials. */
+export const auditEntries = sqliteTable("audit_entries", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  partnerId: text("partner_id").notNull(),
+  /** e.g. `partner:<clientId>` or `operator` or `system:<job>` */
+  actor: text("actor").notNull(),
+  action: text("action").notNull(),
+  reason: text("reason"),
+  before: json<unknown>("before"),
+  after: json<unknown>("after"),
+  at: ms("at").notNull(),
+}, (t) => [index("audit_partner_at").on(t.partnerId, t.at)]);
+
+export const credentials = sqliteTable("credentials", {
+  clientId: text("client_id").primaryKey(),
+  partnerId: text("partner_id").notNull().references(() => partners.partnerId),
+  /** SHA-256 (hex) of the secret: secrets are 32 random bytes, so no slow KDF is needed. */
+  secretHash: text("secret_hash").notNull(),
+  createdAt: ms("created_at").notNull(),
+  /** Set when a newer credential replaced this one: valid until then (overlap window). */
+  expiresAt: ms("expires_at"),
+  revokedAt: ms("revoked_at"),
+}, (t) => [index("credentials_partner").on(t.partnerId)]);
+
+// ---------------------------------------------------------------- catalogs
+
+export const providerSettings = sqliteTable("provider_settings", {
+  providerId: text("provider_id").primaryKey(),
+  realExecution: bool("real_execution").notNull(),
+  updatedAt: ms("updated_at").notNull(),
+});
+
+export interface ConfigurableParameter {
+  key: string;
+  type: string;
+  label: string;
+  min?: number;
+  max?: number;
+  options?: string[];
+  default?: string | number | boolean;
+}
+
+export const strategies = sqliteTable("strategies", {
+  strategyId: text("strategy_id").primaryKey(),
+  version: text("version").notNull(),
+  /** PUBLISHED | DRAFT | RETIRED */
+  status: text("status").notNull(),
+  displayName: text("display_name").notNull(),
+  summary: text("summary").notNull(),
+  supportedProviders: json<string[]>("supported_providers").notNull(),
+  supportedMarkets: json<string[]>("supported_markets").notNull(),
+  configurableParameters: json<ConfigurableParameter[]>("configurable_parameters").notNull(),
+  riskRequirements: json<Record<string, unknown>>("risk_requirements").notNull(),
+  updatedAt: ms("updated_at").notNull(),
+});
+
+// ---------------------------------------------------------------- clients
+
+export const clients = sqliteTable("clients", {
+  /** Internal id: never returned to partners. */
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  partnerId: text("partner_id").notNull().references(() => partners.partnerId),
+  tenantId: text("tenant_id").notNull(),
+  externalUserId: text("external_user_id").notNull(),
+  /** ACTIVE | SUSPENDED */
+  status: text("status").notNull(),
+  /** null = every granted strategy (ALL_GRANTED); an array = explicit selection. */
+  strategySelection: json<string[] | null>("strategy_selection"),
+  createdAt: ms("created_at").notNull(),
+  updatedAt: ms("updated_at").notNull(),
+}, (t) => [
+  uniqueIndex("clients_partner_external").on(t.partnerId, t.externalUserId),
+  index("clients_partner_created").on(t.partnerId, t.createdAt, t.id),
+]);
+
+// ---------------------------------------------------------------- events (outbox)
+
+export const events = sqliteTable("events", {
+  /** Feed order. */
+  seq: integer("seq").primaryKey({ autoIncrement: true }),
+  eventId: text("event_id").notNull().unique(),
+  eventType: text("event_type").notNull(),
+  partnerId: text("partner_id").notNull(),
+  tenantId: text("tenant_id"),
+  externalUserId: text("external_user_id"),
+  occurredAt: ms("occurred_at").notNull(),
+  data: json<Record<string, unknown>>("data").notNull(),
+}, (t) => [
+  index("events_partner_seq").on(t.partnerId, t.seq),
+  index("events_partner_type_seq").on(t.partnerId, t.eventType, t.seq),
+]);
+
+// ---------------------------------------------------------------- request infrastructure
+
+export const idempotencyKeys = sqliteTable("idempotency_keys", {
+  partnerId: text("partner_id").notNull(),
+  /** Method and concrete path, e.g. `PUT /v1/users/u-1/setup`. */
+  route: text("route").notNull(),
+  key: text("key").notNull(),
+  requestHash: text("request_hash").notNull(),
+  /** IN_PROGRESS | DONE */
+  state: text("state").notNull(),
+  /** While IN_PROGRESS: the lease end; a crashed request's key is free again after it. */
+  lockedUntil: ms("locked_until").notNull(),
+  responseStatus: integer("response_status"),
+  responseBody: text("response_body"),
+  createdAt: ms("created_at").notNull(),
+  expiresAt: ms("expires_at").notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.partnerId, t.route, t.key] }),
+  index("idempotency_expires").on(t.expiresAt),
+]);
+
+export const usageBuckets = sqliteTable("usage_buckets", {
+  partnerId: text("partner_id").notNull(),
+  /** REQUEST | ORDER */
+  kind: text("kind").notNull(),
+  windowStart: ms("window_start").notNull(),
+  count: integer("count").notNull(),
+}, (t) => [primaryKey({ columns: [t.partnerId, t.kind, t.windowStart] })]);
+
+/** Small key/value settings the service keeps across restarts (e.g. the QA test clock). */
+export const settings = sqliteTable("settings", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+});

@@ -1,0 +1,19 @@
+/**
+ * Health as the partner sees it. Provider status is what the venue adapters
+ * last observed (no venue call per health request: it must stay cheap).
+ */
+import { PROVIDER_IDS } from "../../venues/types.ts";
+import type { Ctx } from "../context.ts";
+import { realExecutionByProvider } from "./provider_settings.ts";
+
+export async function getHealth({ ctx }: { ctx: Ctx }) {
+  const realExecution = await realExecutionByProvider(ctx.db.read);
+  return {
+    api: "UP" as const,
+    providers: PROVIDER_IDS.map((providerId) => ({
+      providerId,
+      status: "AVAILABLE" as const,
+      realExecution: realExecution[providerId],
+    })),
+  };
+}

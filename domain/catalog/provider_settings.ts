@@ -1,0 +1,33 @@
+/**
+ * The operator's switch that says real execution has been validated for a
+ * provider. A grant alone never implies it.
+ */
+import { withTransaction } from "../../db/client.ts";
+import type { Executor } from "../../db/client.ts";
+import { providerSettings } from "../../db/schema.ts";
+import type { Ctx } from "../context.ts";
+import { PROVIDER_IDS, type ProviderId } from "../../venues/types.ts";
+
+export type RealExecution = "ENABLED" | "NOT_VALIDATED";
+
+export async function realExecutionByProvider(db: Executor): Promise<Record<ProviderId, RealExecution>> {
+  const rows = await db.select().from(providerSettings);
+  const enabled = new Set(rows.filter((r) => r.realExecution).map((r) => r.providerId));
+  return Object.fromEntries(
+    PROVIDER_IDS.map((id) => [id, enabled.has(id) ? "ENABLED" : "NOT_VALIDATED"]),
+  ) as Record<ProviderId, RealExecution>;
+}
+
+export async function setRealExecution(
+  { ctx, input }: { ctx: Ctx; input: { providerId: ProviderId; realExecution: boolean } },
+) {
+  const now = ctx.clock.now();
+  await withTransaction(ctx.db, async (tx) => {
+    await tx.insert(providerSettings).values({ ...input, updatedAt: now })
+      .onConflictDoUpdate({
+        target: providerSettings.providerId,
+        set: { realExecution: input.realExecution, updatedAt: now },
+      });
+  });
+  return { providerId: input.providerId, realExecution: input.realExecution ? "ENABLED" : "NOT_VALIDATED" };
+}

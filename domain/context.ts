@@ -1,0 +1,51 @@
+/**
+ * What every domain verb receives: the dependencies of the running service,
+ * who is acting, and the request id for logs.
+ */
+import type { Config } from "../config.ts";
+import type { Database } from "../db/client.ts";
+import type { VenueRegistry } from "../venues/types.ts";
+import type { Clock, TestableClock } from "./clock.ts";
+import type { Logger } from "./logger.ts";
+import type { SecretBox } from "./secrets/secret_box.ts";
+import type { RateLimiter } from "./usage/rate_limiter.ts";
+
+export interface Deps {
+  config: Config;
+  db: Database;
+  clock: Clock;
+  /** Present in QA only: the clock the operator may freeze and move. */
+  testClock?: TestableClock;
+  venues: VenueRegistry;
+  secrets: SecretBox;
+  logger: Logger;
+  rateLimiter: RateLimiter;
+}
+
+export type Actor =
+  | { kind: "partner"; partnerId: string; clientId: string }
+  | { kind: "operator" }
+  | { kind: "system"; job: string };
+
+export interface Ctx extends Deps {
+  actor: Actor;
+  requestId: string;
+}
+
+/** How an actor is written in audit entries. */
+export function actorLabel(actor: Actor): string {
+  switch (actor.kind) {
+    case "partner":
+      return `partner:${actor.clientId}`;
+    case "operator":
+      return "operator";
+    case "system":
+      return `system:${actor.job}`;
+  }
+}
+
+/** The calling partner, or a thrown error when a partner verb is reached by another actor. */
+export function partnerOf(ctx: Ctx): string {
+  if (ctx.actor.kind !== "partner") throw new Error("This operation needs a partner actor");
+  return ctx.actor.partnerId;
+}

@@ -1,0 +1,70 @@
+/**
+ * Issuing a partner credential. The secret is 32 random bytes, returned once
+ * and stored only as its SHA-256: with that much entropy a fast hash is as safe
+ * as a slow KDF and keeps authentication cheap on every request.
+ *
+ * Rotation: the partner's other live credentials stay valid until the overlap
+ * window ends, so the partner can deploy the new pair without downtime.
+ */
+import { and, eq, gt, isNull, or } from "drizzle-orm";
+import type { Tx } from "../../db/client.ts";
+import { auditEntries, credentials } from "../../db/schema.ts";
+import { iso } from "../clock.ts";
+import { actorLabel, type Ctx } from "../context.ts";
+import { emitEvent } from "../events/emit_event.ts";
+import { randomSecret, randomToken, sha256Hex } from "../ids.ts";
+import { loadPartner } from "../partners/load_partner.ts";
+
+export const DEFAULT_OVERLAP_SECONDS = 24 * 60 * 60;
+
+export interface IssuedCredential {
+  clientId: string;
+  clientSecret: string;
+}
+
+export async function issueCredential(
+  { ctx, tx, input }: { ctx: Ctx; tx: Tx; input: { partnerId: string; overlapSeconds?: number } },
+): Promise<IssuedCredential> {
+  const now = ctx.clock.now();
+  await loadPartner(tx, input.partnerId);
+  const overlapEnd = now + (input.overlapSeconds ?? DEFAULT_OVERLAP_SECONDS) * 1000;
+  // Shorten (never lengthen) the life of the credentials this one replaces.
+  const live = await tx.select().from(credentials).where(and(
+    eq(credentials.partnerId, input.partnerId),
+    isNull(credentials.revokedAt),
+    or(isNull(credentials.expiresAt), gt(credentials.expiresAt, now)),
+  ));
+  for (const old of live) {
+    const expiresAt = Math.min(old.expiresAt ?? Infinity, overlapEnd);
+    await tx.update(credentials).set({ expiresAt }).where(eq(credentials.clientId, old.clientId));
+  }
+  const issued = { clientId: `cli_${randomToken(24)}`, clientSecret: `csk_${randomSecret(32)}` };
+  await tx.insert(credentials).values({
+    clientId: issued.clientId,
+    partnerId: input.partnerId,
+    secretHash: await sha256Hex(issued.clientSecret),
+    createdAt: now,
+  });
+  await tx.insert(auditEntries).values({
+    partnerId: input.partnerId,
+    actor: actorLabel(ctx.actor),
+    action: "credential.issued",
+    after: { clientId: issued.clientId, replaced: live.map((c) => c.clientId), overlapEndsAt: iso(overlapEnd) },
+    at: now,
+  });
+  await emitEvent(tx, {
+    type: "credential.issued",
+    partnerId: input.partnerId,
+    tenantId: input.partnerId,
+    externalUserId: null,
+    occurredAt: now,
+    data: {
+      clientId: issued.clientId,
+      replaced: live.map((c) => ({
+        clientId: c.clientId,
+        validUntil: iso(Math.min(c.expiresAt ?? Infinity, overlapEnd)),
+      })),
+    },
+  });
+  return issued;
+}

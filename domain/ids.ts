@@ -1,0 +1,45 @@
+/**
+ * Public identifiers: a prefix, then a time-ordered, random, URL-safe body
+ * (Crockford base32: 10 characters of milliseconds, 16 of randomness).
+ */
+const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
+
+export function newId(prefix: string, at: number): string {
+  let time = "";
+  let rest = at;
+  for (let i = 0; i < 10; i++) {
+    time = ALPHABET[rest % 32] + time;
+    rest = Math.floor(rest / 32);
+  }
+  return `${prefix}_${time}${randomToken(16)}`;
+}
+
+/** `length` random characters of the base32 alphabet (5 bits each). */
+export function randomToken(length: number): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(length));
+  let out = "";
+  for (const byte of bytes) out += ALPHABET[byte & 31];
+  return out;
+}
+
+/** 32 random bytes as base64url: secrets, tokens. */
+export function randomSecret(bytes = 32): string {
+  const raw = crypto.getRandomValues(new Uint8Array(bytes));
+  let binary = "";
+  for (const byte of raw) binary += String.fromCharCode(byte);
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Equal-length comparison whose time does not depend on where the strings differ. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const x = new TextEncoder().encode(a);
+  const y = new TextEncoder().encode(b);
+  let diff = x.length ^ y.length;
+  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
+  return diff === 0;
+}

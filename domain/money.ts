@@ -1,0 +1,30 @@
+/**
+ * USD amounts inside the domain are integer micro-units (1 USD = 1_000_000).
+ * They enter from JSON numbers or decimal strings, are summed as integers, and
+ * leave as JSON numbers with at most 6 decimals (2 for charges).
+ */
+import { decimalPlaces, formatDec, parseDec, roundTo } from "../venues/decimal.ts";
+
+export const MICROS_PER_USD = 1_000_000;
+
+/** Exact conversion; throws RangeError for more than 6 decimals or non-numbers. */
+export function usdToMicros(value: number | string): number {
+  const text = typeof value === "number" ? formatDec(parseDec(value)) : value;
+  if (decimalPlaces(text) > 6) throw new RangeError(`More than 6 decimals: "${text}"`);
+  const { units, scale } = parseDec(text);
+  const micros = units * 10n ** BigInt(6 - scale);
+  if (micros > BigInt(Number.MAX_SAFE_INTEGER) || micros < -BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new RangeError(`Amount out of range: "${text}"`);
+  }
+  return Number(micros);
+}
+
+/** Micro-units as a JSON number (exactly representable decimal with ≤ 6 places). */
+export function microsToUsd(micros: number): number {
+  return Number(formatDec({ units: BigInt(micros), scale: 6 }));
+}
+
+/** Micro-units rounded half-up to the cent, for charges. */
+export function microsToCents(micros: number): number {
+  return Number(roundTo(formatDec({ units: BigInt(micros), scale: 6 }), 2, "HALF_UP"));
+}

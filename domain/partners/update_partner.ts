@@ -1,0 +1,54 @@
+/**
+ * Changing a partner's settings (operator): grants, envelope, builder fee,
+ * return-URL origins, limits. Only the fields given change; the previous and
+ * new values are audited.
+ */
+import { eq } from "drizzle-orm";
+import { withTransaction } from "../../db/client.ts";
+import { auditEntries, partners } from "../../db/schema.ts";
+import { actorLabel, type Ctx } from "../context.ts";
+import { emitEvent } from "../events/emit_event.ts";
+import { envelopeToMicros } from "./envelope.ts";
+import { loadPartner } from "./load_partner.ts";
+import { operatorPartnerView } from "./partner_view.ts";
+import type { PartnerSettingsInput } from "./types.ts";
+
+export async function updatePartner(
+  { ctx, input }: { ctx: Ctx; input: { partnerId: string; changes: Partial<PartnerSettingsInput> } },
+) {
+  const now = ctx.clock.now();
+  const { changes } = input;
+  return await withTransaction(ctx.db, async (tx) => {
+    const before = await operatorPartnerView(tx, input.partnerId, now);
+    await loadPartner(tx, input.partnerId);
+    await tx.update(partners).set({
+      name: changes.name,
+      grants: changes.grants,
+      envelope: changes.riskEnvelope ? envelopeToMicros(changes.riskEnvelope) : undefined,
+      builderFeeTenthsBps: changes.builder?.feeTenthsBps,
+      returnUrlOrigins: changes.returnUrlOrigins,
+      requestsPerMinute: changes.limits?.requestsPerMinute,
+      ordersPerMinute: changes.limits?.ordersPerMinute,
+      legacyMultiTenant: changes.legacyMultiTenant,
+      updatedAt: now,
+    }).where(eq(partners.partnerId, input.partnerId));
+    const after = await operatorPartnerView(tx, input.partnerId, now);
+    await tx.insert(auditEntries).values({
+      partnerId: input.partnerId,
+      actor: actorLabel(ctx.actor),
+      action: "partner.updated",
+      before,
+      after,
+      at: now,
+    });
+    await emitEvent(tx, {
+      type: "tenant.updated",
+      partnerId: input.partnerId,
+      tenantId: input.partnerId,
+      externalUserId: null,
+      occurredAt: now,
+      data: { change: "SETTINGS", fields: Object.keys(changes) },
+    });
+    return after;
+  });
+}

@@ -1,0 +1,38 @@
+/**
+ * The scheduled jobs, by name. Each is a thin call into a domain verb as the
+ * system actor; `registerJobs` (main.ts) schedules them with Deno.cron and the
+ * QA operator route `POST /operator/v1/jobs/:job/run` runs one on demand.
+ */
+import type { Deps } from "../domain/context.ts";
+import { runExpiry } from "./expiry.ts";
+
+export type JobSummary = Record<string, number | string>;
+
+export interface Job {
+  name: string;
+  /** Deno.cron schedule (UTC). */
+  schedule: string;
+  run(deps: Deps): Promise<JobSummary>;
+}
+
+export const JOBS: Job[] = [
+  { name: "expiry", schedule: "*/5 * * * *", run: runExpiry },
+];
+
+export function findJob(name: string): Job | undefined {
+  return JOBS.find((job) => job.name === name);
+}
+
+/** Schedule every job; a failing run is logged and retried at its next tick. */
+export function registerJobs(deps: Deps): void {
+  for (const job of JOBS) {
+    Deno.cron(job.name, job.schedule, async () => {
+      try {
+        const summary = await job.run(deps);
+        deps.logger.info(`job ${job.name}`, summary);
+      } catch (error) {
+        deps.logger.error(`job ${job.name} failed`, { error: String(error) });
+      }
+    });
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * Composition root: config -> database (migrate) -> venues -> app -> serve -> jobs.
+ * Nothing here decides anything; it only wires.
+ */
+import { ConfigError, dataDirOf, parseConfig, withQaSecrets } from "./config.ts";
+import { openDatabase } from "./db/client.ts";
+import { TestableClock } from "./domain/clock.ts";
+import type { Deps } from "./domain/context.ts";
+import { createLogger } from "./domain/logger.ts";
+import { restoreTestClock } from "./domain/qa/test_clock.ts";
+import { createSecretBox } from "./domain/secrets/secret_box.ts";
+import { createRateLimiter } from "./domain/usage/rate_limiter.ts";
+import { registerJobs } from "./jobs/registry.ts";
+import { createApp } from "./routes/app.ts";
+import { createVenueRegistry } from "./venues/registry.ts";
+import { createVenueASimulator } from "./venues/sim/venue_a/mod.ts";
+import { createVenueBSimulator } from "./venues/sim/venue_b/mod.ts";
+
+let parsed;
+try {
+  parsed = parseConfig(Deno.env.toObject());
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(error.message);
+  Deno.exit(1);
+}
+const { config, created } = await withQaSecrets(parsed, dataDirOf(parsed));
+const logger = createLogger(config.logLevel);
+const db = await openDatabase(config.databaseUrl, config.databaseAuthToken);
+const testClock = config.serviceEnv === "qa" ? new TestableClock() : undefined;
+if (testClock) await restoreTestClock(db, testClock);
+const secrets = await createSecretBox(config.masterKey!);
+
+const simulate = config.serviceEnv === "qa";
+const simulators = simulate ? { "venue-a": createVenueASimulator(), "venue-b": createVenueBSimulator() } : {};
+const venues = createVenueRegistry({
+  venueA: config.venueAUrl ?? `http://${config.host}:${config.port}/sim/venue-a`,
+  venueB: config.venueBUrl ?? `http://${config.host}:${config.port}/sim/venue-b`,
+  venueBMainnet: config.serviceEnv === "production",
+}, secrets);
+
+const deps: Deps = {
+  config,
+  db,
+  clock: testClock ?? { now: () => Date.now() },
+  testClock,
+  venues,
+  secrets,
+  logger,
+  rateLimiter: createRateLimiter(db, (error) => logger.error("usage flush failed", { error: String(error) })),
+};
+const app = createApp(deps, { simulators });
+
+Deno.serve({
+  hostname: config.host,
+  port: config.port,
+  onListen: ({ hostname, port }) => {
+    logger.info("listening", { url: `http://${hostname}:${port}`, env: config.serviceEnv });
+    for (const path of created) {
+      console.error(`Generated ${path.split("/").pop()}: see ${path} (kept for next starts).`);
+    }
+    if (config.serviceEnv === "qa") console.error(`Operator token: in ${dataDirOf(config)}/operator_token`);
+  },
+}, app.fetch);
+
+registerJobs(deps);

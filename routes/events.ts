@@ -1,0 +1,45 @@
+/** `GET /v1/events`: the pull feed of the partner's events. */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { listEvents } from "../domain/events/list_events.ts";
+import type { AppEnv } from "./env.ts";
+import { partnerCtx } from "./env.ts";
+import { jsonContent, partnerErrors, RequestId } from "./schemas/common.ts";
+import { throwOnInvalid } from "./validation.ts";
+
+const EventsQuery = z.object({
+  after: z.string().min(1).max(64).optional().openapi({ description: "eventId to resume after (the last `next`)." }),
+  limit: z.coerce.number().int().min(1).max(500).default(100).openapi({ description: "1-500, default 100." }),
+  type: z.string().min(1).max(64).optional().openapi({ description: "Only events of this eventType." }),
+});
+
+export const EventSchema = z.object({
+  eventId: z.string().openapi({ description: "Immutable; use it to deduplicate." }),
+  eventType: z.string(),
+  type: z.string().openapi({ description: "Repeats eventType (feed form)." }),
+  occurredAt: z.string(),
+  principalId: z.string(),
+  tenantId: z.string().nullable(),
+  externalUserId: z.string().nullable(),
+  data: z.record(z.string(), z.unknown()),
+}).openapi("Event");
+
+export const EventsResponse = z.object({
+  events: z.array(EventSchema),
+  next: z.string().openapi({ description: "Keep it and pass it as `after` to resume." }),
+  requestId: RequestId,
+}).openapi("EventFeed");
+
+export const eventsRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid }).openapi(
+  createRoute({
+    method: "get",
+    path: "/v1/events",
+    tags: ["Events"],
+    summary: "Event feed, ordered and resumable",
+    request: { query: EventsQuery },
+    responses: { 200: jsonContent(EventsResponse, "A page of events."), ...partnerErrors },
+  }),
+  async (c) => {
+    const out = await listEvents({ ctx: partnerCtx(c), input: c.req.valid("query") });
+    return c.json(EventsResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
+  },
+);

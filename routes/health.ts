@@ -1,0 +1,33 @@
+/** `GET /v1/health`: the API is up, and for each provider whether real execution is validated. */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { getHealth } from "../domain/catalog/get_health.ts";
+import type { AppEnv } from "./env.ts";
+import { partnerCtx } from "./env.ts";
+import { jsonContent, partnerErrors, ProviderIdSchema, RequestId } from "./schemas/common.ts";
+import { throwOnInvalid } from "./validation.ts";
+
+export const HealthResponse = z.object({
+  api: z.literal("UP"),
+  providers: z.array(z.object({
+    providerId: ProviderIdSchema,
+    status: z.enum(["AVAILABLE", "UNAVAILABLE"]).openapi({ description: "Reachability as last observed." }),
+    realExecution: z.enum(["ENABLED", "NOT_VALIDATED"]).openapi({
+      description: "NOT_VALIDATED: real execution not yet validated for this provider.",
+    }),
+  })),
+  requestId: RequestId,
+}).openapi("Health");
+
+export const health = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid }).openapi(
+  createRoute({
+    method: "get",
+    path: "/v1/health",
+    tags: ["Health, usage, contract"],
+    summary: "Service and provider health",
+    responses: { 200: jsonContent(HealthResponse, "Health."), ...partnerErrors },
+  }),
+  async (c) => {
+    const out = await getHealth({ ctx: partnerCtx(c) });
+    return c.json(HealthResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
+  },
+);

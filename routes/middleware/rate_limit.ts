@@ -1,0 +1,30 @@
+/**
+ * Per-partner limits: every call counts as a request, calls to order routes
+ * also as an order. Refused calls are not counted and answer 429 with
+ * `Retry-After` (seconds until the window resets).
+ */
+import type { MiddlewareHandler } from "hono";
+import { ApiError } from "../../domain/errors.ts";
+import type { AppEnv } from "../env.ts";
+
+const ORDER_ROUTE = /^\/v1\/orders(\/|$)/;
+
+export function rateLimit(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const { rateLimiter, clock } = c.get("deps");
+    const partner = c.get("partner");
+    const isOrder = c.req.method === "POST" && ORDER_ROUTE.test(c.req.path);
+    const decision = rateLimiter.consume(
+      partner.partnerId,
+      isOrder
+        ? { REQUEST: partner.requestsPerMinute, ORDER: partner.ordersPerMinute }
+        : { REQUEST: partner.requestsPerMinute },
+      clock.now(),
+    );
+    if (!decision.allowed) {
+      c.header("Retry-After", String(decision.retryAfterSeconds));
+      throw new ApiError("RATE_LIMITED");
+    }
+    await next();
+  };
+}

@@ -1,0 +1,82 @@
+/** Operator, QA only: the test clock and running a job now. */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { iso } from "../../domain/clock.ts";
+import { ApiError } from "../../domain/errors.ts";
+import { setTestClock } from "../../domain/qa/test_clock.ts";
+import { findJob } from "../../jobs/registry.ts";
+import type { AppEnv } from "../env.ts";
+import { jsonBody, jsonContent, operatorErrors, RequestId } from "../schemas/common.ts";
+import { throwOnInvalid } from "../validation.ts";
+
+const tags = ["Operator: QA"];
+const ClockResponse = z.object({ now: z.string(), frozen: z.boolean(), requestId: RequestId });
+const app = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
+
+function testClockOf(c: { get(key: "deps"): AppEnv["Variables"]["deps"] }) {
+  const { testClock, db } = c.get("deps");
+  if (!testClock) throw new ApiError("NOT_FOUND", { message: "O relógio de teste só existe no ambiente QA." });
+  return { testClock, db };
+}
+
+app.openapi(
+  createRoute({
+    method: "put",
+    path: "/operator/v1/clock",
+    tags,
+    summary: "Freeze business time at an instant (and move it)",
+    request: { body: jsonBody(z.object({ now: z.iso.datetime({ offset: true }) }).strict()) },
+    responses: { 200: jsonContent(ClockResponse, "The clock."), ...operatorErrors },
+  }),
+  async (c) => {
+    const { testClock, db } = testClockOf(c);
+    const out = await setTestClock(db, testClock, Date.parse(c.req.valid("json").now));
+    return c.json({ ...out, requestId: c.get("requestId") }, 200);
+  },
+);
+
+app.openapi(
+  createRoute({
+    method: "delete",
+    path: "/operator/v1/clock",
+    tags,
+    summary: "Return to real time",
+    responses: { 200: jsonContent(ClockResponse, "The clock."), ...operatorErrors },
+  }),
+  async (c) => {
+    const { testClock, db } = testClockOf(c);
+    const out = await setTestClock(db, testClock, null);
+    return c.json({ ...out, requestId: c.get("requestId") }, 200);
+  },
+);
+
+app.openapi(
+  createRoute({
+    method: "post",
+    path: "/operator/v1/jobs/{job}/run",
+    tags,
+    summary: "Run one job now and answer with its summary",
+    request: { params: z.object({ job: z.string().min(1).max(64) }) },
+    responses: {
+      200: jsonContent(
+        z.object({
+          job: z.string(),
+          startedAt: z.string(),
+          summary: z.record(z.string(), z.unknown()),
+          requestId: RequestId,
+        }),
+        "Finished.",
+      ),
+      ...operatorErrors,
+    },
+  }),
+  async (c) => {
+    const job = findJob(c.req.valid("param").job);
+    if (!job) throw new ApiError("NOT_FOUND", { message: "Job desconhecido." });
+    const deps = c.get("deps");
+    const startedAt = iso(deps.clock.now());
+    const summary = await job.run(deps);
+    return c.json({ job: job.name, startedAt, summary, requestId: c.get("requestId") }, 200);
+  },
+);
+
+export const operatorQa = app;

@@ -1,0 +1,86 @@
+/**
+ * A complete service for one test: a fresh libSQL file, the real app, a
+ * frozen test clock, and both venue simulators served on loopback with the real
+ * adapters pointed at them. Always `await env.close()` (sanitizers check it).
+ */
+import { type Config, parseConfig } from "../../config.ts";
+import { type Database, openDatabase } from "../../db/client.ts";
+import { TestableClock } from "../../domain/clock.ts";
+import type { Deps } from "../../domain/context.ts";
+import { createLogger } from "../../domain/logger.ts";
+import { createSecretBox } from "../../domain/secrets/secret_box.ts";
+import { createRateLimiter } from "../../domain/usage/rate_limiter.ts";
+import { createApp } from "../../routes/app.ts";
+import { createVenueRegistry } from "../../venues/registry.ts";
+import { createVenueASimulator } from "../../venues/sim/venue_a/mod.ts";
+import { createVenueBSimulator } from "../../venues/sim/venue_b/mod.ts";
+
+export const OPERATOR_TOKEN = "test-operator-token-0123456789abcdef0123";
+export const START = Date.parse("2026-11-02T10:00:00.000Z");
+
+export interface TestEnv {
+  app: ReturnType<typeof createApp>;
+  deps: Deps;
+  clock: TestableClock;
+  databaseUrl: string;
+  venueUrls: { venueA: string; venueB: string };
+  /** Log lines written by the service during the test. */
+  logs: string[];
+  close(): Promise<void>;
+}
+
+export interface TestEnvOptions {
+  /** Reuse a database file (e.g. to test a restart). */
+  databaseUrl?: string;
+  env?: Record<string, string>;
+}
+
+function serve(handler: (request: Request) => Response | Promise<Response>) {
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, handler);
+  return { server, url: `http://127.0.0.1:${server.addr.port}` };
+}
+
+export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEnv> {
+  const databaseUrl = options.databaseUrl ?? `file:${await Deno.makeTempDir({ prefix: "svc-test-" })}/service.db`;
+  const config: Config = parseConfig({
+    SERVICE_ENV: "qa",
+    DATABASE_URL: databaseUrl,
+    OPERATOR_TOKEN,
+    MASTER_KEY: btoa(String.fromCharCode(...new Uint8Array(32).fill(7))),
+    LOG_LEVEL: "warn",
+    ...options.env,
+  });
+  const db: Database = await openDatabase(config.databaseUrl);
+  const clock = new TestableClock();
+  clock.freeze(START);
+  const logs: string[] = [];
+  const logger = createLogger("debug", (line) => logs.push(line));
+  const secrets = await createSecretBox(config.masterKey!);
+  const venueA = serve(createVenueASimulator().fetch);
+  const venueB = serve(createVenueBSimulator().fetch);
+  const deps: Deps = {
+    config,
+    db,
+    clock,
+    testClock: clock,
+    venues: createVenueRegistry({ venueA: venueA.url, venueB: venueB.url, venueBMainnet: false }, secrets),
+    secrets,
+    logger,
+    rateLimiter: createRateLimiter(db, (error) => logs.push(String(error))),
+  };
+  const app = createApp(deps);
+  return {
+    app,
+    deps,
+    clock,
+    databaseUrl,
+    venueUrls: { venueA: venueA.url, venueB: venueB.url },
+    logs,
+    async close() {
+      await deps.rateLimiter.flush();
+      await venueA.server.shutdown();
+      await venueB.server.shutdown();
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * The service as a newcomer starts it: `deno run main.ts` in a fresh data dir,
+ * QA secrets generated on first start, then real HTTP calls.
+ */
+import assert from "node:assert/strict";
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+function spawnService(env: Record<string, string>) {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN],
+    env: { ...env, NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+}
+
+async function waitUntilUp(url: string): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    try {
+      const response = await fetch(`${url}/v1/openapi.json`);
+      await response.body?.cancel();
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error("The service did not start");
+}
+
+Deno.test("a spawned service starts on its embedded default and serves a partner", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "svc-e2e-" });
+  const port = freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawnService({ PORT: String(port), DATABASE_URL: `file:${dir}/data/service.db` });
+  try {
+    await waitUntilUp(url);
+    const token = (await Deno.readTextFile(`${dir}/data/operator_token`)).trim();
+    assert.equal((await Deno.stat(`${dir}/data/master_key`)).mode! & 0o777, 0o600);
+    const created = await fetch(`${url}/operator/v1/partners`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        name: "E2E",
+        grants: { providers: ["VENUE_A"], strategies: [], capabilities: [] },
+        riskEnvelope: { maxLeverage: 5, maxMarginPerTradeUsd: 100, maxConcurrentTrades: 1, maxDailyLossUsd: 50 },
+        contract: {
+          subscriptionMonthlyUsd: 0,
+          currency: "USDT",
+          performanceFeePercent: 0.1,
+          performancePeriod: "WEEKLY",
+          carryPolicy: "NO_CARRY",
+          dueDays: 3,
+          subscriptionProviders: [],
+        },
+        builder: { feeTenthsBps: 0 },
+        returnUrlOrigins: [],
+        limits: { requestsPerMinute: 60, ordersPerMinute: 10 },
+      }),
+    });
+    assert.equal(created.status, 201);
+    const { credential } = await created.json();
+    const health = await fetch(`${url}/v1/health`, {
+      headers: { authorization: `Basic ${btoa(`${credential.clientId}:${credential.clientSecret}`)}` },
+    });
+    assert.equal(health.status, 200);
+    assert.equal((await health.json()).api, "UP");
+    const simulator = await fetch(`${url}/sim/venue-a/fapi/v1/time`);
+    assert.equal(simulator.status, 200);
+    await simulator.body?.cancel();
+  } finally {
+    child.kill("SIGTERM");
+    const output = await child.output();
+    const logs = new TextDecoder().decode(output.stderr);
+    assert.ok(!/csk_/.test(logs), "no client secret in the logs");
+  }
+});
+
+Deno.test("a bad configuration value stops the service with one line naming the variable", async () => {
+  const bad = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN],
+    env: { PORT: "not-a-port", NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(bad.code, 1);
+  const lines = new TextDecoder().decode(bad.stderr).trim().split("\n");
+  assert.equal(lines.length, 1, lines.join("\n"));
+  assert.match(lines[0], /PORT/);
+
+  const production = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN],
+    env: { SERVICE_ENV: "production", NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(production.code, 1);
+  const message = new TextDecoder().decode(production.stderr);
+  assert.match(message, /OPERATOR_TOKEN/);
+  assert.match(message, /MASTER_KEY/);
+});
