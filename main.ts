@@ -9,6 +9,7 @@ import type { Deps } from "./domain/context.ts";
 import { createLogger } from "./domain/logger.ts";
 import { restoreTestClock } from "./domain/qa/test_clock.ts";
 import { createSecretBox } from "./domain/secrets/secret_box.ts";
+import { VenueAvailability } from "./domain/venues/call_venue.ts";
 import { createRateLimiter } from "./domain/usage/rate_limiter.ts";
 import { registerJobs } from "./jobs/registry.ts";
 import { createApp } from "./routes/app.ts";
@@ -45,6 +46,7 @@ const deps: Deps = {
   clock: testClock ?? { now: () => Date.now() },
   testClock,
   venues,
+  venueAvailability: new VenueAvailability(),
   secrets,
   logger,
   rateLimiter: createRateLimiter(db, (error) => logger.error("usage flush failed", { error: String(error) })),

@@ -37,8 +37,11 @@ export const partners = sqliteTable("partners", {
   returnUrlOrigins: json<string[]>("return_url_origins").notNull(),
   requestsPerMinute: integer("requests_per_minute").notNull(),
   ordersPerMinute: integer("orders_per_minute").notNull(),
-  /** Legacy partners with several contracts must name the tenant on create. */
-  legacyMultiTenant: bool("legacy_multi_tenant").notNull().default(false),
+  /**
+   * Legacy multi-tenant partners group their clients under further tenant ids
+   * (sharing this one contract) and must name the tenant when creating a client.
+   */
+  legacyTenantIds: json<string[]>("legacy_tenant_ids").notNull().default([]),
   createdAt: ms("created_at").notNull(),
   updatedAt: ms("updated_at").notNull(),
 });
@@ -149,6 +152,23 @@ export const clients = sqliteTable("clients", {
   uniqueIndex("clients_partner_external").on(t.partnerId, t.externalUserId),
   index("clients_partner_created").on(t.partnerId, t.createdAt, t.id),
 ]);
+
+/**
+ * A client's setup per provider. The envelope-relevant limits are columns so a
+ * lowered envelope can find the setups above it in one query.
+ */
+export const clientSetups = sqliteTable("client_setups", {
+  clientId: integer("client_id").notNull().references(() => clients.id),
+  providerId: text("provider_id").notNull(),
+  enabled: bool("enabled").notNull(),
+  leverage: integer("leverage").notNull(),
+  maxMarginPerTradeMicros: integer("max_margin_per_trade_micros").notNull(),
+  maxConcurrentTrades: integer("max_concurrent_trades").notNull(),
+  maxDailyLossMicros: integer("max_daily_loss_micros").notNull(),
+  /** Set when the effective envelope dropped below this setup: no new entries until it is lowered. */
+  outsideEnvelope: bool("outside_envelope").notNull().default(false),
+  updatedAt: ms("updated_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.clientId, t.providerId] })]);
 
 // ---------------------------------------------------------------- events (outbox)
 

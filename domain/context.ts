@@ -8,6 +8,7 @@ import type { VenueRegistry } from "../venues/types.ts";
 import type { Clock, TestableClock } from "./clock.ts";
 import type { Logger } from "./logger.ts";
 import type { SecretBox } from "./secrets/secret_box.ts";
+import type { VenueAvailability } from "./venues/call_venue.ts";
 import type { RateLimiter } from "./usage/rate_limiter.ts";
 
 export interface Deps {
@@ -17,6 +18,8 @@ export interface Deps {
   /** Present in QA only: the clock the operator may freeze and move. */
   testClock?: TestableClock;
   venues: VenueRegistry;
+  /** Reachability of each venue as last observed by venue calls. */
+  venueAvailability: VenueAvailability;
   secrets: SecretBox;
   logger: Logger;
   rateLimiter: RateLimiter;

@@ -22,7 +22,10 @@ import { requestId } from "./middleware/request_id.ts";
 import { operatorCatalog } from "./operator/catalog.ts";
 import { operatorPartners } from "./operator/partners.ts";
 import { operatorQa } from "./operator/qa.ts";
+import { tenants } from "./tenants.ts";
 import { usage } from "./usage.ts";
+import { users } from "./users.ts";
+import { catalogs } from "./catalogs.ts";
 import { throwOnInvalid } from "./validation.ts";
 
 export const API_VERSION = "1.0.0-mvp";
@@ -34,7 +37,7 @@ export interface AppOptions {
 
 export function buildPartnerApi(): OpenAPIHono<AppEnv> {
   const api = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
-  for (const routes of [health, usage, eventsRoutes]) api.route("/", routes);
+  for (const routes of [health, usage, tenants, catalogs, users, eventsRoutes]) api.route("/", routes);
   return api;
 }
 

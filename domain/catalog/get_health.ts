@@ -1,6 +1,6 @@
 /**
- * Health as the partner sees it. Provider status is what the venue adapters
- * last observed (no venue call per health request: it must stay cheap).
+ * Health as the partner sees it. Provider status is what venue calls last
+ * observed (no venue call per health request: it must stay cheap).
  */
 import { PROVIDER_IDS } from "../../venues/types.ts";
 import type { Ctx } from "../context.ts";
@@ -12,7 +12,7 @@ export async function getHealth({ ctx }: { ctx: Ctx }) {
     api: "UP" as const,
     providers: PROVIDER_IDS.map((providerId) => ({
       providerId,
-      status: "AVAILABLE" as const,
+      status: ctx.venueAvailability.status(providerId),
       realExecution: realExecution[providerId],
     })),
   };

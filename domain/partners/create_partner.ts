@@ -34,7 +34,7 @@ export async function createPartner(
       returnUrlOrigins: input.returnUrlOrigins,
       requestsPerMinute: input.limits.requestsPerMinute,
       ordersPerMinute: input.limits.ordersPerMinute,
-      legacyMultiTenant: input.legacyMultiTenant ?? false,
+      legacyTenantIds: input.legacyTenantIds ?? [],
       createdAt: now,
       updatedAt: now,
     });

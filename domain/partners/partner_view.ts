@@ -35,7 +35,7 @@ export async function operatorPartnerView(db: Executor, partnerId: string, now: 
     builder: { feeTenthsBps: partner.builderFeeTenthsBps },
     returnUrlOrigins: partner.returnUrlOrigins,
     limits: { requestsPerMinute: partner.requestsPerMinute, ordersPerMinute: partner.ordersPerMinute },
-    legacyMultiTenant: partner.legacyMultiTenant,
+    legacyTenantIds: partner.legacyTenantIds,
     contract: contractView(inForce),
     scheduledContract: latest.version !== inForce.version ? contractView(latest) : null,
     partnerRestrictions: restrictions

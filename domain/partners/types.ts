@@ -25,7 +25,7 @@ export interface PartnerSettingsInput {
   builder: { feeTenthsBps: number };
   returnUrlOrigins: string[];
   limits: { requestsPerMinute: number; ordersPerMinute: number };
-  legacyMultiTenant?: boolean;
+  legacyTenantIds?: string[];
 }
 
 export interface CreatePartnerInput extends PartnerSettingsInput {

@@ -8,6 +8,8 @@ import { withTransaction } from "../../db/client.ts";
 import { auditEntries, partners } from "../../db/schema.ts";
 import { actorLabel, type Ctx } from "../context.ts";
 import { emitEvent } from "../events/emit_event.ts";
+import { loadEffectiveAccess } from "../grants/effective_access.ts";
+import { markSetupsOutsideEnvelope } from "../tenants/envelope_fit.ts";
 import { envelopeToMicros } from "./envelope.ts";
 import { loadPartner } from "./load_partner.ts";
 import { operatorPartnerView } from "./partner_view.ts";
@@ -29,10 +31,14 @@ export async function updatePartner(
       returnUrlOrigins: changes.returnUrlOrigins,
       requestsPerMinute: changes.limits?.requestsPerMinute,
       ordersPerMinute: changes.limits?.ordersPerMinute,
-      legacyMultiTenant: changes.legacyMultiTenant,
+      legacyTenantIds: changes.legacyTenantIds,
       updatedAt: now,
     }).where(eq(partners.partnerId, input.partnerId));
     const after = await operatorPartnerView(tx, input.partnerId, now);
+    if (changes.riskEnvelope) {
+      const { envelope } = await loadEffectiveAccess(tx, input.partnerId, now);
+      await markSetupsOutsideEnvelope(tx, input.partnerId, envelope, now);
+    }
     await tx.insert(auditEntries).values({
       partnerId: input.partnerId,
       actor: actorLabel(ctx.actor),

@@ -44,7 +44,7 @@ const PartnerSettings = {
     requestsPerMinute: z.number().int().min(1).max(1_000_000),
     ordersPerMinute: z.number().int().min(1).max(1_000_000),
   }),
-  legacyMultiTenant: z.boolean().optional(),
+  legacyTenantIds: z.array(z.string().regex(/^[A-Za-z0-9_-]{3,64}$/)).max(50).optional(),
 };
 
 export const CreatePartnerBody = z.object({
@@ -67,7 +67,7 @@ export const OperatorPartner = z.object({
   builder: z.object({ feeTenthsBps: z.number().int() }),
   returnUrlOrigins: z.array(z.string()),
   limits: z.object({ requestsPerMinute: z.number().int(), ordersPerMinute: z.number().int() }),
-  legacyMultiTenant: z.boolean(),
+  legacyTenantIds: z.array(z.string()),
   contract: ContractTermsSchema.extend({
     version: z.number().int(),
     effectiveFrom: z.string(),

@@ -10,6 +10,20 @@ CREATE TABLE `audit_entries` (
 );
 --> statement-breakpoint
 CREATE INDEX `audit_partner_at` ON `audit_entries` (`partner_id`,`at`);--> statement-breakpoint
+CREATE TABLE `client_setups` (
+	`client_id` integer NOT NULL,
+	`provider_id` text NOT NULL,
+	`enabled` integer NOT NULL,
+	`leverage` integer NOT NULL,
+	`max_margin_per_trade_micros` integer NOT NULL,
+	`max_concurrent_trades` integer NOT NULL,
+	`max_daily_loss_micros` integer NOT NULL,
+	`outside_envelope` integer DEFAULT false NOT NULL,
+	`updated_at` integer NOT NULL,
+	PRIMARY KEY(`client_id`, `provider_id`),
+	FOREIGN KEY (`client_id`) REFERENCES `clients`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
 CREATE TABLE `clients` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`partner_id` text NOT NULL,
@@ -101,7 +115,7 @@ CREATE TABLE `partners` (
 	`return_url_origins` text NOT NULL,
 	`requests_per_minute` integer NOT NULL,
 	`orders_per_minute` integer NOT NULL,
-	`legacy_multi_tenant` integer DEFAULT false NOT NULL,
+	`legacy_tenant_ids` text DEFAULT '[]' NOT NULL,
 	`created_at` integer NOT NULL,
 	`updated_at` integer NOT NULL
 );

@@ -1,0 +1,47 @@
+/** Reads of one client: the resource, its status overview and its commercial status. */
+import { eq } from "drizzle-orm";
+import { clientSetups } from "../../db/schema.ts";
+import { type Ctx, partnerOf } from "../context.ts";
+import { commercialStates } from "../commercial/commercial_state.ts";
+import { clientStrategies, isAccessActive, loadEffectiveAccess } from "../grants/effective_access.ts";
+import { clientView, loadClient } from "./load_client.ts";
+
+export async function getClient({ ctx, input }: { ctx: Ctx; input: { externalUserId: string } }) {
+  const client = await loadClient(ctx.db.read, partnerOf(ctx), input.externalUserId);
+  // Automations are configured per provider once the automation routes exist; none can exist before.
+  return { ...clientView(client), automations: [] as unknown[] };
+}
+
+export async function getClientStatus({ ctx, input }: { ctx: Ctx; input: { externalUserId: string } }) {
+  const partnerId = partnerOf(ctx);
+  const client = await loadClient(ctx.db.read, partnerId, input.externalUserId);
+  const access = await loadEffectiveAccess(ctx.db.read, partnerId, ctx.clock.now());
+  const setups = await ctx.db.read.select().from(clientSetups).where(eq(clientSetups.clientId, client.id));
+  const commercial = commercialStates(access, client.status);
+  return {
+    externalUserId: client.externalUserId,
+    tenantId: client.tenantId,
+    status: client.status,
+    access: { active: isAccessActive(access, client.status) },
+    strategies: clientStrategies(access, client.strategySelection),
+    providers: commercial.map((entry) => {
+      const setup = setups.find((s) => s.providerId === entry.providerId);
+      return {
+        providerId: entry.providerId,
+        // Connections are made on the hosted page; until one completes the account is not connected.
+        connection: "NOT_CONNECTED",
+        setup: setup ? { mode: "REAL", enabled: setup.enabled, outsideEnvelope: setup.outsideEnvelope } : null,
+        commercial: entry,
+      };
+    }),
+    automations: [] as { providerId: string; strategyId: string; enabled: boolean }[],
+    openPositions: 0,
+  };
+}
+
+export async function getClientCommercial({ ctx, input }: { ctx: Ctx; input: { externalUserId: string } }) {
+  const partnerId = partnerOf(ctx);
+  const client = await loadClient(ctx.db.read, partnerId, input.externalUserId);
+  const access = await loadEffectiveAccess(ctx.db.read, partnerId, ctx.clock.now());
+  return { clientStatus: client.status, providers: commercialStates(access, client.status) };
+}

@@ -1,0 +1,91 @@
+/**
+ * `PUT /v1/tenants/:tenantId/restrictions`: the partner narrows what its contract
+ * grants. Each restriction is compared with what the partner received (never
+ * with its previous restriction): a subset of the granted providers and
+ * strategies, envelope values at most the contract's. `null` removes a
+ * restriction, an absent field keeps it. Every change is a new version with
+ * an audit entry (who, when, why, before, after) and a `tenant.updated` event.
+ */
+import { withTransaction } from "../../db/client.ts";
+import { auditEntries, partnerRestrictions } from "../../db/schema.ts";
+import { actorLabel, type Ctx, partnerOf } from "../context.ts";
+import { ApiError } from "../errors.ts";
+import { emitEvent } from "../events/emit_event.ts";
+import { loadEffectiveAccess } from "../grants/effective_access.ts";
+import { ENVELOPE_FIELDS, envelopeToMicros, envelopeToUsd } from "../partners/envelope.ts";
+import type { RiskEnvelopeInput } from "../partners/types.ts";
+import { markSetupsOutsideEnvelope } from "./envelope_fit.ts";
+import { type TenantView, tenantView } from "./tenant_view.ts";
+
+export interface RestrictionsInput {
+  tenantId: string;
+  providers?: string[] | null;
+  strategies?: string[] | null;
+  envelope?: RiskEnvelopeInput | null;
+  reason: string;
+}
+
+export async function setRestrictions({ ctx, input }: { ctx: Ctx; input: RestrictionsInput }): Promise<TenantView> {
+  const partnerId = partnerOf(ctx);
+  if (input.tenantId !== partnerId) throw new ApiError("NOT_FOUND");
+  const now = ctx.clock.now();
+  return await withTransaction(ctx.db, async (tx) => {
+    const { partner, restrictions: current } = await loadEffectiveAccess(tx, partnerId, now);
+    const outside = (asked: string[], granted: string[]) => asked.filter((id) => !granted.includes(id));
+    for (
+      const [field, asked, granted] of [
+        ["providers", input.providers, partner.grants.providers],
+        ["strategies", input.strategies, partner.grants.strategies],
+      ] as const
+    ) {
+      const extra = asked ? outside(asked, granted) : [];
+      if (extra.length) {
+        throw new ApiError("GRANT_ESCALATION", {
+          message: `Fora da concessão recebida em ${field}: ${extra.slice(0, 5).map((id) => `"${id}"`).join(", ")}.`,
+        });
+      }
+    }
+    if (input.envelope) {
+      const received = envelopeToUsd(partner.envelope);
+      for (const [field] of ENVELOPE_FIELDS) {
+        if (input.envelope[field] > received[field]) {
+          throw new ApiError("RISK_ENVELOPE_EXCEEDED", {
+            message: `${field} acima do envelope recebido: o limite é ${received[field]}.`,
+          });
+        }
+      }
+    }
+    const next = {
+      providers: input.providers === undefined ? current?.providers ?? null : input.providers,
+      strategies: input.strategies === undefined ? current?.strategies ?? null : input.strategies,
+      envelope: input.envelope === undefined
+        ? current?.envelope ?? null
+        : input.envelope && envelopeToMicros(input.envelope),
+    };
+    const version = (current?.version ?? 0) + 1;
+    await tx.insert(partnerRestrictions).values({ partnerId, ...next, version, updatedAt: now })
+      .onConflictDoUpdate({ target: partnerRestrictions.partnerId, set: { ...next, version, updatedAt: now } });
+    const before = current &&
+      { providers: current.providers, strategies: current.strategies, envelope: current.envelope };
+    await tx.insert(auditEntries).values({
+      partnerId,
+      actor: actorLabel(ctx.actor),
+      action: "restrictions.updated",
+      reason: input.reason,
+      before,
+      after: next,
+      at: now,
+    });
+    await emitEvent(tx, {
+      type: "tenant.updated",
+      partnerId,
+      tenantId: partnerId,
+      externalUserId: null,
+      occurredAt: now,
+      data: { change: "RESTRICTIONS", restrictionsVersion: version, reason: input.reason },
+    });
+    const access = await loadEffectiveAccess(tx, partnerId, now);
+    await markSetupsOutsideEnvelope(tx, partnerId, access.envelope, now);
+    return await tenantView(tx, access);
+  });
+}

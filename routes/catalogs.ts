@@ -1,0 +1,75 @@
+/** Catalogs: providers, strategies and markets the partner may use. */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { listMarkets, listProviders, listStrategies } from "../domain/catalog/catalog_reads.ts";
+import { type AppEnv, partnerCtx } from "./env.ts";
+import { errorContent, jsonContent, partnerErrors, RequestId } from "./schemas/common.ts";
+import { MarketSchema, ProviderItemSchema, StrategySchema } from "./schemas/resources.ts";
+import { throwOnInvalid } from "./validation.ts";
+
+const tags = ["Catalogs"];
+const ProvidersResponse = z.object({ providers: z.array(ProviderItemSchema), requestId: RequestId });
+const StrategiesResponse = z.object({ strategies: z.array(StrategySchema), requestId: RequestId });
+const MarketsResponse = z.union([
+  z.object({ market: MarketSchema, requestId: RequestId }),
+  z.object({ markets: z.array(MarketSchema), requestId: RequestId }),
+]);
+
+/** Venue decimals are strings inside; the spec's Market carries numbers. */
+function marketWire(market: Record<string, unknown>) {
+  const numeric = ["tickSize", "stepSize", "minQty", "minNotionalUsd"];
+  return Object.fromEntries(Object.entries(market).map(([k, v]) => [k, numeric.includes(k) ? Number(v) : v]));
+}
+
+export const catalogs = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/providers",
+      tags,
+      summary: "Providers authorized for the caller",
+      responses: { 200: jsonContent(ProvidersResponse, "Providers."), ...partnerErrors },
+    }),
+    async (c) => {
+      const providers = await listProviders({ ctx: partnerCtx(c) });
+      return c.json(ProvidersResponse.parse({ providers, requestId: c.get("requestId") }), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/strategies",
+      tags,
+      summary: "Published and granted strategies",
+      responses: { 200: jsonContent(StrategiesResponse, "Strategies."), ...partnerErrors },
+    }),
+    async (c) => {
+      const strategies = await listStrategies({ ctx: partnerCtx(c) });
+      return c.json(StrategiesResponse.parse({ strategies, requestId: c.get("requestId") }), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/markets",
+      tags,
+      summary: "Markets of a provider, read from the provider",
+      request: {
+        query: z.object({
+          providerId: z.string().min(2).max(32).openapi({ description: "VENUE_A or VENUE_B (required)." }),
+          symbol: z.string().min(3).max(32).optional().openapi({ description: "Our symbol or the provider's." }),
+        }),
+      },
+      responses: {
+        200: jsonContent(MarketsResponse, "`{market}` with symbol, `{markets}` (active only) without."),
+        ...partnerErrors,
+        503: errorContent("PROVIDER_DOWN"),
+      },
+    }),
+    async (c) => {
+      const out = await listMarkets({ ctx: partnerCtx(c), input: c.req.valid("query") });
+      const body = "market" in out
+        ? { market: marketWire({ ...out.market }) }
+        : { markets: out.markets.map((m) => marketWire({ ...m })) };
+      return c.json(MarketsResponse.parse({ ...body, requestId: c.get("requestId") }), 200);
+    },
+  );

@@ -1,0 +1,72 @@
+/** The partner's contract as a tenant, and the partner's restrictions of it. */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { getTenant, listTenants } from "../domain/tenants/get_tenants.ts";
+import { setRestrictions } from "../domain/tenants/set_restrictions.ts";
+import { type AppEnv, partnerCtx } from "./env.ts";
+import { jsonBody, jsonContent, partnerErrors, ProviderIdSchema, RequestId } from "./schemas/common.ts";
+import { EnvelopeSchema, TenantSchema } from "./schemas/resources.ts";
+import { throwOnInvalid } from "./validation.ts";
+
+const tags = ["Health, usage, contract"];
+const TenantResponse = z.object({ tenant: TenantSchema, requestId: RequestId });
+const TenantParams = z.object({ tenantId: z.string().min(1).max(64) });
+
+const RestrictionsBody = z.object({
+  providers: z.array(ProviderIdSchema).nullable().optional().openapi({
+    description: "Subset of the grant; null removes.",
+  }),
+  strategies: z.array(z.string().min(1).max(64)).nullable().optional(),
+  envelope: EnvelopeSchema.nullable().optional().openapi({
+    description: "Values at most the received ones; null removes.",
+  }),
+  reason: z.string().min(3).max(500),
+}).strict().openapi("TenantRestrictions");
+
+export const tenants = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/tenants",
+      tags,
+      summary: "The partner's contract (exactly one tenant)",
+      responses: {
+        200: jsonContent(z.object({ tenants: z.array(TenantSchema), requestId: RequestId }), "Tenants."),
+        ...partnerErrors,
+      },
+    }),
+    async (c) => {
+      const list = await listTenants({ ctx: partnerCtx(c) });
+      return c.json({ tenants: z.array(TenantSchema).parse(list), requestId: c.get("requestId") }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/tenants/{tenantId}",
+      tags,
+      summary: "Read the tenant",
+      request: { params: TenantParams },
+      responses: { 200: jsonContent(TenantResponse, "Tenant."), ...partnerErrors },
+    }),
+    async (c) => {
+      const tenant = await getTenant({ ctx: partnerCtx(c), input: c.req.valid("param") });
+      return c.json(TenantResponse.parse({ tenant, requestId: c.get("requestId") }), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "put",
+      path: "/v1/tenants/{tenantId}/restrictions",
+      tags,
+      summary: "Restrict providers, strategies and envelope (never widen)",
+      request: { params: TenantParams, body: jsonBody(RestrictionsBody) },
+      responses: { 200: jsonContent(TenantResponse, "Tenant with the new restrictions."), ...partnerErrors },
+    }),
+    async (c) => {
+      const tenant = await setRestrictions({
+        ctx: partnerCtx(c),
+        input: { ...c.req.valid("json"), tenantId: c.req.valid("param").tenantId },
+      });
+      return c.json(TenantResponse.parse({ tenant, requestId: c.get("requestId") }), 200);
+    },
+  );

@@ -1,0 +1,218 @@
+/** Clients (`/v1/users`): onboarding, reads, suspension and strategy selection. */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { getClient, getClientCommercial, getClientStatus } from "../domain/clients/client_reads.ts";
+import { getClientStrategies, setClientStrategies } from "../domain/clients/client_strategies.ts";
+import { createClient } from "../domain/clients/create_client.ts";
+import { listClients } from "../domain/clients/list_clients.ts";
+import { setClientStatus } from "../domain/clients/set_client_status.ts";
+import { type AppEnv, partnerCtx } from "./env.ts";
+import { idempotent } from "./middleware/idempotency.ts";
+import {
+  idempotencyErrors,
+  IdempotencyKeyHeader,
+  jsonBody,
+  jsonContent,
+  partnerErrors,
+  ProviderIdSchema,
+  RequestId,
+} from "./schemas/common.ts";
+import { ClientSchema, CommercialSchema, StrategySelectionSchema } from "./schemas/resources.ts";
+import { throwOnInvalid } from "./validation.ts";
+
+const tags = ["Clients"];
+const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+
+/** The partner's own id for an end user: 1-120 characters, safe in a URL path, never an e-mail address. */
+export const ExternalUserId = z.string().min(1).max(120)
+  .regex(/^[^\s/?#%\\]+$/, "não pode conter espaços nem os caracteres / ? # % \\")
+  .refine((value) => !EMAIL.test(value), "não pode ser um endereço de e-mail")
+  .openapi({ description: "Chosen by the partner; 1-120 characters; never an e-mail address.", example: "user-4821" });
+
+const UserParams = z.object({ id: ExternalUserId });
+const ReasonBody = z.object({ reason: z.string().min(3).max(500) }).strict();
+const ClientResponse = ClientSchema.extend({ requestId: RequestId });
+const CreatedResponse = ClientSchema.extend({ created: z.boolean(), requestId: RequestId });
+
+const AutomationSummary = z.object({ providerId: z.string(), strategyId: z.string(), enabled: z.boolean() });
+
+const StatusResponse = z.object({
+  externalUserId: z.string(),
+  tenantId: z.string().nullable(),
+  status: z.enum(["ACTIVE", "SUSPENDED"]),
+  access: z.object({ active: z.boolean() }),
+  strategies: z.array(z.string()),
+  providers: z.array(z.object({
+    providerId: ProviderIdSchema,
+    connection: z.enum(["NOT_CONNECTED", "CONNECT_PENDING", "CONNECTED", "ACCESS_LOST", "RECOVERING", "REVOKED"]),
+    setup: z.object({ mode: z.string(), enabled: z.boolean(), outsideEnvelope: z.boolean() }).nullable(),
+    commercial: CommercialSchema,
+  })),
+  automations: z.array(AutomationSummary),
+  openPositions: z.number().int(),
+  requestId: RequestId,
+}).openapi("ClientStatus");
+
+const app = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
+
+app.use("/v1/users", async (c, next) => (c.req.method === "POST" ? idempotent()(c, next) : next()));
+
+app.openapi(
+  createRoute({
+    method: "post",
+    path: "/v1/users",
+    tags,
+    summary: "Create a client (IK); an existing pair answers created: false",
+    request: {
+      headers: IdempotencyKeyHeader,
+      body: jsonBody(
+        z.object({ externalUserId: ExternalUserId, tenantId: z.string().min(1).max(64).optional() }).strict(),
+      ),
+    },
+    responses: { 201: jsonContent(CreatedResponse, "The client."), ...partnerErrors, ...idempotencyErrors },
+  }),
+  async (c) => {
+    const client = await createClient({ ctx: partnerCtx(c), input: c.req.valid("json") });
+    return c.json(CreatedResponse.parse({ ...client, requestId: c.get("requestId") }), 201);
+  },
+);
+
+const ListResponse = z.object({
+  users: z.array(ClientSchema),
+  nextCursor: z.string().nullable().openapi({ description: "Pass as `cursor` for the next page; null on the last." }),
+  requestId: RequestId,
+});
+
+app.openapi(
+  createRoute({
+    method: "get",
+    path: "/v1/users",
+    tags,
+    summary: "List clients, newest first",
+    request: {
+      query: z.object({
+        tenantId: z.string().min(1).max(64).optional(),
+        status: z.enum(["ACTIVE", "SUSPENDED"]).optional(),
+        limit: z.coerce.number().int().min(1).max(500).default(100),
+        cursor: z.string().min(1).max(200).optional().openapi({ description: "nextCursor of the previous page." }),
+      }),
+    },
+    responses: { 200: jsonContent(ListResponse, "A page of clients."), ...partnerErrors },
+  }),
+  async (c) => {
+    const out = await listClients({ ctx: partnerCtx(c), input: c.req.valid("query") });
+    return c.json(ListResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
+  },
+);
+
+const SingleResponse = ClientSchema.extend({ automations: z.array(z.unknown()), requestId: RequestId });
+
+app.openapi(
+  createRoute({
+    method: "get",
+    path: "/v1/users/{id}",
+    tags,
+    summary: "Read a client with its automations",
+    request: { params: UserParams },
+    responses: { 200: jsonContent(SingleResponse, "The client."), ...partnerErrors },
+  }),
+  async (c) => {
+    const client = await getClient({ ctx: partnerCtx(c), input: { externalUserId: c.req.valid("param").id } });
+    return c.json(SingleResponse.parse({ ...client, requestId: c.get("requestId") }), 200);
+  },
+);
+
+app.openapi(
+  createRoute({
+    method: "get",
+    path: "/v1/users/{id}/status",
+    tags,
+    summary: "Overview: access, strategies, providers, automations, open positions",
+    request: { params: UserParams },
+    responses: { 200: jsonContent(StatusResponse, "Status."), ...partnerErrors },
+  }),
+  async (c) => {
+    const out = await getClientStatus({ ctx: partnerCtx(c), input: { externalUserId: c.req.valid("param").id } });
+    return c.json(StatusResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
+  },
+);
+
+const CommercialResponse = z.object({
+  clientStatus: z.enum(["ACTIVE", "SUSPENDED"]),
+  providers: z.array(CommercialSchema),
+  requestId: RequestId,
+});
+
+app.openapi(
+  createRoute({
+    method: "get",
+    path: "/v1/users/{id}/commercial",
+    tags,
+    summary: "Commercial status per provider",
+    request: { params: UserParams },
+    responses: { 200: jsonContent(CommercialResponse, "Commercial status."), ...partnerErrors },
+  }),
+  async (c) => {
+    const out = await getClientCommercial({ ctx: partnerCtx(c), input: { externalUserId: c.req.valid("param").id } });
+    return c.json(CommercialResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
+  },
+);
+
+for (const [action, status] of [["suspend", "SUSPENDED"], ["reactivate", "ACTIVE"]] as const) {
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: `/v1/users/{id}/${action}`,
+      tags,
+      summary: status === "SUSPENDED"
+        ? "Suspend a client: new entries and writes blocked, maintenance continues"
+        : "Reactivate a client (other gates still apply)",
+      request: { params: UserParams, body: jsonBody(ReasonBody) },
+      responses: { 200: jsonContent(ClientResponse, "The client."), ...partnerErrors },
+    }),
+    async (c) => {
+      const client = await setClientStatus({
+        ctx: partnerCtx(c),
+        input: { externalUserId: c.req.valid("param").id, status, reason: c.req.valid("json").reason },
+      });
+      return c.json(ClientResponse.parse({ ...client, requestId: c.get("requestId") }), 200);
+    },
+  );
+}
+
+app.openapi(
+  createRoute({
+    method: "get",
+    path: "/v1/users/{id}/strategies",
+    tags,
+    summary: "Granted and selected strategies",
+    request: { params: UserParams },
+    responses: { 200: jsonContent(StrategySelectionSchema, "Selection."), ...partnerErrors },
+  }),
+  async (c) => {
+    const out = await getClientStrategies({ ctx: partnerCtx(c), input: { externalUserId: c.req.valid("param").id } });
+    return c.json(StrategySelectionSchema.parse({ ...out, requestId: c.get("requestId") }), 200);
+  },
+);
+
+app.openapi(
+  createRoute({
+    method: "put",
+    path: "/v1/users/{id}/strategies",
+    tags,
+    summary: "Select strategies: null = all granted, [] = none",
+    request: {
+      params: UserParams,
+      body: jsonBody(z.object({ strategyIds: z.array(z.string().min(1).max(64)).max(100).nullable() }).strict()),
+    },
+    responses: { 200: jsonContent(StrategySelectionSchema, "The new selection."), ...partnerErrors },
+  }),
+  async (c) => {
+    const out = await setClientStrategies({
+      ctx: partnerCtx(c),
+      input: { externalUserId: c.req.valid("param").id, strategyIds: c.req.valid("json").strategyIds },
+    });
+    return c.json(StrategySelectionSchema.parse({ ...out, requestId: c.get("requestId") }), 200);
+  },
+);
+
+export const users = app;
