@@ -34,6 +34,8 @@ export interface TestEnvOptions {
   /** Reuse a database file (e.g. to test a restart). */
   databaseUrl?: string;
   env?: Record<string, string>;
+  /** Add test-only routes before the first request builds the router. */
+  extend?: (app: ReturnType<typeof createApp>) => void;
 }
 
 function serve(handler: (request: Request) => Response | Promise<Response>) {
@@ -71,6 +73,7 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
     rateLimiter: createRateLimiter(db, (error) => logs.push(String(error))),
   };
   const app = createApp(deps);
+  options.extend?.(app);
   return {
     app,
     deps,

@@ -15,7 +15,7 @@ function freePort(): number {
 
 function spawnService(env: Record<string, string>) {
   return new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN],
+    args: ["run", "-A", "--unstable-cron", MAIN],
     env: { ...env, NO_COLOR: "1" },
     stdout: "piped",
     stderr: "piped",
@@ -86,7 +86,7 @@ Deno.test("a spawned service starts on its embedded default and serves a partner
 
 Deno.test("a bad configuration value stops the service with one line naming the variable", async () => {
   const bad = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN],
+    args: ["run", "-A", "--unstable-cron", MAIN],
     env: { PORT: "not-a-port", NO_COLOR: "1" },
     stdout: "piped",
     stderr: "piped",
@@ -97,7 +97,7 @@ Deno.test("a bad configuration value stops the service with one line naming the 
   assert.match(lines[0], /PORT/);
 
   const production = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN],
+    args: ["run", "-A", "--unstable-cron", MAIN],
     env: { SERVICE_ENV: "production", NO_COLOR: "1" },
     stdout: "piped",
     stderr: "piped",

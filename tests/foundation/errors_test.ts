@@ -3,7 +3,12 @@ import { startTestEnv } from "../_helpers/env.ts";
 import { call, createPartner, expectError, expectJson } from "../_helpers/http.ts";
 
 Deno.test("error envelope and request ids", async (t) => {
-  const env = await startTestEnv();
+  const env = await startTestEnv({
+    extend: (app) =>
+      app.get("/v1/explode", () => {
+        throw new Error("database password is hunter2");
+      }),
+  });
   try {
     const partner = await createPartner(env);
 
@@ -52,9 +57,6 @@ Deno.test("error envelope and request ids", async (t) => {
     });
 
     await t.step("an unexpected exception is logged with the request id and answered generically", async () => {
-      env.app.get("/v1/explode", () => {
-        throw new Error("database password is hunter2");
-      });
       const response = await partner.call("GET", "/v1/explode");
       const body = await expectError(response, 500, "INTERNAL_ERROR");
       assert.ok(!JSON.stringify(body).includes("hunter2"));

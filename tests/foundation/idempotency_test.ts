@@ -7,9 +7,9 @@ import { asPartner, createPartner, expectError, expectJson, type TestPartner } f
 import type { Context } from "hono";
 
 /** A test-only IK route that counts how often its work really runs. */
-function mountCounter(env: TestEnv, gate?: Promise<void>) {
+function mountCounter(app: TestEnv["app"], gate?: Promise<void>) {
   const counter = { runs: 0 };
-  env.app.post("/v1/test/counter", idempotent(), async (c: Context<AppEnv>) => {
+  app.post("/v1/test/counter", idempotent(), async (c: Context<AppEnv>) => {
     counter.runs++;
     if (gate) await gate;
     const body = c.get("jsonBody") as { fail?: number } | undefined;
@@ -25,11 +25,11 @@ const post = (partner: TestPartner, key: string | undefined, body: unknown) =>
   partner.call("POST", "/v1/test/counter", { body, headers: key === undefined ? {} : { "idempotency-key": key } });
 
 Deno.test("Idempotency-Key", async (t) => {
-  const env = await startTestEnv();
+  let counter!: { runs: number };
+  const env = await startTestEnv({ extend: (app) => (counter = mountCounter(app)) });
   let partner: TestPartner;
   try {
     partner = await createPartner(env);
-    const counter = mountCounter(env);
 
     await t.step("is required and must be 8-128 of A-Z a-z 0-9 . _ : -", async () => {
       await expectError(await post(partner, undefined, {}), 400, "IDEMPOTENCY_KEY_REQUIRED");
@@ -68,9 +68,9 @@ Deno.test("Idempotency-Key", async (t) => {
   }
 
   await t.step("a stored response survives a restart", async () => {
-    const again = await startTestEnv({ databaseUrl: env.databaseUrl });
+    let counter!: { runs: number };
+    const again = await startTestEnv({ databaseUrl: env.databaseUrl, extend: (app) => (counter = mountCounter(app)) });
     try {
-      const counter = mountCounter(again);
       const same = asPartner(again, partner.partnerId, partner.clientId, partner.clientSecret);
       const replay = await expectJson(await post(same, "key-0001", { a: 1, b: [1, 2] }), 201);
       assert.equal(replay.run, 1);
@@ -82,12 +82,12 @@ Deno.test("Idempotency-Key", async (t) => {
 });
 
 Deno.test("Idempotency-Key under concurrency and crashes", async (t) => {
-  const env = await startTestEnv();
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  let counter!: { runs: number };
+  const env = await startTestEnv({ extend: (app) => (counter = mountCounter(app, gate)) });
   try {
     const partner = await createPartner(env);
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    const counter = mountCounter(env, gate);
 
     await t.step("a concurrent duplicate answers 409 IDEMPOTENCY_IN_PROGRESS", async () => {
       const first = post(partner, "key-concurrent", { n: 1 });

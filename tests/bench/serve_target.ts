@@ -1,0 +1,89 @@
+/**
+ * A benchmark target in its own process, so the load generator does not share
+ * its event loop: `bare` is a plain Deno.serve JSON handler; `app` is the full
+ * service on a fresh database with one partner and `clients` clients.
+ * Prints one JSON line `{port, auth, userId}` when ready.
+ */
+import { parseConfig } from "../../config.ts";
+import { openDatabase, withTransaction } from "../../db/client.ts";
+import { clients } from "../../db/schema.ts";
+import { TestableClock } from "../../domain/clock.ts";
+import type { Deps } from "../../domain/context.ts";
+import { createLogger } from "../../domain/logger.ts";
+import { createPartner } from "../../domain/partners/create_partner.ts";
+import { createSecretBox } from "../../domain/secrets/secret_box.ts";
+import { createRateLimiter } from "../../domain/usage/rate_limiter.ts";
+import { VenueAvailability } from "../../domain/venues/call_venue.ts";
+import { createApp } from "../../routes/app.ts";
+import { createVenueRegistry } from "../../venues/registry.ts";
+
+const [mode, clientCount = "0"] = Deno.args;
+
+if (mode === "bare") {
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () => Response.json({ api: "UP", providers: [], requestId: crypto.randomUUID() }),
+  );
+  console.log(JSON.stringify({ port: server.addr.port }));
+} else {
+  const dir = await Deno.makeTempDir({ prefix: "svc-bench-" });
+  const config = parseConfig({
+    DATABASE_URL: `file:${dir}/bench.db`,
+    OPERATOR_TOKEN: "bench-operator-token-0123456789abcdef",
+    MASTER_KEY: btoa(String.fromCharCode(...new Uint8Array(32).fill(1))),
+    LOG_LEVEL: "error",
+  });
+  const db = await openDatabase(config.databaseUrl);
+  const secrets = await createSecretBox(config.masterKey!);
+  const logger = createLogger("error");
+  const deps: Deps = {
+    config,
+    db,
+    clock: new TestableClock(),
+    venues: createVenueRegistry({ venueA: "http://127.0.0.1:9", venueB: "http://127.0.0.1:9", venueBMainnet: false }, secrets),
+    venueAvailability: new VenueAvailability(),
+    secrets,
+    logger,
+    rateLimiter: createRateLimiter(db, () => {}),
+  };
+  const { partner, credential } = await createPartner({
+    ctx: { ...deps, actor: { kind: "operator" }, requestId: "bench" },
+    input: {
+      name: "Bench",
+      grants: { providers: ["VENUE_A", "VENUE_B"], strategies: [], capabilities: [] },
+      riskEnvelope: { maxLeverage: 10, maxMarginPerTradeUsd: 100, maxConcurrentTrades: 3, maxDailyLossUsd: 100 },
+      contract: {
+        subscriptionMonthlyUsd: 0,
+        currency: "USDT",
+        performanceFeePercent: 0.2,
+        performancePeriod: "MONTHLY",
+        carryPolicy: "NO_CARRY",
+        dueDays: 5,
+        subscriptionProviders: [],
+      },
+      builder: { feeTenthsBps: 0 },
+      returnUrlOrigins: [],
+      limits: { requestsPerMinute: 100_000_000, ordersPerMinute: 1000 },
+    },
+  });
+  const total = Number(clientCount);
+  const now = Date.now();
+  for (let start = 0; start < total; start += 5000) {
+    const rows = Array.from({ length: Math.min(5000, total - start) }, (_, i) => ({
+      partnerId: partner.partnerId,
+      tenantId: partner.partnerId,
+      externalUserId: `user-${start + i}`,
+      status: "ACTIVE",
+      strategySelection: null,
+      createdAt: now + start + i,
+      updatedAt: now + start + i,
+    }));
+    await withTransaction(db, (tx) => tx.insert(clients).values(rows));
+  }
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, createApp(deps).fetch);
+  console.log(JSON.stringify({
+    port: server.addr.port,
+    auth: `Basic ${btoa(`${credential.clientId}:${credential.clientSecret}`)}`,
+    userId: total ? `user-${Math.floor(total / 2)}` : null,
+  }));
+}
