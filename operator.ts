@@ -74,8 +74,10 @@ async function run(args: string[]): Promise<unknown> {
         if (!rest[0]) throw new Error(USAGE);
         const overlapSeconds = rest[1] === undefined ? undefined : Number(rest[1]);
         return {
-          credential: await withTransaction(ctx.db, (tx) =>
-            issueCredential({ ctx, tx, input: { partnerId: rest[0], overlapSeconds } })),
+          credential: await withTransaction(
+            ctx.db,
+            (tx) => issueCredential({ ctx, tx, input: { partnerId: rest[0], overlapSeconds } }),
+          ),
         };
       }
       case "revoke-credential":

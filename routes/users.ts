@@ -54,7 +54,7 @@ const StatusResponse = z.object({
 
 const app = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
 
-app.use("/v1/users", async (c, next) => (c.req.method === "POST" ? idempotent()(c, next) : next()));
+app.post("/v1/users", idempotent());
 
 app.openapi(
   createRoute({

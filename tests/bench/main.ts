@@ -54,7 +54,9 @@ try {
   console.log(describe("GET /v1/health (auth, request id, rate limit)", health));
   console.log(describe("GET /v1/users/:id/status (100,000 clients)", status));
   console.log(`\nratio health / bare: ${(health.rps / baseline.rps * 100).toFixed(1)} % (target >= 50 %)`);
-  console.log(`ratio status / bare: ${(status.rps / baseline.rps * 100).toFixed(1)} %   status p99 ${status.p99.toFixed(2)} ms`);
+  console.log(
+    `ratio status / bare: ${(status.rps / baseline.rps * 100).toFixed(1)} %   status p99 ${status.p99.toFixed(2)} ms`,
+  );
 } finally {
   await stop(bare.child);
   await stop(app.child);

@@ -40,7 +40,10 @@ if (mode === "bare") {
     config,
     db,
     clock: new TestableClock(),
-    venues: createVenueRegistry({ venueA: "http://127.0.0.1:9", venueB: "http://127.0.0.1:9", venueBMainnet: false }, secrets),
+    venues: createVenueRegistry(
+      { venueA: "http://127.0.0.1:9", venueB: "http://127.0.0.1:9", venueBMainnet: false },
+      secrets,
+    ),
     venueAvailability: new VenueAvailability(),
     secrets,
     logger,

@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { startTestEnv } from "../_helpers/env.ts";
-import { asPartner, call, createPartner, expectError, expectJson, operator, type TestPartner } from "../_helpers/http.ts";
+import {
+  asPartner,
+  call,
+  createPartner,
+  expectError,
+  expectJson,
+  operator,
+  type TestPartner,
+} from "../_helpers/http.ts";
 
 Deno.test("partner authentication", async (t) => {
   const env = await startTestEnv();

@@ -21,7 +21,10 @@ Deno.test("catalogs", async (t) => {
       riskRequirements: { minLeverage: 1, maxLeverage: 5, minMarginPerTradeUsd: 10, requiresStopLoss: true },
     };
     await expectJson(await operator(env, "PUT", "/operator/v1/strategies/trend-follow", strategy), 200);
-    await expectJson(await operator(env, "PUT", "/operator/v1/strategies/mean-revert", { ...strategy, status: "RETIRED" }), 200);
+    await expectJson(
+      await operator(env, "PUT", "/operator/v1/strategies/mean-revert", { ...strategy, status: "RETIRED" }),
+      200,
+    );
     await expectJson(await operator(env, "PUT", "/operator/v1/strategies/other", strategy), 200);
 
     await t.step("GET /v1/providers lists only authorized providers with kind and granted capabilities", async () => {
@@ -39,7 +42,9 @@ Deno.test("catalogs", async (t) => {
         capabilities: ["PERP_TRADING", "BUILDER_FEE"],
       }]);
       await expectJson(
-        await partner.call("PUT", "/v1/tenants/acme/restrictions", { body: { providers: ["VENUE_B"], reason: "só B" } }),
+        await partner.call("PUT", "/v1/tenants/acme/restrictions", {
+          body: { providers: ["VENUE_B"], reason: "só B" },
+        }),
         200,
       );
       const restricted = await expectJson(await partner.call("GET", "/v1/providers"), 200);
@@ -75,7 +80,10 @@ Deno.test("catalogs", async (t) => {
       }).then((r) => r.body?.cancel());
       await expectError(await partner.call("GET", "/v1/markets?providerId=VENUE_B"), 503, "PROVIDER_DOWN");
       const health = await expectJson(await partner.call("GET", "/v1/health"), 200);
-      assert.equal(health.providers.find((p: { providerId: string }) => p.providerId === "VENUE_B").status, "UNAVAILABLE");
+      assert.equal(
+        health.providers.find((p: { providerId: string }) => p.providerId === "VENUE_B").status,
+        "UNAVAILABLE",
+      );
     });
   } finally {
     await env.close();

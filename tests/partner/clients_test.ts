@@ -26,16 +26,19 @@ Deno.test("clients", async (t) => {
     await expectJson(await operator(env, "PUT", "/operator/v1/strategies/mean-revert", strategy("DRAFT")), 200);
     await expectJson(await operator(env, "PUT", "/operator/v1/strategies/not-granted", strategy("PUBLISHED")), 200);
 
-    await t.step("POST /v1/users creates (201, created: true) and an existing pair answers created: false", async () => {
-      const first = await expectJson(await create(partner, { externalUserId: "user-1" }), 201);
-      assert.equal(first.created, true);
-      assert.equal(first.tenantId, "acme");
-      assert.equal(first.status, "ACTIVE");
-      assert.equal("id" in first, false);
-      const again = await expectJson(await create(partner, { externalUserId: "user-1" }), 201);
-      assert.equal(again.created, false);
-      assert.equal(again.createdAt, first.createdAt);
-    });
+    await t.step(
+      "POST /v1/users creates (201, created: true) and an existing pair answers created: false",
+      async () => {
+        const first = await expectJson(await create(partner, { externalUserId: "user-1" }), 201);
+        assert.equal(first.created, true);
+        assert.equal(first.tenantId, "acme");
+        assert.equal(first.status, "ACTIVE");
+        assert.equal("id" in first, false);
+        const again = await expectJson(await create(partner, { externalUserId: "user-1" }), 201);
+        assert.equal(again.created, false);
+        assert.equal(again.createdAt, first.createdAt);
+      },
+    );
 
     await t.step("the same externalUserId under another partner is another client", async () => {
       const theirs = await expectJson(await create(other, { externalUserId: "user-1" }), 201);
@@ -96,7 +99,11 @@ Deno.test("clients", async (t) => {
       await theirs.body?.cancel();
       for (const path of ["", "/status", "/commercial", "/strategies"]) {
         const foreign = await expectError(await partner.call("GET", `/v1/users/only-globex${path}`), 404, "NOT_FOUND");
-        const missing = await expectError(await partner.call("GET", `/v1/users/nobody-at-all${path}`), 404, "NOT_FOUND");
+        const missing = await expectError(
+          await partner.call("GET", `/v1/users/nobody-at-all${path}`),
+          404,
+          "NOT_FOUND",
+        );
         assert.deepEqual({ ...foreign.error, requestId: "" }, { ...missing.error, requestId: "" });
       }
       await expectError(
@@ -127,33 +134,55 @@ Deno.test("clients", async (t) => {
       });
     });
 
-    await t.step("strategies: null selects all granted, [] none, outside the grant or unpublished refused", async () => {
-      let selection = await expectJson(await partner.call("GET", "/v1/users/user-1/strategies"), 200);
-      assert.deepEqual(selection, { ...selection, granted: ["trend-follow"], selected: ["trend-follow"], selectionMode: "ALL_GRANTED" });
-      selection = await expectJson(await partner.call("PUT", "/v1/users/user-1/strategies", { body: { strategyIds: [] } }), 200);
-      assert.deepEqual([selection.selected, selection.selectionMode], [[], "EXPLICIT"]);
-      await expectError(
-        await partner.call("PUT", "/v1/users/user-1/strategies", { body: { strategyIds: ["not-granted"] } }),
-        403,
-        "GRANT_ESCALATION",
-      );
-      await expectError(
-        await partner.call("PUT", "/v1/users/user-1/strategies", { body: { strategyIds: ["mean-revert"] } }),
-        403,
-        "STRATEGY_NOT_AVAILABLE",
-      );
-      selection = await expectJson(
-        await partner.call("PUT", "/v1/users/user-1/strategies", { body: { strategyIds: ["trend-follow"] } }),
-        200,
-      );
-      assert.deepEqual([selection.selected, selection.selectionMode], [["trend-follow"], "EXPLICIT"]);
-      selection = await expectJson(await partner.call("PUT", "/v1/users/user-1/strategies", { body: { strategyIds: null } }), 200);
-      assert.equal(selection.selectionMode, "ALL_GRANTED");
-      await expectError(await partner.call("PUT", "/v1/users/user-1/strategies", { body: {} }), 400, "VALIDATION_ERROR");
-    });
+    await t.step(
+      "strategies: null selects all granted, [] none, outside the grant or unpublished refused",
+      async () => {
+        let selection = await expectJson(await partner.call("GET", "/v1/users/user-1/strategies"), 200);
+        assert.deepEqual(selection, {
+          ...selection,
+          granted: ["trend-follow"],
+          selected: ["trend-follow"],
+          selectionMode: "ALL_GRANTED",
+        });
+        selection = await expectJson(
+          await partner.call("PUT", "/v1/users/user-1/strategies", { body: { strategyIds: [] } }),
+          200,
+        );
+        assert.deepEqual([selection.selected, selection.selectionMode], [[], "EXPLICIT"]);
+        await expectError(
+          await partner.call("PUT", "/v1/users/user-1/strategies", { body: { strategyIds: ["not-granted"] } }),
+          403,
+          "GRANT_ESCALATION",
+        );
+        await expectError(
+          await partner.call("PUT", "/v1/users/user-1/strategies", { body: { strategyIds: ["mean-revert"] } }),
+          403,
+          "STRATEGY_NOT_AVAILABLE",
+        );
+        selection = await expectJson(
+          await partner.call("PUT", "/v1/users/user-1/strategies", { body: { strategyIds: ["trend-follow"] } }),
+          200,
+        );
+        assert.deepEqual([selection.selected, selection.selectionMode], [["trend-follow"], "EXPLICIT"]);
+        selection = await expectJson(
+          await partner.call("PUT", "/v1/users/user-1/strategies", { body: { strategyIds: null } }),
+          200,
+        );
+        assert.equal(selection.selectionMode, "ALL_GRANTED");
+        await expectError(
+          await partner.call("PUT", "/v1/users/user-1/strategies", { body: {} }),
+          400,
+          "VALIDATION_ERROR",
+        );
+      },
+    );
 
     await t.step("suspend and reactivate with a reason; writes refused while suspended, reads continue", async () => {
-      await expectError(await partner.call("POST", "/v1/users/user-1/suspend", { body: { reason: "x" } }), 400, "VALIDATION_ERROR");
+      await expectError(
+        await partner.call("POST", "/v1/users/user-1/suspend", { body: { reason: "x" } }),
+        400,
+        "VALIDATION_ERROR",
+      );
       const suspended = await expectJson(
         await partner.call("POST", "/v1/users/user-1/suspend", { body: { reason: "pedido do parceiro" } }),
         200,
@@ -177,7 +206,10 @@ Deno.test("clients", async (t) => {
     });
 
     await t.step("a reactivated client still cannot trade while another gate blocks it", async () => {
-      await expectJson(await operator(env, "POST", "/operator/v1/partners/acme/contract/suspend", { reason: "contrato" }), 200);
+      await expectJson(
+        await operator(env, "POST", "/operator/v1/partners/acme/contract/suspend", { reason: "contrato" }),
+        200,
+      );
       const status = await expectJson(await partner.call("GET", "/v1/users/user-1/status"), 200);
       assert.equal(status.status, "ACTIVE");
       assert.equal(status.access.active, false);

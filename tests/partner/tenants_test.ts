@@ -36,7 +36,11 @@ Deno.test("tenant and restrictions", async (t) => {
       const foreign = await expectError(await partner.call("GET", "/v1/tenants/globex"), 404, "NOT_FOUND");
       const missing = await expectError(await partner.call("GET", "/v1/tenants/nobody"), 404, "NOT_FOUND");
       assert.equal(foreign.error.message, missing.error.message);
-      await expectError(await partner.call("PUT", "/v1/tenants/globex/restrictions", put({ providers: ["VENUE_A"] })), 404, "NOT_FOUND");
+      await expectError(
+        await partner.call("PUT", "/v1/tenants/globex/restrictions", put({ providers: ["VENUE_A"] })),
+        404,
+        "NOT_FOUND",
+      );
     });
 
     await t.step("restrictions narrow providers, strategies and envelope", async () => {
@@ -63,17 +67,49 @@ Deno.test("tenant and restrictions", async (t) => {
       const attempts: [Record<string, unknown>, number, string][] = [
         [{ providers: ["VENUE_A", "VENUE_B", "VENUE_C"] }, 400, "VALIDATION_ERROR"],
         [{ strategies: ["trend-follow", "not-granted"] }, 403, "GRANT_ESCALATION"],
-        [{ envelope: { maxLeverage: 11, maxMarginPerTradeUsd: 1, maxConcurrentTrades: 1, maxDailyLossUsd: 1 } }, 403, "RISK_ENVELOPE_EXCEEDED"],
-        [{ envelope: { maxLeverage: 1, maxMarginPerTradeUsd: 500.000001, maxConcurrentTrades: 1, maxDailyLossUsd: 1 } }, 403, "RISK_ENVELOPE_EXCEEDED"],
-        [{ envelope: { maxLeverage: 1, maxMarginPerTradeUsd: 1, maxConcurrentTrades: 4, maxDailyLossUsd: 1 } }, 403, "RISK_ENVELOPE_EXCEEDED"],
-        [{ envelope: { maxLeverage: 1, maxMarginPerTradeUsd: 1, maxConcurrentTrades: 1, maxDailyLossUsd: 201 } }, 403, "RISK_ENVELOPE_EXCEEDED"],
-        [{ envelope: { maxLeverage: 1, maxMarginPerTradeUsd: 1, maxConcurrentTrades: 1, maxDailyLossUsd: 1, extra: 1 } }, 400, "VALIDATION_ERROR"],
-        [{ envelope: { maxLeverage: -1, maxMarginPerTradeUsd: 1, maxConcurrentTrades: 1, maxDailyLossUsd: 1 } }, 400, "VALIDATION_ERROR"],
+        [
+          { envelope: { maxLeverage: 11, maxMarginPerTradeUsd: 1, maxConcurrentTrades: 1, maxDailyLossUsd: 1 } },
+          403,
+          "RISK_ENVELOPE_EXCEEDED",
+        ],
+        [
+          {
+            envelope: { maxLeverage: 1, maxMarginPerTradeUsd: 500.000001, maxConcurrentTrades: 1, maxDailyLossUsd: 1 },
+          },
+          403,
+          "RISK_ENVELOPE_EXCEEDED",
+        ],
+        [
+          { envelope: { maxLeverage: 1, maxMarginPerTradeUsd: 1, maxConcurrentTrades: 4, maxDailyLossUsd: 1 } },
+          403,
+          "RISK_ENVELOPE_EXCEEDED",
+        ],
+        [
+          { envelope: { maxLeverage: 1, maxMarginPerTradeUsd: 1, maxConcurrentTrades: 1, maxDailyLossUsd: 201 } },
+          403,
+          "RISK_ENVELOPE_EXCEEDED",
+        ],
+        [
+          {
+            envelope: { maxLeverage: 1, maxMarginPerTradeUsd: 1, maxConcurrentTrades: 1, maxDailyLossUsd: 1, extra: 1 },
+          },
+          400,
+          "VALIDATION_ERROR",
+        ],
+        [
+          { envelope: { maxLeverage: -1, maxMarginPerTradeUsd: 1, maxConcurrentTrades: 1, maxDailyLossUsd: 1 } },
+          400,
+          "VALIDATION_ERROR",
+        ],
         [{ riskEnvelope: { maxLeverage: 1 } }, 403, "SCOPE_FIELD_REJECTED"],
       ];
       const before = await expectJson(await partner.call("GET", "/v1/tenants/acme"), 200);
       for (const [body, status, code] of attempts) {
-        const answer = await expectError(await partner.call("PUT", "/v1/tenants/acme/restrictions", put(body)), status, code);
+        const answer = await expectError(
+          await partner.call("PUT", "/v1/tenants/acme/restrictions", put(body)),
+          status,
+          code,
+        );
         if (code === "RISK_ENVELOPE_EXCEEDED") assert.match(answer.error.message, /o limite é \d+/);
       }
       await expectError(
@@ -91,7 +127,10 @@ Deno.test("tenant and restrictions", async (t) => {
     });
 
     await t.step("null removes a restriction; an absent field keeps it", async () => {
-      const body = await expectJson(await partner.call("PUT", "/v1/tenants/acme/restrictions", put({ providers: null })), 200);
+      const body = await expectJson(
+        await partner.call("PUT", "/v1/tenants/acme/restrictions", put({ providers: null })),
+        200,
+      );
       assert.equal(body.tenant.partnerRestrictions.providers, null);
       assert.deepEqual(body.tenant.partnerRestrictions.strategies, ["trend-follow"]);
     });
@@ -115,41 +154,49 @@ Deno.test("tenant and restrictions", async (t) => {
       assert.ok(foreign.events.every((e: { data: { change: string } }) => e.data.change !== "RESTRICTIONS"));
     });
 
-    await t.step("a lowered envelope marks stored setups above it OUTSIDE_ENVELOPE, changing nothing else", async () => {
-      const created = await partner.call("POST", "/v1/users", {
-        body: { externalUserId: "trader-1" },
-        headers: { "idempotency-key": "create-trader-1" },
-      });
-      await expectJson(created, 201);
-      const [client] = await env.deps.db.read.select().from(clients).where(eq(clients.externalUserId, "trader-1"));
-      // Setups arrive with the setup routes; store one directly as those routes will.
-      await env.deps.db.writer.insert(clientSetups).values({
-        clientId: client.id,
-        providerId: "VENUE_A",
-        enabled: true,
-        leverage: 4,
-        maxMarginPerTradeMicros: 200_000_000,
-        maxConcurrentTrades: 1,
-        maxDailyLossMicros: 50_000_000,
-        updatedAt: env.clock.now(),
-      });
-      await expectJson(
-        await partner.call(
-          "PUT",
-          "/v1/tenants/acme/restrictions",
-          put({ envelope: { maxLeverage: 3, maxMarginPerTradeUsd: 500, maxConcurrentTrades: 3, maxDailyLossUsd: 200 } }),
-        ),
-        200,
-      );
-      const [setup] = await env.deps.db.read.select().from(clientSetups)
-        .where(and(eq(clientSetups.clientId, client.id), eq(clientSetups.providerId, "VENUE_A")));
-      assert.equal(setup.outsideEnvelope, true);
-      assert.equal(setup.leverage, 4);
-      const status = await expectJson(await partner.call("GET", "/v1/users/trader-1/status"), 200);
-      assert.equal(status.providers.find((p: { providerId: string }) => p.providerId === "VENUE_A").setup.outsideEnvelope, true);
-      const events = await expectJson(await partner.call("GET", "/v1/events?type=client.updated"), 200);
-      assert.ok(events.events.some((e: { data: { change: string } }) => e.data.change === "OUTSIDE_ENVELOPE"));
-    });
+    await t.step(
+      "a lowered envelope marks stored setups above it OUTSIDE_ENVELOPE, changing nothing else",
+      async () => {
+        const created = await partner.call("POST", "/v1/users", {
+          body: { externalUserId: "trader-1" },
+          headers: { "idempotency-key": "create-trader-1" },
+        });
+        await expectJson(created, 201);
+        const [client] = await env.deps.db.read.select().from(clients).where(eq(clients.externalUserId, "trader-1"));
+        // Setups arrive with the setup routes; store one directly as those routes will.
+        await env.deps.db.writer.insert(clientSetups).values({
+          clientId: client.id,
+          providerId: "VENUE_A",
+          enabled: true,
+          leverage: 4,
+          maxMarginPerTradeMicros: 200_000_000,
+          maxConcurrentTrades: 1,
+          maxDailyLossMicros: 50_000_000,
+          updatedAt: env.clock.now(),
+        });
+        await expectJson(
+          await partner.call(
+            "PUT",
+            "/v1/tenants/acme/restrictions",
+            put({
+              envelope: { maxLeverage: 3, maxMarginPerTradeUsd: 500, maxConcurrentTrades: 3, maxDailyLossUsd: 200 },
+            }),
+          ),
+          200,
+        );
+        const [setup] = await env.deps.db.read.select().from(clientSetups)
+          .where(and(eq(clientSetups.clientId, client.id), eq(clientSetups.providerId, "VENUE_A")));
+        assert.equal(setup.outsideEnvelope, true);
+        assert.equal(setup.leverage, 4);
+        const status = await expectJson(await partner.call("GET", "/v1/users/trader-1/status"), 200);
+        assert.equal(
+          status.providers.find((p: { providerId: string }) => p.providerId === "VENUE_A").setup.outsideEnvelope,
+          true,
+        );
+        const events = await expectJson(await partner.call("GET", "/v1/events?type=client.updated"), 200);
+        assert.ok(events.events.some((e: { data: { change: string } }) => e.data.change === "OUTSIDE_ENVELOPE"));
+      },
+    );
 
     await t.step("the operator lowering the contract envelope has the same effect", async () => {
       const body = await expectJson(
