@@ -2,6 +2,7 @@
  * Composition root: config -> database (migrate) -> venues -> app -> serve -> jobs.
  * Nothing here decides anything; it only wires.
  */
+import type { Hono } from "hono";
 import { ConfigError, dataDirOf, parseConfig, withQaSecrets } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
 import { TestableClock } from "./domain/clock.ts";
@@ -10,6 +11,7 @@ import { createLogger } from "./domain/logger.ts";
 import { restoreTestClock } from "./domain/qa/test_clock.ts";
 import { createSecretBox } from "./domain/secrets/secret_box.ts";
 import { VenueAvailability } from "./domain/venues/call_venue.ts";
+import { createCaches } from "./domain/cache.ts";
 import { createRateLimiter } from "./domain/usage/rate_limiter.ts";
 import { registerJobs } from "./jobs/registry.ts";
 import { createApp } from "./routes/app.ts";
@@ -33,7 +35,9 @@ if (testClock) await restoreTestClock(db, testClock);
 const secrets = await createSecretBox(config.masterKey!);
 
 const simulate = config.serviceEnv === "qa";
-const simulators = simulate ? { "venue-a": createVenueASimulator(), "venue-b": createVenueBSimulator() } : {};
+const simulators: Record<string, Hono> = simulate
+  ? { "venue-a": createVenueASimulator(), "venue-b": createVenueBSimulator() }
+  : {};
 const venues = createVenueRegistry({
   venueA: config.venueAUrl ?? `http://${config.host}:${config.port}/sim/venue-a`,
   venueB: config.venueBUrl ?? `http://${config.host}:${config.port}/sim/venue-b`,
@@ -47,6 +51,7 @@ const deps: Deps = {
   testClock,
   venues,
   venueAvailability: new VenueAvailability(),
+  caches: createCaches(),
   secrets,
   logger,
   rateLimiter: createRateLimiter(db, (error) => logger.error("usage flush failed", { error: String(error) })),

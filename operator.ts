@@ -10,10 +10,10 @@
  * A new credential's secret is printed once, to stdout, and stored only hashed.
  */
 import { ConfigError, dataDirOf, parseConfig, withQaSecrets } from "./config.ts";
-import { openDatabase, withTransaction } from "./db/client.ts";
+import { openDatabase } from "./db/client.ts";
 import { TestableClock } from "./domain/clock.ts";
 import type { Ctx } from "./domain/context.ts";
-import { issueCredential } from "./domain/credentials/issue_credential.ts";
+import { rotateCredential } from "./domain/credentials/issue_credential.ts";
 import { revokeCredential } from "./domain/credentials/revoke_credential.ts";
 import { ApiError } from "./domain/errors.ts";
 import { createLogger } from "./domain/logger.ts";
@@ -21,6 +21,7 @@ import { createPartner } from "./domain/partners/create_partner.ts";
 import { operatorPartnerView } from "./domain/partners/partner_view.ts";
 import { restoreTestClock } from "./domain/qa/test_clock.ts";
 import { createSecretBox } from "./domain/secrets/secret_box.ts";
+import { createCaches } from "./domain/cache.ts";
 import { createRateLimiter } from "./domain/usage/rate_limiter.ts";
 import { VenueAvailability } from "./domain/venues/call_venue.ts";
 import { CreatePartnerBody } from "./routes/operator/schemas.ts";
@@ -51,6 +52,7 @@ async function buildCtx(): Promise<Ctx> {
       venueBMainnet: config.serviceEnv === "production",
     }, secrets),
     venueAvailability: new VenueAvailability(),
+    caches: createCaches(),
     secrets,
     logger,
     rateLimiter: createRateLimiter(db, () => {}),
@@ -73,12 +75,7 @@ async function run(args: string[]): Promise<unknown> {
       case "issue-credential": {
         if (!rest[0]) throw new Error(USAGE);
         const overlapSeconds = rest[1] === undefined ? undefined : Number(rest[1]);
-        return {
-          credential: await withTransaction(
-            ctx.db,
-            (tx) => issueCredential({ ctx, tx, input: { partnerId: rest[0], overlapSeconds } }),
-          ),
-        };
+        return { credential: await rotateCredential({ ctx, input: { partnerId: rest[0], overlapSeconds } }) };
       }
       case "revoke-credential":
         if (!rest[1]) throw new Error(USAGE);

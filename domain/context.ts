@@ -5,6 +5,7 @@
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import type { VenueRegistry } from "../venues/types.ts";
+import type { Caches } from "./cache.ts";
 import type { Clock, TestableClock } from "./clock.ts";
 import type { Logger } from "./logger.ts";
 import type { SecretBox } from "./secrets/secret_box.ts";
@@ -23,6 +24,7 @@ export interface Deps {
   secrets: SecretBox;
   logger: Logger;
   rateLimiter: RateLimiter;
+  caches: Caches;
 }
 
 export type Actor =

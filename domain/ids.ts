@@ -2,6 +2,9 @@
  * Public identifiers: a prefix, then a time-ordered, random, URL-safe body
  * (Crockford base32: 10 characters of milliseconds, 16 of randomness).
  */
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
+
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 
 export function newId(prefix: string, at: number): string {
@@ -30,9 +33,9 @@ export function randomSecret(bytes = 32): string {
   return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
 
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+/** SHA-256 as lowercase hex, computed synchronously (WebCrypto's async hop costs more than the hash). */
+export function sha256Hex(text: string): string {
+  return bytesToHex(sha256(new TextEncoder().encode(text)));
 }
 
 /** Equal-length comparison whose time does not depend on where the strings differ. */

@@ -7,7 +7,7 @@ import { strategies } from "../../db/schema.ts";
 import { type Market, PROVIDER_IDS, type ProviderId, type VenueAdapter } from "../../venues/types.ts";
 import { type Ctx, partnerOf } from "../context.ts";
 import { ApiError } from "../errors.ts";
-import { loadEffectiveAccess } from "../grants/effective_access.ts";
+import { effectiveAccessOf } from "../grants/effective_access.ts";
 import { callVenue } from "../venues/call_venue.ts";
 
 /** What a provider can do, as the catalog names it. */
@@ -23,7 +23,7 @@ export function providerCapabilities(adapter: VenueAdapter): string[] {
 }
 
 export async function listProviders({ ctx }: { ctx: Ctx }) {
-  const access = await loadEffectiveAccess(ctx.db.read, partnerOf(ctx), ctx.clock.now());
+  const access = await effectiveAccessOf(ctx, partnerOf(ctx));
   return access.providers.map((providerId) => {
     const adapter = ctx.venues[providerId];
     return {
@@ -36,7 +36,7 @@ export async function listProviders({ ctx }: { ctx: Ctx }) {
 }
 
 export async function listStrategies({ ctx }: { ctx: Ctx }) {
-  const access = await loadEffectiveAccess(ctx.db.read, partnerOf(ctx), ctx.clock.now());
+  const access = await effectiveAccessOf(ctx, partnerOf(ctx));
   if (!access.strategies.length) return [];
   const rows = await ctx.db.read.select().from(strategies).where(inArray(strategies.strategyId, access.strategies));
   return rows.sort((a, b) => a.strategyId.localeCompare(b.strategyId)).map(({ updatedAt: _, ...strategy }) => strategy);
@@ -53,7 +53,7 @@ export async function listMarkets(
     throw new ApiError("VALIDATION_ERROR", { message: `Provedor desconhecido: "${input.providerId.slice(0, 32)}".` });
   }
   const providerId = input.providerId as ProviderId;
-  const access = await loadEffectiveAccess(ctx.db.read, partnerOf(ctx), ctx.clock.now());
+  const access = await effectiveAccessOf(ctx, partnerOf(ctx));
   if (!access.providers.includes(providerId)) throw new ApiError("PROVIDER_NOT_ALLOWED");
   const markets = await callVenue(ctx, providerId, (venue) => venue.listMarkets());
   if (input.symbol === undefined) return { markets: markets.filter((m) => m.active) };

@@ -7,7 +7,7 @@ import type { Ctx } from "../context.ts";
 import { realExecutionByProvider } from "./provider_settings.ts";
 
 export async function getHealth({ ctx }: { ctx: Ctx }) {
-  const realExecution = await realExecutionByProvider(ctx.db.read);
+  const realExecution = await realExecutionByProvider(ctx);
   return {
     api: "UP" as const,
     providers: PROVIDER_IDS.map((providerId) => ({

@@ -10,7 +10,11 @@ import { PROVIDER_IDS, type ProviderId } from "../../venues/types.ts";
 
 export type RealExecution = "ENABLED" | "NOT_VALIDATED";
 
-export async function realExecutionByProvider(db: Executor): Promise<Record<ProviderId, RealExecution>> {
+export async function realExecutionByProvider(ctx: Ctx): Promise<Record<ProviderId, RealExecution>> {
+  return (await ctx.caches.providerSettings.get("all", () => loadRealExecution(ctx.db.read)))!;
+}
+
+async function loadRealExecution(db: Executor): Promise<Record<ProviderId, RealExecution>> {
   const rows = await db.select().from(providerSettings);
   const enabled = new Set(rows.filter((r) => r.realExecution).map((r) => r.providerId));
   return Object.fromEntries(

@@ -21,5 +21,7 @@ export async function putStrategy({ ctx, input }: { ctx: Ctx; input: StrategyInp
     await tx.insert(strategies).values({ ...input, updatedAt: now })
       .onConflictDoUpdate({ target: strategies.strategyId, set: { ...input, updatedAt: now } });
   });
+  // Published strategies are part of every partner's cached snapshot.
+  ctx.caches.partners.clear();
   return input;
 }

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { clientSetups } from "../../db/schema.ts";
 import { type Ctx, partnerOf } from "../context.ts";
 import { commercialStates } from "../commercial/commercial_state.ts";
-import { clientStrategies, isAccessActive, loadEffectiveAccess } from "../grants/effective_access.ts";
+import { clientStrategies, effectiveAccessOf, isAccessActive } from "../grants/effective_access.ts";
 import { clientView, loadClient } from "./load_client.ts";
 
 export async function getClient({ ctx, input }: { ctx: Ctx; input: { externalUserId: string } }) {
@@ -15,7 +15,7 @@ export async function getClient({ ctx, input }: { ctx: Ctx; input: { externalUse
 export async function getClientStatus({ ctx, input }: { ctx: Ctx; input: { externalUserId: string } }) {
   const partnerId = partnerOf(ctx);
   const client = await loadClient(ctx.db.read, partnerId, input.externalUserId);
-  const access = await loadEffectiveAccess(ctx.db.read, partnerId, ctx.clock.now());
+  const access = await effectiveAccessOf(ctx, partnerId);
   const setups = await ctx.db.read.select().from(clientSetups).where(eq(clientSetups.clientId, client.id));
   const commercial = commercialStates(access, client.status);
   return {
@@ -42,6 +42,6 @@ export async function getClientStatus({ ctx, input }: { ctx: Ctx; input: { exter
 export async function getClientCommercial({ ctx, input }: { ctx: Ctx; input: { externalUserId: string } }) {
   const partnerId = partnerOf(ctx);
   const client = await loadClient(ctx.db.read, partnerId, input.externalUserId);
-  const access = await loadEffectiveAccess(ctx.db.read, partnerId, ctx.clock.now());
+  const access = await effectiveAccessOf(ctx, partnerId);
   return { clientStatus: client.status, providers: commercialStates(access, client.status) };
 }

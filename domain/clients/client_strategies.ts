@@ -9,7 +9,12 @@ import { clients, strategies } from "../../db/schema.ts";
 import { type Ctx, partnerOf } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { emitEvent } from "../events/emit_event.ts";
-import { clientStrategies, type EffectiveAccess, loadEffectiveAccess } from "../grants/effective_access.ts";
+import {
+  clientStrategies,
+  type EffectiveAccess,
+  effectiveAccessOf,
+  loadEffectiveAccess,
+} from "../grants/effective_access.ts";
 import { type ClientRow, loadActiveClient, loadClient } from "./load_client.ts";
 
 function selectionView(access: EffectiveAccess, client: Pick<ClientRow, "strategySelection">) {
@@ -23,7 +28,7 @@ function selectionView(access: EffectiveAccess, client: Pick<ClientRow, "strateg
 export async function getClientStrategies({ ctx, input }: { ctx: Ctx; input: { externalUserId: string } }) {
   const partnerId = partnerOf(ctx);
   const client = await loadClient(ctx.db.read, partnerId, input.externalUserId);
-  return selectionView(await loadEffectiveAccess(ctx.db.read, partnerId, ctx.clock.now()), client);
+  return selectionView(await effectiveAccessOf(ctx, partnerId), client);
 }
 
 export async function setClientStrategies(

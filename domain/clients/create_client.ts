@@ -9,7 +9,7 @@ import { clients } from "../../db/schema.ts";
 import { type Ctx, partnerOf } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { emitEvent } from "../events/emit_event.ts";
-import { loadPartner } from "../partners/load_partner.ts";
+import { loadEffectiveAccess } from "../grants/effective_access.ts";
 import { type ClientView, clientView, findClient } from "./load_client.ts";
 
 export async function createClient(
@@ -18,7 +18,7 @@ export async function createClient(
   const partnerId = partnerOf(ctx);
   const now = ctx.clock.now();
   return await withTransaction(ctx.db, async (tx) => {
-    const partner = await loadPartner(tx, partnerId);
+    const { partner, contract } = await loadEffectiveAccess(tx, partnerId, now);
     const tenants = [partner.partnerId, ...partner.legacyTenantIds];
     if (input.tenantId === undefined && partner.legacyTenantIds.length > 0) throw new ApiError("TENANT_REQUIRED");
     const tenantId = input.tenantId ?? partner.partnerId;
@@ -28,6 +28,8 @@ export async function createClient(
       if (existing.tenantId !== tenantId) throw new ApiError("TENANT_MISMATCH");
       return { ...clientView(existing), created: false };
     }
+    // No new clients under a suspended contract; existing ones stay readable.
+    if (contract.suspended) throw new ApiError("TENANT_NOT_ACTIVE");
     const [row] = await tx.insert(clients).values({
       partnerId,
       tenantId,

@@ -7,7 +7,7 @@
  * window ends, so the partner can deploy the new pair without downtime.
  */
 import { and, eq, gt, isNull, or } from "drizzle-orm";
-import type { Tx } from "../../db/client.ts";
+import { type Tx, withTransaction } from "../../db/client.ts";
 import { auditEntries, credentials } from "../../db/schema.ts";
 import { iso } from "../clock.ts";
 import { actorLabel, type Ctx } from "../context.ts";
@@ -42,7 +42,7 @@ export async function issueCredential(
   await tx.insert(credentials).values({
     clientId: issued.clientId,
     partnerId: input.partnerId,
-    secretHash: await sha256Hex(issued.clientSecret),
+    secretHash: sha256Hex(issued.clientSecret),
     createdAt: now,
   });
   await tx.insert(auditEntries).values({
@@ -66,5 +66,14 @@ export async function issueCredential(
       })),
     },
   });
+  return issued;
+}
+
+/** Rotation (operator): a new credential in its own transaction; cached credentials are dropped after commit. */
+export async function rotateCredential(
+  { ctx, input }: { ctx: Ctx; input: { partnerId: string; overlapSeconds?: number } },
+): Promise<IssuedCredential> {
+  const issued = await withTransaction(ctx.db, (tx) => issueCredential({ ctx, tx, input }));
+  ctx.caches.credentials.clear();
   return issued;
 }

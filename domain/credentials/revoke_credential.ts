@@ -10,7 +10,7 @@ export async function revokeCredential(
   { ctx, input }: { ctx: Ctx; input: { partnerId: string; clientId: string } },
 ): Promise<{ clientId: string; revokedAt: number }> {
   const now = ctx.clock.now();
-  return await withTransaction(ctx.db, async (tx) => {
+  const result = await withTransaction(ctx.db, async (tx) => {
     const [row] = await tx.select().from(credentials)
       .where(and(eq(credentials.clientId, input.clientId), eq(credentials.partnerId, input.partnerId)));
     if (!row) throw new ApiError("NOT_FOUND");
@@ -35,4 +35,7 @@ export async function revokeCredential(
     }
     return { clientId: row.clientId, revokedAt };
   });
+  // Authentication reads credentials through a cache: drop it now that the change is committed.
+  ctx.caches.credentials.clear();
+  return result;
 }

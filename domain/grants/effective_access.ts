@@ -9,7 +9,8 @@
  */
 import { eq } from "drizzle-orm";
 import type { Executor } from "../../db/client.ts";
-import { type EnvelopeMicros, strategies } from "../../db/schema.ts";
+import { contractVersions, type EnvelopeMicros, strategies } from "../../db/schema.ts";
+import type { Ctx } from "../context.ts";
 import type { ProviderId } from "../../venues/types.ts";
 import { PROVIDER_IDS } from "../../venues/types.ts";
 import { tighterEnvelope } from "../partners/envelope.ts";
@@ -32,12 +33,43 @@ export interface EffectiveAccess {
   envelope: EnvelopeMicros;
 }
 
+/** Everything the effective access derives from, as stored: what the partner cache keeps. */
+export interface PartnerSnapshot {
+  partner: PartnerRow;
+  contracts: ContractRow[];
+  restrictions: RestrictionRow | null;
+  published: string[];
+}
+
+async function loadSnapshot(db: Executor, partnerId: string): Promise<PartnerSnapshot> {
+  return {
+    partner: await loadPartner(db, partnerId),
+    contracts: await db.select().from(contractVersions).where(eq(contractVersions.partnerId, partnerId)),
+    restrictions: await loadRestrictions(db, partnerId),
+    published: (await db.select({ id: strategies.strategyId }).from(strategies)
+      .where(eq(strategies.status, "PUBLISHED"))).map((s) => s.id),
+  };
+}
+
+/** Inside a transaction (writes): read fresh from the database. */
 export async function loadEffectiveAccess(db: Executor, partnerId: string, now: number): Promise<EffectiveAccess> {
-  const partner = await loadPartner(db, partnerId);
-  const contract = await contractInForce(db, partnerId, now);
-  const restrictions = await loadRestrictions(db, partnerId);
-  const published = await db.select({ id: strategies.strategyId }).from(strategies)
-    .where(eq(strategies.status, "PUBLISHED"));
+  return deriveAccess(await loadSnapshot(db, partnerId), now);
+}
+
+/**
+ * For reads: the partner's snapshot comes through a short cache (cleared by
+ * every verb that changes a partner, its contract, restrictions or strategies),
+ * and the contract in force is chosen at `now`, so a period boundary is never late.
+ */
+export async function effectiveAccessOf(ctx: Ctx, partnerId: string): Promise<EffectiveAccess> {
+  const snapshot = await ctx.caches.partners.get(partnerId, () => loadSnapshot(ctx.db.read, partnerId));
+  return deriveAccess(snapshot!, ctx.clock.now());
+}
+
+function deriveAccess({ partner, contracts, restrictions, published }: PartnerSnapshot, now: number): EffectiveAccess {
+  const contract = contracts.filter((c) => c.effectiveFrom <= now)
+    .sort((a, b) => b.effectiveFrom - a.effectiveFrom || b.version - a.version)[0];
+  if (!contract) throw new Error(`Partner ${partner.partnerId} has no contract in force`);
   return {
     partner,
     contract,
@@ -45,7 +77,7 @@ export async function loadEffectiveAccess(db: Executor, partnerId: string, now: 
     providers: PROVIDER_IDS.filter((id) =>
       partner.grants.providers.includes(id) && (restrictions?.providers ?? [id]).includes(id)
     ),
-    strategies: published.map((s) => s.id).filter((id) =>
+    strategies: published.filter((id) =>
       partner.grants.strategies.includes(id) && (restrictions?.strategies ?? [id]).includes(id)
     ).sort(),
     envelope: tighterEnvelope(partner.envelope, restrictions?.envelope ?? null),

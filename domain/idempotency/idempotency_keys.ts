@@ -27,8 +27,8 @@ export interface KeyScope {
 
 export type Claim = { kind: "claimed" } | { kind: "replay"; status: number; body: string };
 
-export async function requestHash(body: unknown): Promise<string> {
-  return await sha256Hex(canonicalJson(body ?? null));
+export function requestHash(body: unknown): string {
+  return sha256Hex(canonicalJson(body ?? null));
 }
 
 /** JSON with object keys sorted at every depth: the same body always hashes the same. */

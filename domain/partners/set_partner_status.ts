@@ -22,7 +22,7 @@ export async function setPartnerStatus(
   { ctx, input }: { ctx: Ctx; input: { partnerId: string; status: PartnerStatus; reason?: string } },
 ) {
   const now = ctx.clock.now();
-  return await withTransaction(ctx.db, async (tx) => {
+  const result = await withTransaction(ctx.db, async (tx) => {
     const partner = await loadPartner(tx, input.partnerId);
     const from = partner.status as PartnerStatus;
     if (from !== input.status) {
@@ -54,4 +54,8 @@ export async function setPartnerStatus(
     }
     return await operatorPartnerView(tx, input.partnerId, now);
   });
+  // Authentication reads credentials through a cache: drop it now that the change is committed.
+  ctx.caches.credentials.clear();
+  ctx.caches.partners.clear();
+  return result;
 }

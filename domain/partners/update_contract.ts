@@ -20,7 +20,7 @@ export async function updateContract(
   { ctx, input }: { ctx: Ctx; input: { partnerId: string; terms: ContractTermsInput } },
 ) {
   const now = ctx.clock.now();
-  return await withTransaction(ctx.db, async (tx) => {
+  const result = await withTransaction(ctx.db, async (tx) => {
     await loadPartner(tx, input.partnerId);
     const inForce = await contractInForce(tx, input.partnerId, now);
     const latest = await latestContract(tx, input.partnerId);
@@ -52,13 +52,15 @@ export async function updateContract(
     });
     return await operatorPartnerView(tx, input.partnerId, now);
   });
+  ctx.caches.partners.clear();
+  return result;
 }
 
 export async function setContractSuspended(
   { ctx, input }: { ctx: Ctx; input: { partnerId: string; suspended: boolean; reason: string } },
 ) {
   const now = ctx.clock.now();
-  return await withTransaction(ctx.db, async (tx) => {
+  const result = await withTransaction(ctx.db, async (tx) => {
     await loadPartner(tx, input.partnerId);
     const inForce = await contractInForce(tx, input.partnerId, now);
     if (inForce.suspended !== input.suspended) {
@@ -86,4 +88,6 @@ export async function setContractSuspended(
     }
     return await operatorPartnerView(tx, input.partnerId, now);
   });
+  ctx.caches.partners.clear();
+  return result;
 }

@@ -20,7 +20,7 @@ export async function updatePartner(
 ) {
   const now = ctx.clock.now();
   const { changes } = input;
-  return await withTransaction(ctx.db, async (tx) => {
+  const result = await withTransaction(ctx.db, async (tx) => {
     const before = await operatorPartnerView(tx, input.partnerId, now);
     await loadPartner(tx, input.partnerId);
     await tx.update(partners).set({
@@ -57,4 +57,8 @@ export async function updatePartner(
     });
     return after;
   });
+  // Authentication reads credentials through a cache: drop it now that the change is committed.
+  ctx.caches.credentials.clear();
+  ctx.caches.partners.clear();
+  return result;
 }

@@ -1,11 +1,11 @@
 /** `GET /v1/tenants` and `GET /v1/tenants/:tenantId`: the caller's one contract. */
 import { type Ctx, partnerOf } from "../context.ts";
 import { ApiError } from "../errors.ts";
-import { loadEffectiveAccess } from "../grants/effective_access.ts";
+import { effectiveAccessOf } from "../grants/effective_access.ts";
 import { type TenantView, tenantView } from "./tenant_view.ts";
 
 export async function listTenants({ ctx }: { ctx: Ctx }): Promise<TenantView[]> {
-  const access = await loadEffectiveAccess(ctx.db.read, partnerOf(ctx), ctx.clock.now());
+  const access = await effectiveAccessOf(ctx, partnerOf(ctx));
   return [await tenantView(ctx.db.read, access)];
 }
 
@@ -13,5 +13,5 @@ export async function getTenant({ ctx, input }: { ctx: Ctx; input: { tenantId: s
   const partnerId = partnerOf(ctx);
   // Another partner's tenant answers exactly like a missing one.
   if (input.tenantId !== partnerId) throw new ApiError("NOT_FOUND");
-  return await tenantView(ctx.db.read, await loadEffectiveAccess(ctx.db.read, partnerId, ctx.clock.now()));
+  return await tenantView(ctx.db.read, await effectiveAccessOf(ctx, partnerId));
 }

@@ -29,7 +29,7 @@ export async function setRestrictions({ ctx, input }: { ctx: Ctx; input: Restric
   const partnerId = partnerOf(ctx);
   if (input.tenantId !== partnerId) throw new ApiError("NOT_FOUND");
   const now = ctx.clock.now();
-  return await withTransaction(ctx.db, async (tx) => {
+  const result = await withTransaction(ctx.db, async (tx) => {
     const { partner, restrictions: current } = await loadEffectiveAccess(tx, partnerId, now);
     const outside = (asked: string[], granted: string[]) => asked.filter((id) => !granted.includes(id));
     for (
@@ -88,4 +88,7 @@ export async function setRestrictions({ ctx, input }: { ctx: Ctx; input: Restric
     await markSetupsOutsideEnvelope(tx, partnerId, access.envelope, now);
     return await tenantView(tx, access);
   });
+  // Reads go through caches: drop them now that the change is committed.
+  ctx.caches.partners.clear();
+  return result;
 }

@@ -25,7 +25,7 @@ export function idempotent(): MiddlewareHandler<AppEnv> {
     }
     const { db, clock } = c.get("deps");
     const scope = { partnerId: c.get("partner").partnerId, route: `${c.req.method} ${c.req.path}`, key };
-    const claim = await claimKey(db, scope, await requestHash(c.get("jsonBody")), clock.now());
+    const claim = await claimKey(db, scope, requestHash(c.get("jsonBody")), clock.now());
     if (claim.kind === "replay") {
       c.header("Idempotent-Replayed", "true");
       return c.body(claim.body, claim.status as 200, { "content-type": "application/json" });

@@ -37,7 +37,7 @@ export function partnerAuth(): MiddlewareHandler<AppEnv> {
       clientId: c.req.header("x-client-id"),
       clientSecret: c.req.header("x-client-secret"),
     });
-    c.set("partner", await authenticatePartner(deps.db.read, presented, deps.clock.now()));
+    c.set("partner", await authenticatePartner(deps.db.read, deps.caches, presented, deps.clock.now()));
     await next();
   };
 }

@@ -1,7 +1,6 @@
 /** Operator: partners, their contract versions, status and credentials. */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { withTransaction } from "../../db/client.ts";
-import { issueCredential } from "../../domain/credentials/issue_credential.ts";
+import { rotateCredential } from "../../domain/credentials/issue_credential.ts";
 import { revokeCredential } from "../../domain/credentials/revoke_credential.ts";
 import { createPartner } from "../../domain/partners/create_partner.ts";
 import { operatorPartnerView } from "../../domain/partners/partner_view.ts";
@@ -172,13 +171,10 @@ app.openapi(
     const body = z.object({ overlapSeconds: z.number().int().min(0).max(30 * 86400).optional() })
       .safeParse(c.get("jsonBody") ?? {});
     throwOnInvalid(body);
-    const ctx = operatorCtx(c);
-    const credential = await withTransaction(ctx.db, (tx) =>
-      issueCredential({
-        ctx,
-        tx,
-        input: { partnerId: c.req.valid("param").partnerId, overlapSeconds: body.data?.overlapSeconds },
-      }));
+    const credential = await rotateCredential({
+      ctx: operatorCtx(c),
+      input: { partnerId: c.req.valid("param").partnerId, overlapSeconds: body.data?.overlapSeconds },
+    });
     return c.json({ credential, requestId: c.get("requestId") }, 201);
   },
 );

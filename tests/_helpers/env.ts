@@ -10,6 +10,7 @@ import type { Deps } from "../../domain/context.ts";
 import { createLogger } from "../../domain/logger.ts";
 import { createSecretBox } from "../../domain/secrets/secret_box.ts";
 import { VenueAvailability } from "../../domain/venues/call_venue.ts";
+import { createCaches } from "../../domain/cache.ts";
 import { createRateLimiter } from "../../domain/usage/rate_limiter.ts";
 import { createApp } from "../../routes/app.ts";
 import { createVenueRegistry } from "../../venues/registry.ts";
@@ -68,6 +69,7 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
     testClock: clock,
     venues: createVenueRegistry({ venueA: venueA.url, venueB: venueB.url, venueBMainnet: false }, secrets),
     venueAvailability: new VenueAvailability(),
+    caches: createCaches(),
     secrets,
     logger,
     rateLimiter: createRateLimiter(db, (error) => logs.push(String(error))),

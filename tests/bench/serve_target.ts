@@ -12,6 +12,7 @@ import type { Deps } from "../../domain/context.ts";
 import { createLogger } from "../../domain/logger.ts";
 import { createPartner } from "../../domain/partners/create_partner.ts";
 import { createSecretBox } from "../../domain/secrets/secret_box.ts";
+import { createCaches } from "../../domain/cache.ts";
 import { createRateLimiter } from "../../domain/usage/rate_limiter.ts";
 import { VenueAvailability } from "../../domain/venues/call_venue.ts";
 import { createApp } from "../../routes/app.ts";
@@ -45,6 +46,7 @@ if (mode === "bare") {
       secrets,
     ),
     venueAvailability: new VenueAvailability(),
+    caches: createCaches(),
     secrets,
     logger,
     rateLimiter: createRateLimiter(db, () => {}),
@@ -71,8 +73,9 @@ if (mode === "bare") {
   });
   const total = Number(clientCount);
   const now = Date.now();
-  for (let start = 0; start < total; start += 5000) {
-    const rows = Array.from({ length: Math.min(5000, total - start) }, (_, i) => ({
+  // 1,000 rows per statement stays under SQLite's limit of bound variables.
+  for (let start = 0; start < total; start += 1000) {
+    const rows = Array.from({ length: Math.min(1000, total - start) }, (_, i) => ({
       partnerId: partner.partnerId,
       tenantId: partner.partnerId,
       externalUserId: `user-${start + i}`,

@@ -102,7 +102,7 @@ Deno.test("Idempotency-Key under concurrency and crashes", async (t) => {
     await t.step("a key left IN_PROGRESS by a crash is free again after its lease", async () => {
       const scope = { partnerId: partner.partnerId, route: "POST /v1/test/counter", key: "key-crashed" };
       // Simulate a process that claimed the key and died before answering.
-      await claimKey(env.deps.db, scope, await requestHash({ n: 2 }), env.clock.now());
+      await claimKey(env.deps.db, scope, requestHash({ n: 2 }), env.clock.now());
       await expectError(await post(partner, "key-crashed", { n: 2 }), 409, "IDEMPOTENCY_IN_PROGRESS");
       env.clock.freeze(env.clock.now() + 2 * 60_000 + 1);
       await expectJson(await post(partner, "key-crashed", { n: 2 }), 201);

@@ -215,6 +215,11 @@ Deno.test("clients", async (t) => {
       assert.equal(status.access.active, false);
       assert.ok(status.providers.every((p: { commercial: { allowed: boolean } }) => !p.commercial.allowed));
       assert.equal(status.providers[0].commercial.reasonCode, "CONTRACT_SUSPENDED");
+      const tenant = await expectJson(await partner.call("GET", "/v1/tenants/acme"), 200);
+      assert.equal(tenant.tenant.status, "SUSPENDED");
+      await expectError(await create(partner, { externalUserId: "late-comer" }), 403, "TENANT_NOT_ACTIVE");
+      const existing = await expectJson(await create(partner, { externalUserId: "user-1" }), 201);
+      assert.equal(existing.created, false);
     });
 
     await t.step("client.updated events tell creation, suspension, reactivation and strategy changes", async () => {

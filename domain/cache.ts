@@ -1,0 +1,49 @@
+/**
+ * A tiny read-through cache with a short time-to-live, for data read on every
+ * request that changes rarely (credentials, provider settings). Writers in this
+ * process clear it after they commit, so their changes apply at once; a change
+ * made by another process (the operator CLI) applies within the TTL.
+ *
+ * Expiry uses the monotonic clock, not the business clock: it is about
+ * freshness of a copy, not about time in the product.
+ */
+import type { ProviderId } from "../venues/types.ts";
+import type { RealExecution } from "./catalog/provider_settings.ts";
+import type { CredentialRecord } from "./credentials/authenticate_partner.ts";
+import type { PartnerSnapshot } from "./grants/effective_access.ts";
+
+export class TtlCache<V> {
+  #entries = new Map<string, { value: V; until: number }>();
+
+  constructor(readonly ttlMs: number, readonly maxEntries = 10_000) {}
+
+  /** The cached value, or `load()`'s; a null result is not kept (so new rows are seen at once). */
+  async get(key: string, load: () => Promise<V | null>): Promise<V | null> {
+    const now = performance.now();
+    const hit = this.#entries.get(key);
+    if (hit && hit.until > now) return hit.value;
+    const value = await load();
+    if (value === null) return null;
+    if (this.#entries.size >= this.maxEntries) this.#entries.clear();
+    this.#entries.set(key, { value, until: now + this.ttlMs });
+    return value;
+  }
+
+  clear(): void {
+    this.#entries.clear();
+  }
+}
+
+/** The caches a running service keeps; cleared by the verbs that change what they hold. */
+export interface Caches {
+  /** Credential rows with their partner's status and limits, by clientId. */
+  credentials: TtlCache<CredentialRecord>;
+  /** Partner, contract versions, restrictions and published strategies, by partnerId. */
+  partners: TtlCache<PartnerSnapshot>;
+  /** Real-execution flags by provider. */
+  providerSettings: TtlCache<Record<ProviderId, RealExecution>>;
+}
+
+export function createCaches(): Caches {
+  return { credentials: new TtlCache(2_000), partners: new TtlCache(2_000), providerSettings: new TtlCache(2_000) };
+}
