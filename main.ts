@@ -71,3 +71,11 @@ Deno.serve({
 }, app.fetch);
 
 registerJobs(deps);
+
+// Usage counts of the open minute live in memory: write them before leaving.
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  Deno.addSignalListener(signal, async () => {
+    await deps.rateLimiter.flush().catch((error) => logger.error("usage flush failed", { error: String(error) }));
+    Deno.exit(0);
+  });
+}

@@ -78,7 +78,8 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   // Public reference material, registered before the /v1 middleware so it needs no credential.
   app.get("/v1/openapi.json", (c) => c.json(partnerDocument));
   app.get("/operator/v1/openapi.json", (c) => c.json(operatorDocument));
-  app.get("/docs", (c) => c.html(docsPage(partnerDocument)));
+  const docsHtml = docsPage(partnerDocument).toString();
+  app.get("/docs", (c) => c.html(docsHtml));
 
   app.use("/v1/*", partnerAuth(), rateLimit(), bodyGuard({ scopeGuard: true }));
   app.route("/", partnerApi);
