@@ -1,0 +1,615 @@
+/**
+ * The VENUE_A adapter against the simulator over real loopback HTTP: every
+ * adapter method, every error kind, rounding, idempotency and the signed wire.
+ */
+import assert from "node:assert/strict";
+import { type PlaceOrderRequest, VenueError, type VenueErrorKind } from "../../venues/types.ts";
+import { encodeParams, signPayload, signRequest } from "../../venues/venue_a/auth.ts";
+import { classifyFailure } from "../../venues/venue_a/errors.ts";
+import { startVenueA } from "./venue_a_harness.ts";
+
+const T0 = Date.UTC(2026, 0, 5, 12, 0, 10);
+
+interface Sent {
+  method: string;
+  url: string;
+  body: string;
+  headers: Headers;
+}
+
+/** A fetch that records what the adapter put on the wire before sending it. */
+function recording(log: Sent[], inner: typeof fetch = fetch): typeof fetch {
+  return (input, init) => {
+    log.push({
+      method: init?.method ?? "GET",
+      url: String(input),
+      body: typeof init?.body === "string" ? init.body : "",
+      headers: new Headers(init?.headers),
+    });
+    return inner(input, init);
+  };
+}
+
+const orderPosts = (log: Sent[]) =>
+  log.filter((s) => s.method === "POST" && new URL(s.url).pathname === "/fapi/v1/order");
+
+/** Awaits a rejection, checks its kind and that no secret leaked into anything the error carries. */
+async function rejects(promise: Promise<unknown>, kind: VenueErrorKind, secrets: string[] = []): Promise<VenueError> {
+  const error = await promise.then(() => undefined, (e) => e);
+  assert.ok(error instanceof VenueError, `expected a VenueError, got ${error}`);
+  assert.equal(error.kind, kind, error.message);
+  assert.equal(error.detail.providerId, "VENUE_A");
+  const visible = [error.message, error.stack ?? "", String(error), JSON.stringify(error.detail)].join("\n");
+  for (const secret of secrets) assert.ok(!visible.includes(secret), "a secret leaked into the error");
+  return error;
+}
+
+function limit(clientOrderId: string, side: "BUY" | "SELL", quantity: string, price: string): PlaceOrderRequest {
+  return { symbol: "BTCUSDT", side, type: "LIMIT", quantity, price, reduceOnly: false, clientOrderId };
+}
+
+function market(clientOrderId: string, side: "BUY" | "SELL", quantity: string, reduceOnly = false): PlaceOrderRequest {
+  return { symbol: "BTCUSDT", side, type: "MARKET", quantity, reduceOnly, clientOrderId };
+}
+
+Deno.test("VENUE_A signer reproduces the documented HMAC example", () => {
+  const secret = "2b5eb11e18796d12d88f13dc27dbbd02c2cc51ff7059765ed9821957d82bb4d9";
+  const message =
+    "symbol=BTCUSDT&side=BUY&type=LIMIT&quantity=1&price=9000&timeInForce=GTC&recvWindow=5000&timestamp=1591702613943";
+  assert.equal(signPayload(secret, message), "3c661234138461fcc7a7d8746c6558c9842d4e10870d2ecbedf7777cad694af9");
+  const signed = signRequest({
+    method: "POST",
+    params: { symbol: "BTCUSDT", side: "BUY", type: "LIMIT", quantity: "1", price: "9000", timeInForce: "GTC" },
+    secret,
+    timestamp: 1591702613943,
+    recvWindow: 5000,
+  });
+  assert.equal(signed.query, "");
+  assert.equal(signed.body, `${message}&signature=3c661234138461fcc7a7d8746c6558c9842d4e10870d2ecbedf7777cad694af9`);
+  assert.equal(encodeParams({ id: "a:b/c d", skipped: undefined }), "id=a%3Ab%2Fc%20d");
+});
+
+Deno.test("VENUE_A adapter signs the exact percent-encoded bytes it sends", async () => {
+  await using h = await startVenueA({ now: () => T0 });
+  const keys = await h.account();
+  const log: Sent[] = [];
+  const adapter = h.adapter({ fetch: recording(log), now: () => T0 });
+  const order = await adapter.placeOrder(keys.credentials, limit("a:b/c.d_e-f", "BUY", "0.01", "64000"));
+  assert.equal(order.clientOrderId, "a:b/c.d_e-f");
+  const [post] = orderPosts(log);
+  assert.equal(post.headers.get("X-MBX-APIKEY"), keys.apiKey);
+  assert.equal(post.headers.get("Content-Type"), "application/x-www-form-urlencoded");
+  assert.equal(new URL(post.url).search, "");
+  const [payload, signature] = post.body.split("&signature=");
+  assert.equal(signature, signPayload(keys.apiSecret, payload));
+  assert.ok(payload.includes("newClientOrderId=a%3Ab%2Fc.d_e-f"));
+  assert.ok(payload.endsWith(`&recvWindow=5000&timestamp=${T0}`));
+  const get = log.find((s) => s.method === "GET" && s.url.includes("/fapi/v1/order?"))!;
+  const query = new URL(get.url).search.slice(1);
+  assert.equal(get.body, "");
+  assert.equal(query.split("&signature=")[1], signPayload(keys.apiSecret, query.split("&signature=")[0]));
+  for (const sent of log) assert.ok(!sent.url.includes(keys.apiSecret) && !sent.body.includes(keys.apiSecret));
+});
+
+Deno.test("VENUE_A adapter lists markets from the exchangeInfo filters and reads the book", async () => {
+  await using h = await startVenueA();
+  const adapter = h.adapter();
+  const markets = await adapter.listMarkets();
+  const btc = markets.find((m) => m.symbol === "BTCUSDT")!;
+  assert.deepEqual(btc, {
+    symbol: "BTCUSDT",
+    providerSymbol: "BTCUSDT",
+    kind: "PERPETUAL",
+    base: "BTC",
+    quote: "USDT",
+    active: true,
+    tickSize: "0.10",
+    stepSize: "0.001",
+    minQty: "0.001",
+    minNotionalUsd: "100",
+    quantityPrecision: 3,
+    pricePrecision: 1,
+    maxLeverage: 125,
+  });
+  for (const symbol of ["ETHUSDT", "SOLUSDT"]) assert.ok(markets.some((m) => m.symbol === symbol));
+  const book = await adapter.getOrderBook("ETHUSDT", 3);
+  assert.equal(book.symbol, "ETHUSDT");
+  assert.equal(book.bids.length, 3);
+  assert.equal(book.asks.length, 3);
+  assert.equal(book.bids[0].price, "3199.99");
+  assert.equal(book.asks[0].price, "3200.01");
+  await rejects(adapter.getOrderBook("DOGEUSDT"), "INVALID_ORDER");
+});
+
+Deno.test("VENUE_A testCredentials reports key restrictions and account modes, read-only", async () => {
+  await using h = await startVenueA();
+  const log: Sent[] = [];
+  const adapter = h.adapter({ fetch: recording(log) });
+  const ready = await h.account();
+  const check = await adapter.testCredentials(ready.credentials);
+  assert.deepEqual(check.problems, []);
+  assert.deepEqual(check.permissions, { canRead: true, canFutures: true, canWithdraw: false });
+  assert.equal(check.accountHint, `…${ready.apiKey.slice(-4)}`);
+  const risky = await h.account({
+    canWithdraw: true,
+    ipRestrict: false,
+    dualSidePosition: true,
+    multiAssetsMargin: true,
+  });
+  assert.deepEqual((await adapter.testCredentials(risky.credentials)).problems, [
+    "WITHDRAWALS_ENABLED",
+    "IP_UNRESTRICTED",
+    "HEDGE_MODE_ENABLED",
+    "MULTI_ASSETS_MARGIN_ENABLED",
+  ]);
+  const noFutures = await h.account({ enableFutures: false });
+  const limited = await adapter.testCredentials(noFutures.credentials);
+  assert.deepEqual(limited.problems, ["FUTURES_DISABLED"]);
+  assert.equal(limited.permissions.canFutures, false);
+  assert.ok(log.every((s) => s.method === "GET"), "testCredentials must only read");
+  await rejects(adapter.getAccount(noFutures.credentials), "CREDENTIAL_REJECTED");
+});
+
+Deno.test("VENUE_A getAccount returns balances with USD value, non-zero positions and open orders", async () => {
+  await using h = await startVenueA();
+  const keys = await h.account({ balances: { USDT: "10000", BNB: "2" } });
+  const adapter = h.adapter();
+  await adapter.placeOrder(keys.credentials, market("open-1", "BUY", "0.010"));
+  await adapter.placeOrder(keys.credentials, limit("rest-1", "BUY", "0.010", "60000"));
+  const snapshot = await adapter.getAccount(keys.credentials);
+  const usdt = snapshot.balances.find((b) => b.asset === "USDT")!;
+  assert.equal(usdt.usdValue, usdt.total);
+  assert.ok(Number(usdt.free) < Number(usdt.total), "margin in use lowers the free balance");
+  assert.equal(snapshot.balances.find((b) => b.asset === "BNB")?.usdValue, "1200");
+  assert.equal(snapshot.positions.length, 1);
+  assert.deepEqual(
+    { ...snapshot.positions[0], unrealizedPnlUsd: undefined, liquidationPrice: undefined },
+    {
+      symbol: "BTCUSDT",
+      side: "LONG",
+      quantity: "0.010",
+      entryPrice: "65000.1",
+      markPrice: "65000.00",
+      unrealizedPnlUsd: undefined,
+      leverage: 20,
+      marginMode: "CROSSED",
+      liquidationPrice: undefined,
+    },
+  );
+  assert.deepEqual(snapshot.openOrders.map((o) => [o.clientOrderId, o.status, o.price]), [[
+    "rest-1",
+    "NEW",
+    "60000.00",
+  ]]);
+});
+
+Deno.test("VENUE_A placeOrder rounds prices towards the passive side and quantities down", async () => {
+  await using h = await startVenueA();
+  const keys = await h.account();
+  const adapter = h.adapter();
+  const buy = await adapter.placeOrder(keys.credentials, limit("buy-round", "BUY", "0.0109", "64000.07"));
+  assert.deepEqual([buy.price, buy.quantity, buy.status, buy.timeInForce], ["64000.00", "0.010", "NEW", "GTC"]);
+  const sell = await adapter.placeOrder(keys.credentials, limit("sell-round", "SELL", "0.0101", "65100.01"));
+  assert.deepEqual([sell.price, sell.quantity], ["65100.10", "0.010"]);
+  const exact = await adapter.placeOrder(keys.credentials, limit("on-tick", "BUY", "0.010", "64000.10"));
+  assert.equal(exact.price, "64000.10");
+  const sol = await adapter.placeOrder(keys.credentials, {
+    symbol: "SOLUSDT",
+    side: "BUY",
+    type: "LIMIT",
+    quantity: "1.9",
+    price: "149.999",
+    timeInForce: "POST_ONLY",
+    reduceOnly: false,
+    clientOrderId: "sol-step",
+  });
+  assert.deepEqual([sol.quantity, sol.price, sol.timeInForce], ["1", "149.9900", "POST_ONLY"]);
+});
+
+Deno.test("VENUE_A placeOrder refuses orders below minQty or min notional before sending them", async () => {
+  await using h = await startVenueA();
+  const keys = await h.account();
+  const log: Sent[] = [];
+  const adapter = h.adapter({ fetch: recording(log) });
+  const tooSmall = await rejects(
+    adapter.placeOrder(keys.credentials, limit("q", "BUY", "0.0009", "64000")),
+    "INVALID_ORDER",
+  );
+  assert.match(tooSmall.message, /below the minimum "0.001"/);
+  await rejects(adapter.placeOrder(keys.credentials, limit("n1", "BUY", "0.001", "64000")), "INVALID_ORDER");
+  // 0.0019 rounds down to 0.001: the notional after rounding is what counts.
+  await rejects(adapter.placeOrder(keys.credentials, limit("n2", "BUY", "0.0019", "65000")), "INVALID_ORDER");
+  // A MARKET order is valued at the mark price.
+  await rejects(adapter.placeOrder(keys.credentials, market("n3", "BUY", "0.001")), "INVALID_ORDER");
+  await rejects(adapter.placeOrder(keys.credentials, limit("bad id!", "BUY", "0.01", "64000")), "INVALID_ORDER");
+  await rejects(adapter.placeOrder(keys.credentials, limit("no-px", "BUY", "0.01", "-1")), "INVALID_ORDER");
+  assert.equal(orderPosts(log).length, 0, "nothing below the filters reaches the venue");
+  const boundary = await adapter.placeOrder(keys.credentials, limit("n4", "BUY", "0.002", "50000"));
+  assert.equal(boundary.status, "NEW", "a notional exactly at the minimum is accepted");
+  await adapter.placeOrder(keys.credentials, market("open", "BUY", "0.002"));
+  const reduce = await adapter.placeOrder(keys.credentials, market("reduce", "SELL", "0.001", true));
+  assert.equal(reduce.status, "FILLED", "reduce-only orders are exempt from min notional");
+});
+
+Deno.test("VENUE_A placeOrder with a used clientOrderId returns the existing order, never a second one", async () => {
+  await using h = await startVenueA();
+  const keys = await h.account();
+  const adapter = h.adapter();
+  const first = await adapter.placeOrder(keys.credentials, limit("same-id", "BUY", "0.01", "64000"));
+  const again = await adapter.placeOrder(keys.credentials, limit("same-id", "BUY", "0.01", "64000"));
+  assert.equal(again.orderId, first.orderId);
+  const filled = await adapter.placeOrder(keys.credentials, market("mkt-id", "BUY", "0.01"));
+  assert.equal(filled.status, "FILLED");
+  const resent = await adapter.placeOrder(keys.credentials, market("mkt-id", "BUY", "0.01"));
+  assert.equal(resent.orderId, filled.orderId, "a filled order is found, not re-placed");
+  const [a, b] = await Promise.all([
+    adapter.placeOrder(keys.credentials, limit("race-id", "BUY", "0.01", "63000")),
+    adapter.placeOrder(keys.credentials, limit("race-id", "BUY", "0.01", "63000")),
+  ]);
+  assert.equal(a.orderId, b.orderId, "a -4116 race resolves to the one order");
+  const view = await h.control<{ orders: unknown[]; positions: { positionAmt: string }[] }>(
+    "GET",
+    `/accounts/${keys.apiKey}`,
+  );
+  assert.equal(view.orders.length, 3);
+  assert.equal(view.positions[0].positionAmt, "0.010");
+});
+
+Deno.test("VENUE_A getOrder, cancelOrder and modifyOrder work by client order id", async () => {
+  await using h = await startVenueA();
+  const keys = await h.account();
+  const adapter = h.adapter();
+  assert.equal(await adapter.getOrder(keys.credentials, "BTCUSDT", "never-sent"), null);
+  const placed = await adapter.placeOrder(keys.credentials, limit("life", "BUY", "0.01", "64000"));
+  assert.deepEqual(await adapter.getOrder(keys.credentials, "BTCUSDT", "life"), placed);
+  const modified = await adapter.modifyOrder(keys.credentials, {
+    symbol: "BTCUSDT",
+    clientOrderId: "life",
+    quantity: "0.0209",
+    price: "63000.05",
+  });
+  assert.deepEqual([modified.orderId, modified.quantity, modified.price], [placed.orderId, "0.020", "63000.00"]);
+  const unchanged = await adapter.modifyOrder(keys.credentials, {
+    symbol: "BTCUSDT",
+    clientOrderId: "life",
+    quantity: "0.020",
+    price: "63000",
+  });
+  assert.equal(unchanged.price, "63000.00", "asking for the current values is a success");
+  await rejects(
+    adapter.modifyOrder(keys.credentials, { symbol: "BTCUSDT", clientOrderId: "nope", quantity: "0.01", price: "1" }),
+    "INVALID_ORDER",
+  );
+  const cancelled = await adapter.cancelOrder(keys.credentials, "BTCUSDT", "life");
+  assert.equal(cancelled.status, "CANCELED");
+  const twice = await adapter.cancelOrder(keys.credentials, "BTCUSDT", "life");
+  assert.equal(twice.status, "CANCELED", "cancelling a cancelled order answers its state");
+  await rejects(adapter.cancelOrder(keys.credentials, "BTCUSDT", "never-sent"), "INVALID_ORDER");
+});
+
+Deno.test("VENUE_A setLeverage and setMarginMode change symbol settings; 'no need to change' is success", async () => {
+  await using h = await startVenueA();
+  const keys = await h.account();
+  const adapter = h.adapter();
+  await adapter.setLeverage(keys.credentials, "BTCUSDT", 10);
+  await adapter.setMarginMode(keys.credentials, "BTCUSDT", "ISOLATED");
+  await adapter.setMarginMode(keys.credentials, "BTCUSDT", "ISOLATED");
+  await adapter.placeOrder(keys.credentials, market("iso", "BUY", "0.01"));
+  const [position] = (await adapter.getAccount(keys.credentials)).positions;
+  assert.deepEqual([position.leverage, position.marginMode], [10, "ISOLATED"]);
+  const change = await rejects(adapter.setMarginMode(keys.credentials, "BTCUSDT", "CROSSED"), "INVALID_ORDER");
+  assert.equal(change.detail.venueCode, -4048);
+  await rejects(adapter.setLeverage(keys.credentials, "BTCUSDT", 0), "INVALID_ORDER");
+  const tooHigh = await rejects(adapter.setLeverage(keys.credentials, "SOLUSDT", 100), "INVALID_ORDER");
+  assert.equal(tooHigh.detail.venueCode, -4028);
+});
+
+Deno.test("VENUE_A protections go through the algo endpoints and fire on the mark price", async () => {
+  await using h = await startVenueA();
+  const keys = await h.account();
+  const log: Sent[] = [];
+  const adapter = h.adapter({ fetch: recording(log) });
+  await adapter.placeOrder(keys.credentials, market("entry", "BUY", "0.010"));
+  const stop = {
+    symbol: "BTCUSDT",
+    kind: "STOP_LOSS",
+    side: "SELL",
+    triggerPrice: "60000.04",
+    quantity: "0.010",
+  } as const;
+  const sl = await adapter.placeProtection(keys.credentials, { ...stop, clientOrderId: "sl-1" });
+  assert.deepEqual([sl.type, sl.status, sl.triggerPrice, sl.reduceOnly], [
+    "STOP_MARKET",
+    "TRIGGER_PENDING",
+    "60000.10",
+    true,
+  ]);
+  const algoPost = log.find((s) => s.method === "POST" && s.url.endsWith("/fapi/v1/algoOrder"))!;
+  const sent = new URLSearchParams(algoPost.body);
+  assert.deepEqual([sent.get("algoType"), sent.get("reduceOnly"), sent.get("clientAlgoId")], [
+    "CONDITIONAL",
+    "true",
+    "sl-1",
+  ]);
+  assert.equal(sent.get("closePosition"), null);
+  assert.equal(orderPosts(log).filter((s) => s.body.includes("STOP")).length, 0);
+  const again = await adapter.placeProtection(keys.credentials, { ...stop, clientOrderId: "sl-1" });
+  assert.equal(again.orderId, sl.orderId);
+  await adapter.placeProtection(keys.credentials, {
+    symbol: "BTCUSDT",
+    kind: "TAKE_PROFIT",
+    side: "SELL",
+    triggerPrice: "70000",
+    quantity: "0.010",
+    clientOrderId: "tp-1",
+  });
+  assert.deepEqual((await adapter.listProtections(keys.credentials, "BTCUSDT")).map((o) => o.clientOrderId), [
+    "sl-1",
+    "tp-1",
+  ]);
+  await adapter.cancelProtection(keys.credentials, "BTCUSDT", "tp-1");
+  assert.equal((await adapter.listProtections(keys.credentials)).length, 1);
+  await h.control("PUT", "/markets/BTCUSDT", { markPrice: "59990" });
+  const fired = await adapter.getOrder(keys.credentials, "BTCUSDT", "sl-1");
+  assert.deepEqual([fired?.status, fired?.filledQuantity], ["FILLED", "0.010"]);
+  assert.equal((await adapter.getAccount(keys.credentials)).positions.length, 0);
+  await adapter.cancelProtection(keys.credentials, "BTCUSDT", "sl-1");
+  await rejects(adapter.cancelProtection(keys.credentials, "BTCUSDT", "nope"), "INVALID_ORDER");
+  const immediate = await rejects(
+    adapter.placeProtection(keys.credentials, { ...stop, triggerPrice: "61000", clientOrderId: "sl-2" }),
+    "INVALID_ORDER",
+  );
+  assert.equal(immediate.detail.venueCode, -2021);
+});
+
+Deno.test("VENUE_A getFills and getFunding report commission, realized PnL and funding", async () => {
+  await using h = await startVenueA();
+  const keys = await h.account({ balances: { USDT: "10000", BNB: "1" }, feeBurn: true });
+  const adapter = h.adapter();
+  const since = (await h.control<{ income: { time: number }[] }>("GET", `/accounts/${keys.apiKey}`)).income[0].time;
+  await adapter.placeOrder(keys.credentials, market("f-open", "BUY", "0.010"));
+  await h.control("POST", "/funding", { symbol: "BTCUSDT", rate: "0.0001" });
+  await h.control("PUT", "/markets/BTCUSDT", { markPrice: "66000" });
+  await adapter.placeOrder(keys.credentials, market("f-close", "SELL", "0.010", true));
+  const fills = await adapter.getFills(keys.credentials, { symbol: "BTCUSDT", since });
+  assert.equal(fills.length, 2);
+  assert.deepEqual([fills[0].side, fills[0].price, fills[0].realizedPnl, fills[0].feeAsset], [
+    "BUY",
+    "65000.10",
+    "0",
+    "BNB",
+  ]);
+  // 0.01 * 65000.1 * 0.0005 * 0.9 / 600 BNB, rounded up to 8 places.
+  assert.equal(fills[0].fee, "0.00048751");
+  assert.deepEqual([fills[1].side, fills[1].price, fills[1].realizedPnl], ["SELL", "65999.90", "9.99800000"]);
+  assert.equal(fills[1].builderFee, null);
+  assert.deepEqual(
+    (await adapter.getFills(keys.credentials, { since })).map((f) => f.tradeId),
+    fills.map((f) => f.tradeId),
+  );
+  const funding = await adapter.getFunding(keys.credentials, { since });
+  assert.deepEqual(funding.map((f) => [f.symbol, f.amount, f.asset]), [["BTCUSDT", "-0.06500000", "USDT"]]);
+});
+
+Deno.test("VENUE_A maps venue rejections to error kinds without leaking secrets", async () => {
+  await using h = await startVenueA();
+  const keys = await h.account({ balances: { USDT: "100" } });
+  const adapter = h.adapter();
+  const secrets = [keys.apiSecret];
+  const margin = await rejects(
+    adapter.placeOrder(keys.credentials, market("big", "BUY", "0.1")),
+    "INSUFFICIENT_MARGIN",
+    secrets,
+  );
+  assert.equal(margin.detail.venueCode, -2019);
+  const percent = await rejects(
+    adapter.placeOrder(keys.credentials, limit("far", "BUY", "0.002", "70000")),
+    "INVALID_ORDER",
+    secrets,
+  );
+  assert.equal(percent.detail.venueCode, -4016);
+  const reduce = await rejects(
+    adapter.placeOrder(keys.credentials, market("ro", "SELL", "0.002", true)),
+    "INVALID_ORDER",
+    secrets,
+  );
+  assert.equal(reduce.detail.venueCode, -2022);
+  const wrongSecret = { ...keys.credentials, sealedApiSecret: await h.secrets.seal("x".repeat(64)) };
+  const signature = await rejects(adapter.getAccount(wrongSecret), "CREDENTIAL_REJECTED", [...secrets, "x".repeat(64)]);
+  assert.equal(signature.detail.venueCode, -1022);
+  await rejects(adapter.getAccount({ ...keys.credentials, sealedApiSecret: "v1.broken.seal" }), "CREDENTIAL_REJECTED");
+  await rejects(
+    adapter.getAccount({
+      scheme: "AGENT_WALLET",
+      accountAddress: "0x1",
+      agentAddress: "0x2",
+      sealedAgentPrivateKey: "",
+    }),
+    "CREDENTIAL_REJECTED",
+  );
+  await h.control("PUT", "/faults", { mode: "REJECT_KEYS" });
+  assert.equal(
+    (await rejects(adapter.getAccount(keys.credentials), "CREDENTIAL_REJECTED", secrets)).detail.venueCode,
+    -2015,
+  );
+  await h.control("PUT", "/faults", { mode: "NONE" });
+  await h.control("DELETE", `/accounts/${keys.apiKey}`);
+  const revoked = await rejects(
+    adapter.placeOrder(keys.credentials, limit("r", "BUY", "0.01", "64000")),
+    "CREDENTIAL_REJECTED",
+    secrets,
+  );
+  assert.equal(revoked.detail.venueCode, -2015);
+});
+
+Deno.test("VENUE_A resynchronises its clock with /fapi/v1/time after a -1021", async () => {
+  for (const skew of [-120_000, 5_000]) {
+    const t = T0;
+    await using h = await startVenueA({ now: () => t });
+    const keys = await h.account();
+    const log: Sent[] = [];
+    const adapter = h.adapter({ fetch: recording(log), now: () => t + skew });
+    await adapter.getAccount(keys.credentials);
+    await adapter.placeOrder(keys.credentials, limit(`skew${skew}`, "BUY", "0.01", "64000"));
+    assert.equal(log.filter((s) => s.url.endsWith("/fapi/v1/time")).length, 1, "one resync serves later calls");
+  }
+  assert.equal(classifyFailure({ status: 400, code: -1021 }, true), "UNAVAILABLE");
+});
+
+Deno.test("VENUE_A rate limits: the venue's 429 with Retry-After, then local back-off before the limit", async () => {
+  let t = T0;
+  await using h = await startVenueA({ now: () => t });
+  const log: Sent[] = [];
+  const unaware = h.adapter({ fetch: recording(log), now: () => t });
+  await h.control("PUT", "/limits", { requestWeightPerMinute: 12 });
+  for (let i = 0; i < 6; i++) await unaware.getOrderBook("BTCUSDT", 5);
+  const limited = await rejects(unaware.getOrderBook("BTCUSDT", 5), "RATE_LIMITED");
+  assert.equal(limited.detail.venueCode, -1003);
+  assert.equal(limited.detail.retryAfterMs, 50_000);
+  const sent = log.length;
+  const held = await rejects(unaware.getOrderBook("BTCUSDT", 5), "RATE_LIMITED");
+  assert.equal(held.detail.venueCode, undefined);
+  assert.equal(log.length, sent, "no request is sent while the venue asked us to wait");
+  t += 60_000;
+  const aware = h.adapter({ fetch: recording(log), now: () => t });
+  await h.control("PUT", "/limits", { requestWeightPerMinute: 20 });
+  await aware.listMarkets();
+  let refused: VenueError | undefined;
+  for (let i = 0; i < 20 && !refused; i++) {
+    refused = await aware.getOrderBook("BTCUSDT", 5).then(() => undefined, (e) => e);
+  }
+  assert.ok(refused instanceof VenueError && refused.kind === "RATE_LIMITED");
+  assert.equal(refused.detail.venueCode, undefined, "refused on our side, before the venue's 429");
+  assert.ok(refused.detail.retryAfterMs! > 0 && refused.detail.retryAfterMs! <= 60_000);
+});
+
+Deno.test("VENUE_A answers UNAVAILABLE when the venue is down, for reads and for a refused placement", async () => {
+  await using h = await startVenueA();
+  const keys = await h.account();
+  const adapter = h.adapter();
+  await adapter.listMarkets();
+  await h.control("PUT", "/faults", { mode: "DOWN" });
+  await rejects(adapter.getOrderBook("BTCUSDT"), "UNAVAILABLE");
+  await rejects(adapter.getAccount(keys.credentials), "UNAVAILABLE");
+  await h.control("PUT", "/faults", { mode: "NONE" });
+  const log: Sent[] = [];
+  const downOnPost: typeof fetch = (input, init) =>
+    init?.method === "POST"
+      ? Promise.resolve(new Response(JSON.stringify({ msg: "Service Unavailable." }), { status: 503 }))
+      : fetch(input, init);
+  const down = h.adapter({ fetch: recording(log, downOnPost) });
+  await rejects(down.placeOrder(keys.credentials, limit("down", "BUY", "0.01", "64000")), "UNAVAILABLE");
+  const unreachable = h.adapter({ baseUrl: "http://127.0.0.1:9" });
+  await rejects(unreachable.getOrderBook("BTCUSDT"), "UNAVAILABLE");
+});
+
+Deno.test("VENUE_A LOSE_RESPONSE on placement is OUTCOME_UNKNOWN, resolved by getOrder, never placed twice", async () => {
+  await using h = await startVenueA();
+  const keys = await h.account();
+  const adapter = h.adapter();
+  await adapter.listMarkets();
+  await h.control("PUT", "/faults", { mode: "LOSE_RESPONSE" });
+  const lost = await rejects(
+    adapter.placeOrder(keys.credentials, market("lost-1", "BUY", "0.010")),
+    "OUTCOME_UNKNOWN",
+    [
+      keys.apiSecret,
+    ],
+  );
+  assert.match(lost.message, /client order id/);
+  await rejects(adapter.placeOrder(keys.credentials, limit("lost-2", "BUY", "0.01", "64000")), "OUTCOME_UNKNOWN");
+  await rejects(adapter.cancelOrder(keys.credentials, "BTCUSDT", "lost-2"), "OUTCOME_UNKNOWN");
+  await h.control("PUT", "/faults", { mode: "NONE" });
+  const found = await adapter.getOrder(keys.credentials, "BTCUSDT", "lost-1");
+  assert.equal(found?.status, "FILLED");
+  const retried = await adapter.placeOrder(keys.credentials, market("lost-1", "BUY", "0.010"));
+  assert.equal(retried.orderId, found?.orderId);
+  assert.equal((await adapter.getOrder(keys.credentials, "BTCUSDT", "lost-2"))?.status, "CANCELED");
+  const view = await h.control<{ orders: unknown[]; positions: { positionAmt: string }[] }>(
+    "GET",
+    `/accounts/${keys.apiKey}`,
+  );
+  assert.equal(view.orders.length, 2);
+  assert.equal(view.positions[0].positionAmt, "0.010", "the market order executed exactly once");
+});
+
+Deno.test("VENUE_A timeouts: a read is UNAVAILABLE, a placement that timed out is OUTCOME_UNKNOWN", async () => {
+  await using h = await startVenueA();
+  const keys = await h.account();
+  const stallAfterPost: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    if (init?.method !== "POST") return response;
+    // The venue has applied the order; only its answer never arrives before our timer.
+    await response.body?.cancel();
+    return await new Promise<Response>((_, reject) => {
+      init.signal?.addEventListener("abort", () => reject(new DOMException("Aborted", "AbortError")));
+    });
+  };
+  const adapter = h.adapter({ fetch: stallAfterPost, timeoutMs: 150 });
+  const timedOut = await rejects(
+    adapter.placeOrder(keys.credentials, limit("slow-1", "BUY", "0.01", "64000")),
+    "OUTCOME_UNKNOWN",
+  );
+  assert.match(timedOut.message, /timed out after 150 ms/);
+  assert.equal((await adapter.getOrder(keys.credentials, "BTCUSDT", "slow-1"))?.status, "NEW");
+  const reset: typeof fetch = (input, init) =>
+    init?.method === "POST" ? Promise.reject(new TypeError("Connection reset by peer")) : fetch(input, init);
+  await rejects(
+    h.adapter({ fetch: reset }).placeOrder(keys.credentials, limit("reset-1", "BUY", "0.01", "64000")),
+    "OUTCOME_UNKNOWN",
+  );
+  await h.control("PUT", "/faults", { mode: "SLOW", ms: 400 });
+  await rejects(h.adapter({ timeoutMs: 100 }).getOrderBook("BTCUSDT"), "UNAVAILABLE");
+  await h.control("PUT", "/faults", { mode: "NONE" });
+});
+
+Deno.test("VENUE_A classifies every code of the facts file's error table", () => {
+  const expected: [number, VenueErrorKind, VenueErrorKind][] = [
+    [-1000, "UNAVAILABLE", "OUTCOME_UNKNOWN"],
+    [-1001, "UNAVAILABLE", "UNAVAILABLE"],
+    [-1003, "RATE_LIMITED", "RATE_LIMITED"],
+    [-1006, "UNAVAILABLE", "OUTCOME_UNKNOWN"],
+    [-1007, "UNAVAILABLE", "OUTCOME_UNKNOWN"],
+    [-1008, "RATE_LIMITED", "RATE_LIMITED"],
+    [-1015, "RATE_LIMITED", "RATE_LIMITED"],
+    [-1021, "UNAVAILABLE", "UNAVAILABLE"],
+    [-1022, "CREDENTIAL_REJECTED", "CREDENTIAL_REJECTED"],
+    [-1102, "INVALID_ORDER", "INVALID_ORDER"],
+    [-1106, "INVALID_ORDER", "INVALID_ORDER"],
+    [-1111, "INVALID_ORDER", "INVALID_ORDER"],
+    [-1121, "INVALID_ORDER", "INVALID_ORDER"],
+    [-2010, "INVALID_ORDER", "INVALID_ORDER"],
+    [-2011, "INVALID_ORDER", "INVALID_ORDER"],
+    [-2013, "INVALID_ORDER", "INVALID_ORDER"],
+    [-2014, "CREDENTIAL_REJECTED", "CREDENTIAL_REJECTED"],
+    [-2015, "CREDENTIAL_REJECTED", "CREDENTIAL_REJECTED"],
+    [-2018, "INSUFFICIENT_MARGIN", "INSUFFICIENT_MARGIN"],
+    [-2019, "INSUFFICIENT_MARGIN", "INSUFFICIENT_MARGIN"],
+    [-2021, "INVALID_ORDER", "INVALID_ORDER"],
+    [-2022, "INVALID_ORDER", "INVALID_ORDER"],
+    [-4003, "INVALID_ORDER", "INVALID_ORDER"],
+    [-4014, "INVALID_ORDER", "INVALID_ORDER"],
+    [-4015, "INVALID_ORDER", "INVALID_ORDER"],
+    [-4023, "INVALID_ORDER", "INVALID_ORDER"],
+    [-4061, "INVALID_ORDER", "INVALID_ORDER"],
+    [-4116, "INVALID_ORDER", "INVALID_ORDER"],
+    [-4120, "INVALID_ORDER", "INVALID_ORDER"],
+    [-4131, "INVALID_ORDER", "INVALID_ORDER"],
+    [-4164, "INVALID_ORDER", "INVALID_ORDER"],
+    [-5021, "INVALID_ORDER", "INVALID_ORDER"],
+    [-5022, "INVALID_ORDER", "INVALID_ORDER"],
+    [-5028, "UNAVAILABLE", "UNAVAILABLE"],
+  ];
+  for (const [code, read, mutation] of expected) {
+    assert.equal(classifyFailure({ status: 400, code }, false), read, `read ${code}`);
+    assert.equal(classifyFailure({ status: 400, code }, true), mutation, `mutation ${code}`);
+  }
+  const unknown = { status: 503, msg: "Unknown error, please check your request or try again later." };
+  assert.equal(classifyFailure(unknown, true), "OUTCOME_UNKNOWN");
+  assert.equal(classifyFailure(unknown, false), "UNAVAILABLE");
+  assert.equal(classifyFailure({ status: 503, msg: "Service Unavailable." }, true), "UNAVAILABLE");
+  assert.equal(classifyFailure({ status: 502 }, true), "OUTCOME_UNKNOWN");
+  assert.equal(classifyFailure({ status: 418 }, false), "RATE_LIMITED");
+  assert.equal(classifyFailure({ status: 401 }, false), "CREDENTIAL_REJECTED");
+  assert.equal(classifyFailure({ status: 400, code: -4999 }, true), "INVALID_ORDER");
+});

@@ -1,0 +1,149 @@
+/**
+ * Conditional (algo) orders, the venue's home for stop and take-profit since
+ * Dec 2025. They wait without any margin check; when the mark price reaches
+ * the trigger they hand a MARKET order to the engine and finish.
+ */
+import { abs, cmp, div, isZero, min, toFixed } from "../../decimal.ts";
+import {
+  checkClientId,
+  checkPositionSide,
+  checkPriceFilter,
+  checkQuantity,
+  marketOf,
+  sideOf,
+  submitOrder,
+} from "./engine.ts";
+import { errors, type SimError } from "./errors.ts";
+import type { RequestParams } from "./params.ts";
+import { openAlgoOrders, positionOf, type SimAccount, type SimAlgoOrder, type SimState } from "./state.ts";
+
+const ALGO_TYPES = ["STOP_MARKET", "TAKE_PROFIT_MARKET"] as const;
+const WORKING_TYPES = ["MARK_PRICE", "CONTRACT_PRICE"] as const;
+
+/** STOP fires when the price moves against the position; TAKE_PROFIT when it moves in favour. */
+function fires(algo: Pick<SimAlgoOrder, "orderType" | "side" | "triggerPrice">, price: string): boolean {
+  const direction = cmp(price, algo.triggerPrice);
+  const upward = (algo.orderType === "STOP_MARKET") === (algo.side === "BUY");
+  return upward ? direction >= 0 : direction <= 0;
+}
+
+/** POST /fapi/v1/algoOrder. */
+export function placeAlgoOrder(state: SimState, account: SimAccount, params: RequestParams): SimAlgoOrder {
+  const algoType = params.required("algoType");
+  if (algoType !== "CONDITIONAL") throw errors.invalidParam("algoType");
+  const market = marketOf(state, params);
+  const side = sideOf(params);
+  const orderType = params.oneOf("type", ALGO_TYPES, errors.badOrderType);
+  if (!orderType) throw errors.mandatory("type");
+  checkPositionSide(account, params);
+  const closePosition = params.bool("closePosition") ?? false;
+  const quantity = params.decimal("quantity");
+  if (closePosition && quantity !== undefined) throw errors.quantityWithClosePosition();
+  if (closePosition && params.get("reduceOnly") !== undefined) throw errors.notRequired("reduceOnly");
+  if (!closePosition) {
+    if (quantity === undefined) throw errors.mandatory("quantity");
+    checkQuantity(market.def, quantity, true);
+  }
+  const triggerPrice = params.requiredDecimal("triggerPrice");
+  checkPriceFilter(market.def, triggerPrice);
+  const workingType = params.oneOf("workingType", WORKING_TYPES, () => errors.invalidParam("workingType")) ??
+    "CONTRACT_PRICE";
+  const clientAlgoId = checkClientId(
+    params.get("clientAlgoId"),
+    (id) => openAlgoOrders(account).some((o) => o.clientAlgoId === id),
+  );
+  // The simulator has one price per symbol, so CONTRACT_PRICE and MARK_PRICE both watch the mark.
+  if (fires({ orderType, side, triggerPrice }, market.markPrice)) throw errors.wouldTrigger();
+  const time = state.now();
+  const algo: SimAlgoOrder = {
+    algoId: ++state.ids.algo,
+    clientAlgoId,
+    symbol: market.def.symbol,
+    side,
+    orderType,
+    quantity: quantity ?? "0",
+    triggerPrice,
+    workingType,
+    closePosition,
+    reduceOnly: params.bool("reduceOnly") ?? false,
+    priceProtect: params.bool("priceProtect") ?? false,
+    algoStatus: "NEW",
+    createTime: time,
+    updateTime: time,
+    triggerTime: 0,
+    actualOrderId: null,
+    actualPrice: "0",
+    actualQty: "0",
+  };
+  account.algoOrders.push(algo);
+  return algo;
+}
+
+/** The algo order named by algoId or clientAlgoId (the latest one for a reused client id). */
+export function findAlgoOrder(account: SimAccount, params: RequestParams): SimAlgoOrder {
+  const algoId = params.int("algoId");
+  const clientAlgoId = params.get("clientAlgoId");
+  if (algoId === undefined && clientAlgoId === undefined) throw errors.eitherParam("algoId", "clientAlgoId");
+  const algo = account.algoOrders.findLast((o) =>
+    algoId !== undefined ? o.algoId === algoId : o.clientAlgoId === clientAlgoId
+  );
+  if (!algo) throw errors.noSuchOrder();
+  return algo;
+}
+
+/** DELETE /fapi/v1/algoOrder: only a waiting order can be cancelled. */
+export function cancelAlgoOrder(state: SimState, account: SimAccount, params: RequestParams): SimAlgoOrder {
+  let algo: SimAlgoOrder;
+  try {
+    algo = findAlgoOrder(account, params);
+  } catch (error) {
+    throw (error as SimError).code === -2013 ? errors.cancelRejected() : error;
+  }
+  if (algo.algoStatus !== "NEW") throw errors.cancelRejected();
+  algo.algoStatus = "CANCELED";
+  algo.updateTime = state.now();
+  return algo;
+}
+
+function fire(state: SimState, account: SimAccount, algo: SimAlgoOrder): void {
+  const position = positionOf(account, algo.symbol);
+  const reduces = !isZero(position.amt) && position.amt.startsWith("-") === (algo.side === "BUY");
+  const closing = reduces ? abs(position.amt) : "0";
+  const quantity = algo.closePosition ? closing : algo.reduceOnly ? min(algo.quantity, closing) : algo.quantity;
+  algo.triggerTime = state.now();
+  algo.updateTime = algo.triggerTime;
+  if (isZero(quantity)) {
+    algo.algoStatus = "EXPIRED";
+    return;
+  }
+  try {
+    const order = submitOrder(state, account, {
+      clientOrderId: `algo_${algo.algoId}`,
+      symbol: algo.symbol,
+      side: algo.side,
+      type: "MARKET",
+      timeInForce: "GTC",
+      price: "0",
+      origQty: quantity,
+      reduceOnly: algo.reduceOnly || algo.closePosition,
+      closePosition: algo.closePosition,
+    });
+    algo.actualOrderId = order.orderId;
+    algo.actualQty = toFixed(order.executedQty, state.markets.get(algo.symbol)!.def.quantityPrecision);
+    algo.actualPrice = isZero(order.executedQty) ? "0" : div(order.cumQuote, order.executedQty, 8);
+    algo.algoStatus = "FINISHED";
+  } catch {
+    // Margin is first checked at trigger time; a refusal there ends the algo order.
+    algo.algoStatus = "EXPIRED";
+  }
+}
+
+/** Fires every waiting algo order of `symbol` that the current mark price reaches. */
+export function triggerAlgoOrders(state: SimState, symbol: string): void {
+  const mark = state.markets.get(symbol)!.markPrice;
+  for (const account of state.accounts.values()) {
+    for (const algo of openAlgoOrders(account, symbol)) {
+      if (fires(algo, mark)) fire(state, account, algo);
+    }
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * `/_control` routes: the test and QA contract for driving the simulator
+ * (accounts, prices, faults, funding). Not part of the venue's protocol, so
+ * they answer plain JSON and `{error}` on bad input.
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import { cmp, isDecimal } from "../../decimal.ts";
+import { triggerAlgoOrders } from "./algo.ts";
+import { matchRestingOrders } from "./engine.ts";
+import { payFunding } from "./ledger.ts";
+import { defaultTouch } from "./markets.ts";
+import { algoJson, orderJson, positionRiskJson } from "./serializers.ts";
+import { createAccount, type SimState } from "./state.ts";
+
+const DecimalText = z.string().refine(isDecimal, "must be a decimal string");
+const PositiveDecimal = DecimalText.refine((value) => cmp(value, "0") > 0, "must be positive");
+const SignedDecimal = z.string().refine((value) => isDecimal(value), "must be a decimal string");
+
+const AccountBody = z.object({
+  balances: z.record(z.string().regex(/^[A-Z0-9]{2,10}$/), DecimalText).optional(),
+  canWithdraw: z.boolean().optional(),
+  enableFutures: z.boolean().optional(),
+  ipRestrict: z.boolean().optional(),
+  dualSidePosition: z.boolean().optional(),
+  multiAssetsMargin: z.boolean().optional(),
+  feeBurn: z.boolean().optional(),
+});
+
+const MarketBody = z.object({
+  markPrice: PositiveDecimal,
+  bid: PositiveDecimal.optional(),
+  ask: PositiveDecimal.optional(),
+  /** Quantity shown at each book level. */
+  depth: PositiveDecimal.optional(),
+});
+
+const FaultBody = z.object({
+  mode: z.enum(["NONE", "DOWN", "SLOW", "LOSE_RESPONSE", "REJECT_KEYS"]),
+  ms: z.number().int().min(0).max(120_000).optional(),
+});
+
+const FundingBody = z.object({ symbol: z.string(), rate: SignedDecimal });
+const LimitsBody = z.object({ requestWeightPerMinute: z.number().int().min(1) });
+
+async function body<T>(
+  request: Request,
+  schema: z.ZodType<T>,
+): Promise<{ ok: true; data: T } | { ok: false; error: string }> {
+  const text = await request.text();
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : {};
+  } catch {
+    return { ok: false, error: "Body is not valid JSON" };
+  }
+  const parsed = schema.safeParse(json);
+  if (parsed.success) return { ok: true, data: parsed.data };
+  return { ok: false, error: parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ") };
+}
+
+/** The control app, mounted at `/_control` by the simulator factory. */
+export function controlRoutes(state: SimState): Hono {
+  const app = new Hono();
+
+  app.post("/accounts", async (c) => {
+    const input = await body(c.req.raw, AccountBody);
+    if (!input.ok) return c.json({ error: input.error }, 400);
+    const account = createAccount(state, input.data);
+    return c.json({ apiKey: account.apiKey, apiSecret: account.apiSecret });
+  });
+
+  /** A read-only view of an account, for assertions that the venue API cannot make (e.g. every order ever). */
+  app.get("/accounts/:apiKey", (c) => {
+    const account = state.accounts.get(c.req.param("apiKey"));
+    if (!account) return c.json({ error: "Unknown API key" }, 404);
+    return c.json({
+      revoked: account.revoked,
+      balances: Object.fromEntries(account.wallet),
+      positions: positionRiskJson(state, account, 2).filter((p) => cmp(p.positionAmt, "0") !== 0),
+      orders: account.orders.map((o) => orderJson(state, o, "query")),
+      algoOrders: account.algoOrders.map((o) => algoJson(o, "query")),
+      trades: account.trades,
+      income: account.income,
+    });
+  });
+
+  app.delete("/accounts/:apiKey", (c) => {
+    const account = state.accounts.get(c.req.param("apiKey"));
+    if (!account) return c.json({ error: "Unknown API key" }, 404);
+    account.revoked = true;
+    return c.json({ revoked: true });
+  });
+
+  app.put("/markets/:symbol", async (c) => {
+    const market = state.markets.get(c.req.param("symbol"));
+    if (!market) return c.json({ error: `Unknown symbol "${c.req.param("symbol")}"` }, 404);
+    const input = await body(c.req.raw, MarketBody);
+    if (!input.ok) return c.json({ error: input.error }, 400);
+    const { markPrice, bid, ask, depth } = input.data;
+    const touch = defaultTouch(market.def, markPrice);
+    market.markPrice = markPrice;
+    market.bid = bid ?? touch.bid;
+    market.ask = ask ?? touch.ask;
+    if (depth) market.depthQty = depth;
+    // Resting orders first: a stop triggered by the same move must see the fills it follows.
+    matchRestingOrders(state, market.def.symbol);
+    triggerAlgoOrders(state, market.def.symbol);
+    return c.json({
+      symbol: market.def.symbol,
+      markPrice: market.markPrice,
+      bid: market.bid,
+      ask: market.ask,
+      depth: market.depthQty,
+    });
+  });
+
+  app.put("/faults", async (c) => {
+    const input = await body(c.req.raw, FaultBody);
+    if (!input.ok) return c.json({ error: input.error }, 400);
+    state.fault = { mode: input.data.mode, ms: input.data.ms ?? 0 };
+    return c.json(state.fault);
+  });
+
+  app.post("/funding", async (c) => {
+    const input = await body(c.req.raw, FundingBody);
+    if (!input.ok) return c.json({ error: input.error }, 400);
+    if (!state.markets.has(input.data.symbol)) return c.json({ error: `Unknown symbol "${input.data.symbol}"` }, 404);
+    const payments = payFunding(state, input.data.symbol, input.data.rate);
+    return c.json({ symbol: input.data.symbol, rate: input.data.rate, payments });
+  });
+
+  /** Lowers the IP weight limit so rate limiting can be exercised without thousands of calls. */
+  app.put("/limits", async (c) => {
+    const input = await body(c.req.raw, LimitsBody);
+    if (!input.ok) return c.json({ error: input.error }, 400);
+    state.weight.limit = input.data.requestWeightPerMinute;
+    return c.json({ requestWeightPerMinute: state.weight.limit });
+  });
+
+  return app;
+}

@@ -1,0 +1,231 @@
+/**
+ * In-memory state of one simulator instance: markets, accounts with their
+ * orders, positions, trades and income, the fault switch and the weight
+ * counter. Stored orders, trades and income rows keep the venue's field names.
+ */
+import { createMarketStates, type MarketState } from "./markets.ts";
+
+export type Side = "BUY" | "SELL";
+export type FaultMode = "NONE" | "DOWN" | "SLOW" | "LOSE_RESPONSE" | "REJECT_KEYS";
+export type MarginType = "ISOLATED" | "CROSSED";
+
+export interface SimOrder {
+  orderId: number;
+  clientOrderId: string;
+  symbol: string;
+  side: Side;
+  type: "LIMIT" | "MARKET";
+  timeInForce: "GTC" | "IOC" | "FOK" | "GTX";
+  price: string;
+  origQty: string;
+  executedQty: string;
+  cumQuote: string;
+  status: "NEW" | "PARTIALLY_FILLED" | "FILLED" | "CANCELED" | "EXPIRED";
+  reduceOnly: boolean;
+  closePosition: boolean;
+  /** Initial margin held while the order rests. */
+  reservedMargin: string;
+  time: number;
+  updateTime: number;
+}
+
+export interface SimAlgoOrder {
+  algoId: number;
+  clientAlgoId: string;
+  symbol: string;
+  side: Side;
+  orderType: "STOP_MARKET" | "TAKE_PROFIT_MARKET";
+  quantity: string;
+  triggerPrice: string;
+  workingType: "MARK_PRICE" | "CONTRACT_PRICE";
+  closePosition: boolean;
+  reduceOnly: boolean;
+  priceProtect: boolean;
+  algoStatus: "NEW" | "CANCELED" | "FINISHED" | "EXPIRED";
+  createTime: number;
+  updateTime: number;
+  triggerTime: number;
+  actualOrderId: number | null;
+  actualPrice: string;
+  actualQty: string;
+}
+
+export interface SimPosition {
+  /** Signed: negative is short (one-way mode). */
+  amt: string;
+  entryPrice: string;
+  /** Margin moved into an isolated position; zero when cross. */
+  isolatedWallet: string;
+  updateTime: number;
+}
+
+export interface SimTrade {
+  buyer: boolean;
+  commission: string;
+  commissionAsset: string;
+  id: number;
+  maker: boolean;
+  orderId: number;
+  price: string;
+  qty: string;
+  quoteQty: string;
+  realizedPnl: string;
+  side: Side;
+  positionSide: "BOTH";
+  symbol: string;
+  time: number;
+  marginAsset: "USDT";
+}
+
+export interface SimIncome {
+  symbol: string;
+  incomeType: "TRANSFER" | "REALIZED_PNL" | "COMMISSION" | "FUNDING_FEE";
+  income: string;
+  asset: string;
+  info: string;
+  time: number;
+  tranId: number;
+  tradeId: string;
+}
+
+export interface SimAccount {
+  apiKey: string;
+  apiSecret: string;
+  revoked: boolean;
+  createTime: number;
+  canWithdraw: boolean;
+  enableFutures: boolean;
+  ipRestrict: boolean;
+  dualSidePosition: boolean;
+  multiAssetsMargin: boolean;
+  feeBurn: boolean;
+  wallet: Map<string, string>;
+  walletUpdated: Map<string, number>;
+  symbolConfig: Map<string, { leverage: number; marginType: MarginType }>;
+  positions: Map<string, SimPosition>;
+  orders: SimOrder[];
+  algoOrders: SimAlgoOrder[];
+  trades: SimTrade[];
+  income: SimIncome[];
+  /** Times of recent order requests, for the X-MBX-ORDER-COUNT-* headers. */
+  orderTimes: number[];
+}
+
+export interface SimState {
+  now: () => number;
+  markets: Map<string, MarketState>;
+  accounts: Map<string, SimAccount>;
+  fault: { mode: FaultMode; ms: number };
+  weight: { limit: number; minute: number; used: number };
+  ids: { order: number; algo: number; trade: number; tran: number };
+}
+
+/** The venue's default REQUEST_WEIGHT per minute. */
+export const DEFAULT_WEIGHT_LIMIT = 2400;
+export const DEFAULT_LEVERAGE = 20;
+
+export function createState(now: () => number): SimState {
+  return {
+    now,
+    markets: createMarketStates(),
+    accounts: new Map(),
+    fault: { mode: "NONE", ms: 0 },
+    weight: { limit: DEFAULT_WEIGHT_LIMIT, minute: -1, used: 0 },
+    // Venue ids are large numbers; starting high catches adapters that assume small ones.
+    ids: { order: 8_389_765_000, algo: 1_000_000_000, trade: 512_000_000, tran: 9_689_322_000 },
+  };
+}
+
+const ALPHANUMERIC = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/** 64 random alphanumeric characters, the venue's key and secret format. */
+export function randomKey(length = 64): string {
+  // 248 = 4 * 62: rejecting bytes at or above it keeps every character equally likely.
+  let out = "";
+  while (out.length < length) {
+    for (const byte of crypto.getRandomValues(new Uint8Array(length))) {
+      if (byte < 248 && out.length < length) out += ALPHANUMERIC[byte % 62];
+    }
+  }
+  return out;
+}
+
+export interface AccountOptions {
+  balances?: Record<string, string>;
+  canWithdraw?: boolean;
+  enableFutures?: boolean;
+  ipRestrict?: boolean;
+  dualSidePosition?: boolean;
+  multiAssetsMargin?: boolean;
+  feeBurn?: boolean;
+}
+
+/** A funded account whose defaults are the settings our service requires, so QA starts from "ready". */
+export function createAccount(state: SimState, options: AccountOptions): SimAccount {
+  const time = state.now();
+  const account: SimAccount = {
+    apiKey: randomKey(),
+    apiSecret: randomKey(),
+    revoked: false,
+    createTime: time,
+    canWithdraw: options.canWithdraw ?? false,
+    enableFutures: options.enableFutures ?? true,
+    ipRestrict: options.ipRestrict ?? true,
+    dualSidePosition: options.dualSidePosition ?? false,
+    multiAssetsMargin: options.multiAssetsMargin ?? false,
+    feeBurn: options.feeBurn ?? false,
+    wallet: new Map(),
+    walletUpdated: new Map(),
+    symbolConfig: new Map(),
+    positions: new Map(),
+    orders: [],
+    algoOrders: [],
+    trades: [],
+    income: [],
+    orderTimes: [],
+  };
+  for (const [asset, amount] of Object.entries(options.balances ?? { USDT: "10000" })) {
+    account.wallet.set(asset, amount);
+    account.walletUpdated.set(asset, time);
+    account.income.push({
+      symbol: "",
+      incomeType: "TRANSFER",
+      income: amount,
+      asset,
+      info: "TRANSFER",
+      time,
+      tranId: ++state.ids.tran,
+      tradeId: "",
+    });
+  }
+  state.accounts.set(account.apiKey, account);
+  return account;
+}
+
+export function symbolConfigOf(account: SimAccount, symbol: string): { leverage: number; marginType: MarginType } {
+  let config = account.symbolConfig.get(symbol);
+  if (!config) {
+    config = { leverage: DEFAULT_LEVERAGE, marginType: "CROSSED" };
+    account.symbolConfig.set(symbol, config);
+  }
+  return config;
+}
+
+export function positionOf(account: SimAccount, symbol: string): SimPosition {
+  let position = account.positions.get(symbol);
+  if (!position) {
+    position = { amt: "0", entryPrice: "0", isolatedWallet: "0", updateTime: 0 };
+    account.positions.set(symbol, position);
+  }
+  return position;
+}
+
+export function openOrders(account: SimAccount, symbol?: string): SimOrder[] {
+  return account.orders.filter((o) =>
+    (o.status === "NEW" || o.status === "PARTIALLY_FILLED") && (!symbol || o.symbol === symbol)
+  );
+}
+
+export function openAlgoOrders(account: SimAccount, symbol?: string): SimAlgoOrder[] {
+  return account.algoOrders.filter((o) => o.algoStatus === "NEW" && (!symbol || o.symbol === symbol));
+}

@@ -1,0 +1,267 @@
+/**
+ * HTTP transport of VENUE_A: signing, timeouts, the venue's clock, its
+ * request-weight budget and the mapping of every answer to data or a
+ * `VenueError`. Nothing here knows about orders or markets.
+ */
+import type { VenueError } from "../types.ts";
+import { encodeParams, type Params, signRequest } from "./auth.ts";
+import {
+  API_KEY_HEADER,
+  DEFAULT_WEIGHT_LIMIT_1M,
+  READ_RETRY_DELAYS_MS,
+  RECV_WINDOW_MS,
+  USED_WEIGHT_HEADER,
+  WEIGHT_BUDGET_SHARE,
+} from "./constants.ts";
+import { CODES, localError, retryAfterMs, toVenueError, type VenueFailure } from "./errors.ts";
+
+/** An API key with its secret, opened for the duration of one adapter call. */
+export interface ApiKeyPair {
+  apiKey: string;
+  secret: string;
+}
+
+export interface VenueRequest {
+  method: "GET" | "POST" | "PUT" | "DELETE";
+  path: string;
+  params?: Params;
+  /** IP weight the venue charges for this call. */
+  weight: number;
+  /** Sends something that changes state: never retried, and an unclear answer is OUTCOME_UNKNOWN. */
+  mutation?: boolean;
+  /** Present on SIGNED calls. */
+  auth?: ApiKeyPair;
+  /** Names the call in error messages, in sentence case, e.g. "Placing the order". */
+  action: string;
+}
+
+/**
+ * Our estimate of the venue's clock. Signed calls carry the venue's time; the
+ * offset is learnt from /fapi/v1/time only when the venue says our timestamp
+ * is off (-1021), so a healthy setup costs no extra call.
+ */
+export class ServerClock {
+  #offsetMs = 0;
+  #syncing: Promise<void> | undefined;
+
+  constructor(readonly localNow: () => number) {}
+
+  now(): number {
+    return this.localNow() + this.#offsetMs;
+  }
+
+  /** Concurrent callers share one measurement. */
+  sync(fetchServerTime: () => Promise<number>): Promise<void> {
+    this.#syncing ??= (async () => {
+      const sent = this.localNow();
+      const serverTime = await fetchServerTime();
+      const received = this.localNow();
+      this.#offsetMs = serverTime - Math.round((sent + received) / 2);
+    })().finally(() => this.#syncing = undefined);
+    return this.#syncing;
+  }
+}
+
+/**
+ * Tracks X-MBX-USED-WEIGHT-1M and refuses locally, before the venue would
+ * answer 429 (and escalate to an IP ban), once the minute's budget is spent.
+ */
+class WeightBudget {
+  #limit = DEFAULT_WEIGHT_LIMIT_1M;
+  #minute = -1;
+  #used = 0;
+  #pausedUntil = 0;
+
+  setLimit(limit: number): void {
+    if (limit > 0) this.#limit = limit;
+  }
+
+  reserve(weight: number, now: number): void {
+    if (now < this.#pausedUntil) {
+      throw localError("RATE_LIMITED", "Venue asked us to back off; request not sent", this.#pausedUntil - now);
+    }
+    this.#roll(now);
+    if (weight > 0 && this.#used + weight > Math.floor(this.#limit * WEIGHT_BUDGET_SHARE)) {
+      const retryAfter = (this.#minute + 1) * 60_000 - now;
+      throw localError("RATE_LIMITED", "Request weight budget of this minute is spent; request not sent", retryAfter);
+    }
+    this.#used += weight;
+  }
+
+  observe(header: string | null, now: number): void {
+    const used = Number(header);
+    if (header === null || !Number.isFinite(used)) return;
+    this.#roll(now);
+    // Answers can arrive out of order; the highest count seen is the truest.
+    this.#used = Math.max(this.#used, used);
+  }
+
+  pause(untilMs: number): void {
+    this.#pausedUntil = Math.max(this.#pausedUntil, untilMs);
+  }
+
+  #roll(now: number): void {
+    const minute = Math.floor(now / 60_000);
+    if (minute !== this.#minute) {
+      this.#minute = minute;
+      this.#used = 0;
+    }
+  }
+}
+
+export interface VenueAClient {
+  request<T>(request: VenueRequest): Promise<T>;
+  /** The REQUEST_WEIGHT per minute the venue announced in exchangeInfo. */
+  setWeightLimit(limit: number): void;
+}
+
+export interface VenueAClientOptions {
+  baseUrl: string;
+  /** Where /fapi/v1/time lives (the futures host, also for spot-host calls). */
+  timeUrl: string;
+  fetch: typeof fetch;
+  clock: ServerClock;
+  timeoutMs: number;
+}
+
+type Outcome =
+  | { ok: true; data: unknown }
+  | { ok: false; failure: VenueFailure; transport?: "TIMEOUT" | "NETWORK" };
+
+/** Builds the transport for one venue host. */
+export function createVenueAClient(options: VenueAClientOptions): VenueAClient {
+  const { clock, timeoutMs } = options;
+  const budget = new WeightBudget();
+  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+
+  async function send(request: VenueRequest): Promise<Outcome> {
+    let query = "";
+    let body = "";
+    const headers = new Headers();
+    if (request.auth) {
+      ({ query, body } = signRequest({
+        method: request.method,
+        params: request.params ?? {},
+        secret: request.auth.secret,
+        timestamp: clock.now(),
+        recvWindow: RECV_WINDOW_MS,
+      }));
+      headers.set(API_KEY_HEADER, request.auth.apiKey);
+    } else {
+      query = encodeParams(request.params ?? {});
+    }
+    if (body) headers.set("Content-Type", "application/x-www-form-urlencoded");
+    const url = `${baseUrl}${request.path}${query ? `?${query}` : ""}`;
+    const answer = await timedFetch(url, { method: request.method, headers, body: body || undefined });
+    if ("transport" in answer) return { ok: false, failure: { status: 0 }, transport: answer.transport };
+    return interpret(answer.response, answer.text);
+  }
+
+  /** A manual timer rather than AbortSignal.timeout, so no timer outlives the call. */
+  async function timedFetch(
+    url: string,
+    init: RequestInit,
+  ): Promise<{ response: Response; text: string } | { transport: "TIMEOUT" | "NETWORK" }> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    try {
+      const response = await options.fetch(url, { ...init, signal: controller.signal });
+      return { response, text: await response.text() };
+    } catch {
+      return { transport: controller.signal.aborted ? "TIMEOUT" : "NETWORK" };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  function interpret(response: Response, text: string): Outcome {
+    const now = clock.now();
+    budget.observe(response.headers.get(USED_WEIGHT_HEADER), now);
+    const data = parseJson(text);
+    const record = isRecord(data) ? data : {};
+    // Success bodies may carry code 200 or "200"; only a negative code is an error.
+    const code = record.code === undefined ? undefined : Number(record.code);
+    const msg = typeof record.msg === "string" ? record.msg : undefined;
+    const failed = response.status >= 400 || (code !== undefined && code < 0) || data === undefined;
+    if (!failed) return { ok: true, data };
+    const failure: VenueFailure = {
+      status: response.status,
+      code: code !== undefined && code < 0 ? code : undefined,
+      msg,
+      retryAfterMs: retryAfterMs(response.headers, msg, now),
+    };
+    if (response.status === 429 || response.status === 418) {
+      const wait = failure.retryAfterMs ?? 60_000 - (now % 60_000);
+      failure.retryAfterMs = wait;
+      budget.pause(now + wait);
+    }
+    return { ok: false, failure };
+  }
+
+  async function fetchServerTime(): Promise<number> {
+    const answer = await timedFetch(options.timeUrl, { method: "GET" });
+    const body = "text" in answer ? parseJson(answer.text) : undefined;
+    const serverTime = isRecord(body) ? Number(body.serverTime) : NaN;
+    if (!Number.isFinite(serverTime)) throw new Error("Venue time answer had no serverTime");
+    return serverTime;
+  }
+
+  function transportError(request: VenueRequest, transport: "TIMEOUT" | "NETWORK"): VenueError {
+    const what = transport === "TIMEOUT" ? `timed out after ${timeoutMs} ms` : "could not reach the venue";
+    if (!request.mutation) return localError("UNAVAILABLE", `${request.action} ${what}`);
+    return localError(
+      "OUTCOME_UNKNOWN",
+      `${request.action} ${what}; query the order by its client order id before any retry`,
+    );
+  }
+
+  async function request<T>(request: VenueRequest): Promise<T> {
+    let resynced = false;
+    let retries = 0;
+    for (;;) {
+      budget.reserve(request.weight, clock.now());
+      const outcome = await send(request);
+      if (outcome.ok) return outcome.data as T;
+      const { failure, transport } = outcome;
+      const clockRejected = failure.code === CODES.invalidTimestamp || failure.code === CODES.meRecvWindow;
+      // A timestamp rejection is definite (nothing executed), so resending after a resync is safe even for orders.
+      if (request.auth && clockRejected && !resynced) {
+        resynced = true;
+        try {
+          await clock.sync(fetchServerTime);
+        } catch {
+          throw localError("UNAVAILABLE", `${request.action} failed: the venue clock could not be read`);
+        }
+        continue;
+      }
+      const error = transport
+        ? transportError(request, transport)
+        : toVenueError(request.action, failure, request.mutation === true);
+      const retryable = !request.mutation && transport !== "TIMEOUT" && error.kind === "UNAVAILABLE" &&
+        !clockRejected;
+      if (retryable && retries < READ_RETRY_DELAYS_MS.length) {
+        await delay(READ_RETRY_DELAYS_MS[retries++]);
+        continue;
+      }
+      throw error;
+    }
+  }
+
+  return { request, setWeightLimit: (limit) => budget.setLimit(limit) };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,92 @@
+/**
+ * Wire constants of VENUE_A (a Binance USD-M-futures-style REST API).
+ *
+ * Paths are relative to the venue base URL; `/sapi` paths live on the spot
+ * host, which is why the adapter takes a separate `spotBaseUrl`.
+ */
+
+export const PROVIDER_ID = "VENUE_A" as const;
+
+/** Header that carries the API key on signed calls. */
+export const API_KEY_HEADER = "X-MBX-APIKEY";
+/** Header that reports the IP's request weight used in the current minute. */
+export const USED_WEIGHT_HEADER = "X-MBX-USED-WEIGHT-1M";
+
+/** The venue's default; sent explicitly so a changed default cannot widen it silently. */
+export const RECV_WINDOW_MS = 5000;
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** Used until exchangeInfo tells us the real REQUEST_WEIGHT per minute. */
+export const DEFAULT_WEIGHT_LIMIT_1M = 2400;
+/**
+ * Share of the weight limit we allow ourselves: the header is per IP and other
+ * processes may share it, so stop before the venue starts answering 429/418.
+ */
+export const WEIGHT_BUDGET_SHARE = 0.9;
+
+/** Backoff between attempts of a read that failed transiently (the venue docs suggest doubling from 200 ms). */
+export const READ_RETRY_DELAYS_MS = [200, 400] as const;
+
+/** exchangeInfo is static enough to cache; rounding every order needs it. */
+export const MARKETS_TTL_MS = 5 * 60_000;
+
+/** userTrades accepts at most a 7-day range and keeps about 6 months. */
+export const TRADES_WINDOW_MS = 7 * 24 * 60 * 60_000;
+export const TRADES_RETENTION_MS = 180 * 24 * 60 * 60_000;
+export const PAGE_LIMIT = 1000;
+
+/** Valid `limit` values of /fapi/v1/depth. */
+export const DEPTH_LIMITS = [5, 10, 20, 50, 100, 500, 1000] as const;
+
+/** Assets whose USD value is their balance. */
+export const USD_STABLE_ASSETS = new Set(["USDT", "USDC", "BUSD"]);
+
+/** newClientOrderId / clientAlgoId rule of the venue. */
+export const CLIENT_ORDER_ID_PATTERN = /^[.A-Z:/a-z0-9_-]{1,36}$/;
+
+export const PATHS = {
+  time: "/fapi/v1/time",
+  exchangeInfo: "/fapi/v1/exchangeInfo",
+  depth: "/fapi/v1/depth",
+  premiumIndex: "/fapi/v1/premiumIndex",
+  order: "/fapi/v1/order",
+  openOrders: "/fapi/v1/openOrders",
+  algoOrder: "/fapi/v1/algoOrder",
+  openAlgoOrders: "/fapi/v1/openAlgoOrders",
+  account: "/fapi/v3/account",
+  positionRisk: "/fapi/v3/positionRisk",
+  symbolConfig: "/fapi/v1/symbolConfig",
+  accountConfig: "/fapi/v1/accountConfig",
+  leverage: "/fapi/v1/leverage",
+  marginType: "/fapi/v1/marginType",
+  userTrades: "/fapi/v1/userTrades",
+  income: "/fapi/v1/income",
+  apiRestrictions: "/sapi/v1/account/apiRestrictions",
+} as const;
+
+/** Request weights from the venue docs; order mutations cost no IP weight. */
+export const WEIGHTS = {
+  time: 1,
+  exchangeInfo: 1,
+  premiumIndexAll: 10,
+  order: 1,
+  orderMutation: 0,
+  openOrdersAll: 40,
+  openOrdersSymbol: 1,
+  account: 5,
+  positionRisk: 5,
+  symbolConfig: 5,
+  accountConfig: 5,
+  configMutation: 1,
+  userTrades: 5,
+  income: 30,
+  apiRestrictions: 1,
+} as const;
+
+/** Depth weight by requested limit. */
+export function depthWeight(limit: number): number {
+  if (limit <= 50) return 2;
+  if (limit <= 100) return 5;
+  if (limit <= 500) return 10;
+  return 20;
+}

@@ -1,0 +1,259 @@
+/**
+ * VENUE_A JSON (see wire.ts) -> our normalised types, with every decimal kept
+ * a string end to end.
+ */
+import { cmp, decimalPlaces, div, isZero, mul } from "../decimal.ts";
+import type {
+  Balance,
+  CredentialCheck,
+  CredentialProblem,
+  Fill,
+  FundingPayment,
+  MarginMode,
+  Market,
+  Order,
+  OrderBook,
+  OrderStatus,
+  OrderType,
+  Position,
+  TimeInForce,
+} from "../types.ts";
+import { USD_STABLE_ASSETS } from "./constants.ts";
+import type {
+  WireAccountAsset,
+  WireAccountConfig,
+  WireAlgoOrder,
+  WireApiRestrictions,
+  WireDepth,
+  WireExchangeInfo,
+  WireIncome,
+  WireOrder,
+  WirePositionRisk,
+  WireSymbol,
+  WireSymbolConfig,
+  WireUserTrade,
+} from "./wire.ts";
+
+// ---------------------------------------------------------------- markets
+
+/** A market plus the filters the adapter checks orders against before sending. */
+export interface MarketRules extends Market {
+  minPrice: string;
+  maxPrice: string;
+  maxQty: string;
+  marketStepSize: string;
+  marketMinQty: string;
+  marketMaxQty: string;
+}
+
+function filter(symbol: WireSymbol, type: string): Record<string, string> {
+  const found = symbol.filters.find((f) => f.filterType === type) ?? {};
+  return Object.fromEntries(Object.entries(found).map(([key, value]) => [key, String(value)]));
+}
+
+/**
+ * Perpetual contracts only. `maxLeverage` comes from requiredMarginPercent
+ * because the exact figure (leverageBracket) needs credentials that a market
+ * listing does not have; it is the conservative reading.
+ */
+export function toMarketRules(info: WireExchangeInfo): MarketRules[] {
+  return info.symbols.filter((s) => s.contractType === "PERPETUAL").map((s) => {
+    const price = filter(s, "PRICE_FILTER");
+    const lot = filter(s, "LOT_SIZE");
+    const marketLot = filter(s, "MARKET_LOT_SIZE");
+    const requiredMargin = s.requiredMarginPercent ?? "0";
+    return {
+      symbol: s.symbol,
+      providerSymbol: s.symbol,
+      kind: "PERPETUAL",
+      base: s.baseAsset,
+      quote: s.quoteAsset,
+      active: s.status === "TRADING",
+      tickSize: price.tickSize,
+      stepSize: lot.stepSize,
+      minQty: lot.minQty,
+      minNotionalUsd: filter(s, "MIN_NOTIONAL").notional ?? "0",
+      quantityPrecision: decimalPlaces(lot.stepSize),
+      pricePrecision: decimalPlaces(price.tickSize),
+      maxLeverage: cmp(requiredMargin, "0") > 0 ? Math.max(1, Number(div("100", requiredMargin, 0, "DOWN"))) : 1,
+      minPrice: price.minPrice ?? "0",
+      maxPrice: price.maxPrice ?? "0",
+      maxQty: lot.maxQty ?? "0",
+      marketStepSize: marketLot.stepSize ?? lot.stepSize,
+      marketMinQty: marketLot.minQty ?? lot.minQty,
+      marketMaxQty: marketLot.maxQty ?? lot.maxQty ?? "0",
+    };
+  });
+}
+
+/** The plain `Market` view of rules, without the adapter-only fields. */
+export function toMarket(rules: MarketRules): Market {
+  const { minPrice: _a, maxPrice: _b, maxQty: _c, marketStepSize: _d, marketMinQty: _e, marketMaxQty: _f, ...market } =
+    rules;
+  return market;
+}
+
+/** REQUEST_WEIGHT per minute announced by exchangeInfo. */
+export function weightLimitOf(info: WireExchangeInfo): number | undefined {
+  return info.rateLimits?.find((r) => r.rateLimitType === "REQUEST_WEIGHT" && r.interval === "MINUTE")?.limit;
+}
+
+export function toOrderBook(symbol: string, depth: WireDepth, levels: number, fallbackTime: number): OrderBook {
+  const side = (rows: [string, string][]) => rows.slice(0, levels).map(([price, quantity]) => ({ price, quantity }));
+  return { symbol, bids: side(depth.bids), asks: side(depth.asks), time: depth.T ?? depth.E ?? fallbackTime };
+}
+
+// ---------------------------------------------------------------- orders
+
+const STATUS: Record<string, OrderStatus> = {
+  NEW: "NEW",
+  PARTIALLY_FILLED: "PARTIALLY_FILLED",
+  FILLED: "FILLED",
+  CANCELED: "CANCELED",
+  REJECTED: "REJECTED",
+  EXPIRED: "EXPIRED",
+  EXPIRED_IN_MATCH: "EXPIRED",
+};
+
+const TIME_IN_FORCE: Record<string, TimeInForce> = { GTC: "GTC", IOC: "IOC", FOK: "FOK", GTX: "POST_ONLY" };
+
+function orderType(type: string): OrderType {
+  if (type === "LIMIT") return "LIMIT";
+  if (type.startsWith("TAKE_PROFIT")) return "TAKE_PROFIT_MARKET";
+  if (type.startsWith("STOP") || type.startsWith("TRAILING")) return "STOP_MARKET";
+  return "MARKET";
+}
+
+function priceOrNull(value: string | undefined): string | null {
+  return value === undefined || value === "" || isZero(value) ? null : value;
+}
+
+export function toOrder(wire: WireOrder): Order {
+  const type = orderType(wire.type);
+  return {
+    orderId: String(wire.orderId),
+    clientOrderId: wire.clientOrderId || null,
+    symbol: wire.symbol,
+    side: wire.side,
+    type,
+    status: STATUS[wire.status] ?? "NEW",
+    quantity: wire.origQty,
+    filledQuantity: wire.executedQty,
+    price: type === "LIMIT" ? priceOrNull(wire.price) : null,
+    averagePrice: isZero(wire.executedQty) ? null : priceOrNull(wire.avgPrice),
+    triggerPrice: priceOrNull(wire.stopPrice),
+    reduceOnly: wire.reduceOnly || wire.closePosition === true,
+    timeInForce: type === "LIMIT" ? TIME_IN_FORCE[wire.timeInForce] ?? null : null,
+    createdAt: wire.time ?? wire.updateTime,
+  };
+}
+
+/** Algo statuses: NEW/TRIGGERING wait; TRIGGERED/FINISHED handed a market order to the engine. */
+const ALGO_STATUS: Record<string, OrderStatus> = {
+  NEW: "TRIGGER_PENDING",
+  TRIGGERING: "TRIGGER_PENDING",
+  TRIGGERED: "FILLED",
+  FINISHED: "FILLED",
+  CANCELED: "CANCELED",
+  REJECTED: "REJECTED",
+  EXPIRED: "EXPIRED",
+};
+
+export function toProtectionOrder(wire: WireAlgoOrder): Order {
+  const status = ALGO_STATUS[wire.algoStatus] ?? "TRIGGER_PENDING";
+  const filled = status === "FILLED" ? wire.actualQty ?? wire.quantity : "0";
+  return {
+    orderId: String(wire.algoId),
+    clientOrderId: wire.clientAlgoId || null,
+    symbol: wire.symbol,
+    side: wire.side,
+    type: orderType(wire.orderType),
+    status,
+    quantity: wire.quantity,
+    filledQuantity: filled,
+    price: null,
+    averagePrice: status === "FILLED" ? priceOrNull(wire.actualPrice) : null,
+    triggerPrice: priceOrNull(wire.triggerPrice),
+    reduceOnly: wire.reduceOnly || wire.closePosition === true,
+    timeInForce: null,
+    createdAt: wire.createTime,
+  };
+}
+
+// ---------------------------------------------------------------- account
+
+/** Non-zero wallet balances; a non-stable asset is valued at its USDT mark price when the venue lists one. */
+export function toBalances(assets: WireAccountAsset[], markPrices: ReadonlyMap<string, string>): Balance[] {
+  return assets.filter((a) => !isZero(a.walletBalance)).map((a) => {
+    const mark = markPrices.get(`${a.asset}USDT`);
+    const usdValue = USD_STABLE_ASSETS.has(a.asset) ? a.walletBalance : mark ? mul(a.walletBalance, mark) : null;
+    return { asset: a.asset, free: a.availableBalance, total: a.walletBalance, usdValue };
+  });
+}
+
+export function toPositions(risks: WirePositionRisk[], configs: WireSymbolConfig[]): Position[] {
+  const bySymbol = new Map(configs.map((c) => [c.symbol, c]));
+  return risks.filter((r) => !isZero(r.positionAmt)).map((r) => {
+    const config = bySymbol.get(r.symbol);
+    const long = !r.positionAmt.startsWith("-");
+    return {
+      symbol: r.symbol,
+      side: long ? "LONG" : "SHORT",
+      quantity: long ? r.positionAmt : r.positionAmt.slice(1),
+      entryPrice: r.entryPrice,
+      markPrice: r.markPrice,
+      unrealizedPnlUsd: r.unRealizedProfit,
+      leverage: config?.leverage ?? 0,
+      marginMode: (config?.marginType === "ISOLATED" ? "ISOLATED" : "CROSSED") satisfies MarginMode,
+      liquidationPrice: priceOrNull(r.liquidationPrice),
+    };
+  });
+}
+
+export function toFill(trade: WireUserTrade): Fill {
+  return {
+    tradeId: String(trade.id),
+    orderId: String(trade.orderId),
+    clientOrderId: null,
+    symbol: trade.symbol,
+    side: trade.side,
+    price: trade.price,
+    quantity: trade.qty,
+    realizedPnl: trade.realizedPnl,
+    fee: trade.commission,
+    feeAsset: trade.commissionAsset,
+    builderFee: null,
+    time: trade.time,
+  };
+}
+
+export function toFunding(income: WireIncome): FundingPayment {
+  return { symbol: income.symbol, amount: income.income, asset: income.asset, time: income.time };
+}
+
+/**
+ * Internal transfers move funds to another account just like a withdrawal,
+ * so they count as WITHDRAWALS_ENABLED. `config` is null when futures access
+ * is off and the account modes could not be read.
+ */
+export function toCredentialCheck(
+  restrictions: WireApiRestrictions,
+  config: WireAccountConfig | null,
+  apiKey: string,
+): CredentialCheck {
+  const problems: CredentialProblem[] = [];
+  if (!restrictions.enableFutures) problems.push("FUTURES_DISABLED");
+  if (restrictions.enableWithdrawals || restrictions.enableInternalTransfer) problems.push("WITHDRAWALS_ENABLED");
+  if (!restrictions.ipRestrict) problems.push("IP_UNRESTRICTED");
+  if (config?.dualSidePosition) problems.push("HEDGE_MODE_ENABLED");
+  if (config?.multiAssetsMargin) problems.push("MULTI_ASSETS_MARGIN_ENABLED");
+  return {
+    permissions: {
+      canRead: restrictions.enableReading,
+      canFutures: restrictions.enableFutures,
+      canWithdraw: restrictions.enableWithdrawals,
+    },
+    accountHint: apiKey.length >= 4 ? `…${apiKey.slice(-4)}` : null,
+    problems,
+  };
+}

@@ -1,0 +1,294 @@
+/**
+ * Orders and protections on VENUE_A.
+ *
+ * Idempotency: the venue only refuses a duplicate newClientOrderId while the
+ * first order is still open (-4116), so a filled or cancelled order would be
+ * placed again. Every placement therefore looks the id up first, and a -4116
+ * race is answered with the existing order.
+ *
+ * Conditional orders (stop / take-profit) live on the algo endpoints since the
+ * venue's Dec 2025 migration; the regular endpoint answers -4120 for them.
+ */
+import type { ModifyOrderRequest, Order, OrderType, PlaceOrderRequest, ProtectionRequest } from "../types.ts";
+import type { ApiKeyPair } from "./client.ts";
+import { CLIENT_ORDER_ID_PATTERN, PATHS, WEIGHTS } from "./constants.ts";
+import { type AdapterContext, hasVenueCode, marketRules } from "./context.ts";
+import { CODES, localError } from "./errors.ts";
+import { type MarketRules, toOrder, toProtectionOrder } from "./mappers.ts";
+import { prepareOrder } from "./order_rules.ts";
+import type { WireAlgoOrder, WireOrder } from "./wire.ts";
+
+const TIME_IN_FORCE = { GTC: "GTC", IOC: "IOC", FOK: "FOK", POST_ONLY: "GTX" } as const;
+
+function checkClientOrderId(clientOrderId: string): void {
+  if (!CLIENT_ORDER_ID_PATTERN.test(clientOrderId)) {
+    throw localError(
+      "INVALID_ORDER",
+      `Client order id "${clientOrderId}" must be 1-36 characters of letters, digits and . : / _ -`,
+    );
+  }
+}
+
+function isConditional(type: OrderType): boolean {
+  return type === "STOP_MARKET" || type === "TAKE_PROFIT_MARKET";
+}
+
+/** The regular order with this client id, or null when the venue does not know it (-2013). */
+export async function findOrder(
+  ctx: AdapterContext,
+  keys: ApiKeyPair,
+  symbol: string,
+  clientOrderId: string,
+): Promise<WireOrder | null> {
+  try {
+    return await ctx.fapi.request<WireOrder>({
+      method: "GET",
+      path: PATHS.order,
+      params: { symbol, origClientOrderId: clientOrderId },
+      weight: WEIGHTS.order,
+      auth: keys,
+      action: "Querying the order",
+    });
+  } catch (error) {
+    if (hasVenueCode(error, CODES.noSuchOrder)) return null;
+    throw error;
+  }
+}
+
+/** The algo (conditional) order with this client id, or null. */
+export async function findAlgoOrder(
+  ctx: AdapterContext,
+  keys: ApiKeyPair,
+  clientAlgoId: string,
+): Promise<WireAlgoOrder | null> {
+  try {
+    return await ctx.fapi.request<WireAlgoOrder>({
+      method: "GET",
+      path: PATHS.algoOrder,
+      params: { clientAlgoId },
+      weight: WEIGHTS.order,
+      auth: keys,
+      action: "Querying the conditional order",
+    });
+  } catch (error) {
+    if (hasVenueCode(error, CODES.noSuchOrder)) return null;
+    throw error;
+  }
+}
+
+async function markPrice(ctx: AdapterContext, symbol: string): Promise<string> {
+  const index = await ctx.fapi.request<{ markPrice: string }>({
+    method: "GET",
+    path: PATHS.premiumIndex,
+    params: { symbol },
+    weight: 1,
+    action: "Reading the mark price",
+  });
+  return index.markPrice;
+}
+
+export async function placeOrder(ctx: AdapterContext, keys: ApiKeyPair, order: PlaceOrderRequest): Promise<Order> {
+  checkClientOrderId(order.clientOrderId);
+  const rules = await marketRules(ctx, order.symbol);
+  if (isConditional(order.type)) return placeConditional(ctx, keys, rules, order);
+  // Looked up before validating: a resubmission must find its order even if the market moved since.
+  const existing = await findOrder(ctx, keys, order.symbol, order.clientOrderId);
+  if (existing) return toOrder(existing);
+  const reference = order.type === "MARKET" && !order.reduceOnly ? await markPrice(ctx, order.symbol) : undefined;
+  const prepared = prepareOrder(rules, order, reference);
+  try {
+    const placed = await ctx.fapi.request<WireOrder>({
+      method: "POST",
+      path: PATHS.order,
+      params: {
+        symbol: order.symbol,
+        side: order.side,
+        type: order.type,
+        quantity: prepared.quantity,
+        price: prepared.price,
+        timeInForce: order.type === "LIMIT" ? TIME_IN_FORCE[order.timeInForce ?? "GTC"] : undefined,
+        reduceOnly: order.reduceOnly ? "true" : undefined,
+        newClientOrderId: order.clientOrderId,
+        newOrderRespType: "RESULT",
+      },
+      weight: WEIGHTS.orderMutation,
+      mutation: true,
+      auth: keys,
+      action: "Placing the order",
+    });
+    return toOrder(placed);
+  } catch (error) {
+    if (!hasVenueCode(error, CODES.duplicatedClientOrderId)) throw error;
+    const raced = await findOrder(ctx, keys, order.symbol, order.clientOrderId);
+    if (raced) return toOrder(raced);
+    throw error;
+  }
+}
+
+async function placeConditional(
+  ctx: AdapterContext,
+  keys: ApiKeyPair,
+  rules: MarketRules,
+  order: Pick<PlaceOrderRequest, "side" | "type" | "quantity" | "triggerPrice" | "reduceOnly" | "clientOrderId">,
+): Promise<Order> {
+  const existing = await findAlgoOrder(ctx, keys, order.clientOrderId);
+  if (existing) return toProtectionOrder(existing);
+  const prepared = prepareOrder(rules, order);
+  try {
+    const placed = await ctx.fapi.request<WireAlgoOrder>({
+      method: "POST",
+      path: PATHS.algoOrder,
+      params: {
+        algoType: "CONDITIONAL",
+        symbol: rules.symbol,
+        side: order.side,
+        type: order.type,
+        quantity: prepared.quantity,
+        triggerPrice: prepared.triggerPrice,
+        // Mark price is what liquidation uses and is harder to spike than the last trade.
+        workingType: "MARK_PRICE",
+        reduceOnly: order.reduceOnly ? "true" : undefined,
+        clientAlgoId: order.clientOrderId,
+        newOrderRespType: "RESULT",
+      },
+      weight: WEIGHTS.orderMutation,
+      mutation: true,
+      auth: keys,
+      action: "Placing the conditional order",
+    });
+    return toProtectionOrder(placed);
+  } catch (error) {
+    if (!hasVenueCode(error, CODES.duplicatedClientOrderId)) throw error;
+    const raced = await findAlgoOrder(ctx, keys, order.clientOrderId);
+    if (raced) return toProtectionOrder(raced);
+    throw error;
+  }
+}
+
+/** Regular orders first, then conditional ones, so an unclear protection placement can be resolved too. */
+export async function getOrder(
+  ctx: AdapterContext,
+  keys: ApiKeyPair,
+  symbol: string,
+  clientOrderId: string,
+): Promise<Order | null> {
+  const regular = await findOrder(ctx, keys, symbol, clientOrderId);
+  if (regular) return toOrder(regular);
+  const conditional = await findAlgoOrder(ctx, keys, clientOrderId);
+  return conditional && conditional.symbol === symbol ? toProtectionOrder(conditional) : null;
+}
+
+/** Cancelling an order that already reached a final state answers that state instead of failing. */
+export async function cancelOrder(
+  ctx: AdapterContext,
+  keys: ApiKeyPair,
+  symbol: string,
+  clientOrderId: string,
+): Promise<Order> {
+  try {
+    const cancelled = await ctx.fapi.request<WireOrder>({
+      method: "DELETE",
+      path: PATHS.order,
+      params: { symbol, origClientOrderId: clientOrderId },
+      weight: WEIGHTS.order,
+      mutation: true,
+      auth: keys,
+      action: "Cancelling the order",
+    });
+    return toOrder(cancelled);
+  } catch (error) {
+    if (!hasVenueCode(error, CODES.cancelRejected, CODES.noSuchOrder)) throw error;
+    const order = await getOrder(ctx, keys, symbol, clientOrderId);
+    if (order?.status === "TRIGGER_PENDING") {
+      await cancelProtection(ctx, keys, clientOrderId);
+      return { ...order, status: "CANCELED" };
+    }
+    if (order) return order;
+    throw localError("INVALID_ORDER", `Order "${clientOrderId}" does not exist on "${symbol}"`);
+  }
+}
+
+export async function modifyOrder(ctx: AdapterContext, keys: ApiKeyPair, request: ModifyOrderRequest): Promise<Order> {
+  const rules = await marketRules(ctx, request.symbol);
+  const current = await findOrder(ctx, keys, request.symbol, request.clientOrderId);
+  if (!current) throw localError("INVALID_ORDER", `Order "${request.clientOrderId}" does not exist`);
+  if (current.type !== "LIMIT") throw localError("INVALID_ORDER", "Only limit orders can be modified");
+  const prepared = prepareOrder(rules, {
+    side: current.side,
+    type: "LIMIT",
+    quantity: request.quantity,
+    price: request.price,
+    reduceOnly: current.reduceOnly,
+  });
+  try {
+    const amended = await ctx.fapi.request<WireOrder>({
+      method: "PUT",
+      path: PATHS.order,
+      params: {
+        symbol: request.symbol,
+        origClientOrderId: request.clientOrderId,
+        side: current.side,
+        quantity: prepared.quantity,
+        price: prepared.price,
+      },
+      weight: WEIGHTS.orderMutation,
+      mutation: true,
+      auth: keys,
+      action: "Modifying the order",
+    });
+    return toOrder(amended);
+  } catch (error) {
+    // -5027: the order already has this price and quantity, which is what was asked.
+    if (hasVenueCode(error, CODES.sameOrder)) return toOrder(current);
+    throw error;
+  }
+}
+
+/** Protections are reduce-only with an explicit quantity (the venue forbids quantity with closePosition). */
+export async function placeProtection(
+  ctx: AdapterContext,
+  keys: ApiKeyPair,
+  request: ProtectionRequest,
+): Promise<Order> {
+  checkClientOrderId(request.clientOrderId);
+  const rules = await marketRules(ctx, request.symbol);
+  return placeConditional(ctx, keys, rules, {
+    side: request.side,
+    type: request.kind === "STOP_LOSS" ? "STOP_MARKET" : "TAKE_PROFIT_MARKET",
+    quantity: request.quantity,
+    triggerPrice: request.triggerPrice,
+    reduceOnly: true,
+    clientOrderId: request.clientOrderId,
+  });
+}
+
+/** Cancelling a protection that already fired or was cancelled succeeds; an unknown one is INVALID_ORDER. */
+export async function cancelProtection(ctx: AdapterContext, keys: ApiKeyPair, clientOrderId: string): Promise<void> {
+  try {
+    await ctx.fapi.request({
+      method: "DELETE",
+      path: PATHS.algoOrder,
+      params: { clientAlgoId: clientOrderId },
+      weight: WEIGHTS.order,
+      mutation: true,
+      auth: keys,
+      action: "Cancelling the conditional order",
+    });
+  } catch (error) {
+    if (!hasVenueCode(error, CODES.cancelRejected, CODES.noSuchOrder)) throw error;
+    if (await findAlgoOrder(ctx, keys, clientOrderId)) return;
+    throw localError("INVALID_ORDER", `Conditional order "${clientOrderId}" does not exist`);
+  }
+}
+
+export async function listProtections(ctx: AdapterContext, keys: ApiKeyPair, symbol?: string): Promise<Order[]> {
+  const open = await ctx.fapi.request<WireAlgoOrder[]>({
+    method: "GET",
+    path: PATHS.openAlgoOrders,
+    params: { algoType: "CONDITIONAL", symbol },
+    weight: symbol ? WEIGHTS.openOrdersSymbol : WEIGHTS.openOrdersAll,
+    auth: keys,
+    action: "Listing conditional orders",
+  });
+  return open.map(toProtectionOrder);
+}
