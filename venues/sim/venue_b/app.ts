@@ -1,0 +1,57 @@
+/**
+ * The VENUE_B simulator as a Hono app: the venue's `POST /info` and
+ * `POST /exchange` with their real shapes, signature checks and error texts,
+ * fault injection, and the `/_control` routes. Mount it anywhere
+ * (`/sim/venue-b` in QA); every instance has its own in-memory state.
+ */
+import { type Context, Hono } from "hono";
+import { registerControlRoutes } from "./control.ts";
+import { answerExchange } from "./exchange.ts";
+import { answerInfo } from "./info.ts";
+import { createSimState, type SimState } from "./state.ts";
+import { WireShapeError } from "./canonical.ts";
+
+/** Options of a simulator instance. */
+export interface VenueBSimulatorOptions {
+  now?: () => number;
+  /** Network the simulator signs as (source "a" / hyperliquidChain "Mainnet"); default true. */
+  isMainnet?: boolean;
+}
+
+function unavailable(c: Context) {
+  return c.text("Service unavailable", 503);
+}
+
+/** Runs a venue endpoint: JSON in, JSON out, 400/422 text for bodies the venue could not read. */
+async function serve(c: Context, state: SimState, answer: (state: SimState, body: unknown) => unknown) {
+  if (state.faults.mode === "DOWN") return unavailable(c);
+  if (state.faults.mode === "SLOW") await new Promise((resolve) => setTimeout(resolve, state.faults.ms));
+  let body: unknown;
+  try {
+    body = JSON.parse(await c.req.text());
+  } catch (error) {
+    return c.text(`Failed to parse the request body as JSON: ${(error as Error).message}`, 400);
+  }
+  let reply: unknown;
+  try {
+    reply = answer(state, body);
+  } catch (error) {
+    if (!(error instanceof WireShapeError)) throw error;
+    return c.text(`Failed to deserialize the JSON body into the target type: ${error.message}`, 422);
+  }
+  return c.json(reply);
+}
+
+/** A fresh simulator with BTC, ETH and SOL listed and no wallets. */
+export function createVenueBSimulator(options: VenueBSimulatorOptions = {}): Hono {
+  const state = createSimState({ now: options.now ?? (() => Date.now()), isMainnet: options.isMainnet ?? true });
+  const app = new Hono();
+  app.post("/info", (c) => serve(c, state, answerInfo));
+  app.post("/exchange", async (c) => {
+    const response = await serve(c, state, answerExchange);
+    // The action was applied and kept; only its answer is lost on the way back.
+    return state.faults.mode === "LOSE_RESPONSE" && response.status === 200 ? unavailable(c) : response;
+  });
+  registerControlRoutes(app, state);
+  return app;
+}

@@ -1,0 +1,117 @@
+/**
+ * `/_control/*` routes of the VENUE_B simulator: the contract tests and the
+ * README drive it with (fund wallets, move markets, inject faults, read the
+ * payment ledger, pay funding, revoke agents).
+ */
+import type { Context, Hono } from "hono";
+import { add, cmp, isDecimal } from "../../decimal.ts";
+import type { HexAddress } from "../../types.ts";
+import { applyFunding, matchOnMark } from "./matching.ts";
+import { ensureUser, type FaultMode, marketByCoin, nextHash, type SimState, spreadAround, wire } from "./state.ts";
+
+const FAULT_MODES: FaultMode[] = ["NONE", "DOWN", "SLOW", "LOSE_RESPONSE", "REJECT_KEYS"];
+/** Delay of SLOW when the caller names none: longer than a typical client timeout in tests. */
+const DEFAULT_SLOW_MS = 2_000;
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+function badRequest(c: Context, message: string) {
+  return c.json({ error: message }, 400);
+}
+
+async function jsonBody(c: Context): Promise<Record<string, unknown>> {
+  const body = await c.req.json().catch(() => null);
+  return typeof body === "object" && body !== null ? body as Record<string, unknown> : {};
+}
+
+function positiveDecimal(value: unknown): value is string {
+  return typeof value === "string" && isDecimal(value) && cmp(value, "0") > 0;
+}
+
+/** The venue names markets by coin; the control routes also take our symbol ("BTCUSDC"). */
+function controlMarket(state: SimState, name: string) {
+  return marketByCoin(state, name) ?? marketByCoin(state, name.replace(/USDC$/, ""));
+}
+
+/** Adds the /_control routes to the simulator app. */
+export function registerControlRoutes(app: Hono, state: SimState): void {
+  app.post("/_control/wallets", async (c) => {
+    const { address, usdc } = await jsonBody(c);
+    if (typeof address !== "string" || !ADDRESS.test(address)) {
+      return badRequest(c, "address must be a 0x-prefixed 20-byte hex address");
+    }
+    if (typeof usdc !== "string" || !isDecimal(usdc) || cmp(usdc, "0") < 0) {
+      return badRequest(c, "usdc must be a non-negative decimal string");
+    }
+    const user = ensureUser(state, address);
+    user.usdc = add(user.usdc, usdc);
+    user.ledger.push({ time: state.now(), hash: nextHash(state), delta: { type: "deposit", usdc: wire(usdc) } });
+    return c.json({ address: user.address, usdc: wire(user.usdc) });
+  });
+
+  app.put("/_control/markets/:coin", async (c) => {
+    const found = controlMarket(state, c.req.param("coin"));
+    if (!found) return c.json({ error: `Unknown coin "${c.req.param("coin")}"` }, 404);
+    const { markPrice, bid, ask, depth } = await jsonBody(c);
+    if (!positiveDecimal(markPrice)) return badRequest(c, "markPrice must be a positive decimal string");
+    for (const [name, value] of Object.entries({ bid, ask })) {
+      if (value !== undefined && !positiveDecimal(value)) {
+        return badRequest(c, `${name} must be a positive decimal string`);
+      }
+    }
+    if (depth !== undefined && (typeof depth !== "string" || !isDecimal(depth))) {
+      return badRequest(c, "depth must be a decimal string");
+    }
+    const { market, index } = found;
+    const spread = spreadAround(markPrice, market.szDecimals);
+    market.markPx = markPrice;
+    market.bid = (bid as string | undefined) ?? spread.bid;
+    market.ask = (ask as string | undefined) ?? spread.ask;
+    if (depth !== undefined) market.depth = depth as string;
+    // Moving the mark is what fills resting limits and fires triggers.
+    matchOnMark(state, index);
+    return c.json({
+      coin: market.coin,
+      markPrice: wire(market.markPx),
+      bid: wire(market.bid),
+      ask: wire(market.ask),
+      depth: wire(market.depth),
+    });
+  });
+
+  app.put("/_control/faults", async (c) => {
+    const { mode, ms } = await jsonBody(c);
+    if (!FAULT_MODES.includes(mode as FaultMode)) return badRequest(c, `mode must be one of ${FAULT_MODES.join(", ")}`);
+    if (ms !== undefined && (typeof ms !== "number" || !Number.isInteger(ms) || ms < 0)) {
+      return badRequest(c, "ms must be a whole number of milliseconds");
+    }
+    state.faults = {
+      mode: mode as FaultMode,
+      ms: (ms as number | undefined) ?? (mode === "SLOW" ? DEFAULT_SLOW_MS : 0),
+    };
+    return c.json(state.faults);
+  });
+
+  app.get("/_control/ledger", (c) => {
+    const user = c.req.query("user");
+    if (!user || !ADDRESS.test(user)) return badRequest(c, "user must be a 0x-prefixed 20-byte hex address");
+    const address = user.toLowerCase() as HexAddress;
+    const sends = state.sends.filter((send) => send.user === address || send.destination === address);
+    return c.json({ user: address, sends });
+  });
+
+  app.post("/_control/funding", async (c) => {
+    const { coin, rate } = await jsonBody(c);
+    const found = controlMarket(state, String(coin));
+    if (!found) return c.json({ error: `Unknown coin "${String(coin)}"` }, 404);
+    if (typeof rate !== "string" || !isDecimal(rate)) {
+      return badRequest(c, 'rate must be a decimal string, e.g. "0.0001"');
+    }
+    return c.json({ coin: found.market.coin, rate, payments: applyFunding(state, found.index, rate) });
+  });
+
+  app.delete("/_control/agents/:agentAddress", (c) => {
+    const address = c.req.param("agentAddress").toLowerCase() as HexAddress;
+    if (!state.agents.delete(address)) return c.json({ error: `No approved agent ${address}` }, 404);
+    return c.json({ agentAddress: address, revoked: true });
+  });
+}

@@ -1,0 +1,5 @@
+/**
+ * Protocol-faithful simulator of VENUE_B (Hyperliquid-style perps DEX).
+ * @module
+ */
+export { createVenueBSimulator, type VenueBSimulatorOptions } from "./app.ts";

@@ -1,0 +1,62 @@
+/**
+ * Who may act, as the venue decides it (facts §10 steps 4-5): the recovered
+ * signer resolved to the account it acts for, and the per-signer nonce rules.
+ */
+import type { HexAddress } from "../../types.ts";
+import type { Signature } from "../../venue_b/signing.ts";
+import { fail, integer, record } from "./canonical.ts";
+import { findUser, isFunded, type SimState, type SimUser } from "./state.ts";
+
+const NONCE_SET_SIZE = 100;
+const DAY_MS = 86_400_000;
+
+/** The `{r, s, v}` of an envelope; r and s may come without zero padding. */
+export function parseSignature(raw: unknown): Signature {
+  const signature = record(raw, "signature");
+  const part = (value: unknown, what: string) => {
+    if (typeof value !== "string" || !/^0x[0-9a-fA-F]{1,64}$/.test(value)) fail(`${what}: expected hex`);
+    return value as HexAddress;
+  };
+  return { r: part(signature.r, "r"), s: part(signature.s, "s"), v: integer(signature.v, "v") };
+}
+
+/**
+ * Who an L1 action acts for: an approved, unexpired agent acts for its master,
+ * a funded wallet for itself. Under REJECT_KEYS every agent is a stranger.
+ */
+export function resolveL1Actor(state: SimState, signer: HexAddress): SimUser | string {
+  const agent = state.agents.get(signer);
+  if (agent && agent.validUntil > state.now() && state.faults.mode !== "REJECT_KEYS") {
+    const master = findUser(state, agent.user);
+    if (master) return master;
+  }
+  const user = findUser(state, signer);
+  if (user && !agent) return isFunded(state, user) ? user : `Must deposit before performing actions. User: ${signer}`;
+  return `User or API Wallet ${signer} does not exist.`;
+}
+
+/** User-signed actions move funds or permissions: only the funded wallet itself may sign them. */
+export function resolveUserSigner(state: SimState, signer: HexAddress): SimUser | string {
+  const user = findUser(state, signer);
+  return isFunded(state, user) ? user : `Must deposit before performing actions. User: ${signer}`;
+}
+
+/**
+ * The venue's nonce rules, per signer: inside (now - 2 days, now + 1 day),
+ * never seen, and above the smallest of the 100 highest seen. Records it when
+ * accepted. Returns the refusal text otherwise.
+ */
+export function acceptNonce(state: SimState, signer: HexAddress, nonce: number): string | null {
+  const now = state.now();
+  if (nonce <= now - 2 * DAY_MS || nonce >= now + DAY_MS) {
+    return `Invalid nonce: ${nonce} is outside the accepted time window`;
+  }
+  const seen = state.nonces.get(signer) ?? [];
+  if (seen.includes(nonce)) return "Invalid nonce: duplicate nonce";
+  if (seen.length >= NONCE_SET_SIZE && nonce <= seen[0]) return "Invalid nonce: nonce too low";
+  seen.push(nonce);
+  seen.sort((a, b) => a - b);
+  if (seen.length > NONCE_SET_SIZE) seen.shift();
+  state.nonces.set(signer, seen);
+  return null;
+}

@@ -1,0 +1,178 @@
+/**
+ * VENUE_B account reads (always with the principal's address: the agent's own
+ * address has no state), the credential check, and the user-signed relay.
+ */
+import type {
+  AccountSnapshot,
+  CredentialCheck,
+  Fill,
+  FundingPayment,
+  HexAddress,
+  LedgerEntry,
+  Order,
+  UserSignedAction,
+  VenueCredentials,
+} from "../types.ts";
+import { FILLS_PAGE_LIMIT, FUNDING_PAGE_LIMIT, LEDGER_PAGE_LIMIT, QUOTE_ASSET } from "./constants.ts";
+import { agentCredentials, openAgentKey, principal, type VenueBContext } from "./context.ts";
+import { venueError } from "./errors.ts";
+import {
+  accountHint,
+  toFill,
+  toFunding,
+  toLedgerEntry,
+  toOrder,
+  toPosition,
+  toSymbol,
+  wireDecimal,
+} from "./mappers.ts";
+import { addressFromPrivateKey } from "./signing.ts";
+import type {
+  WireClearinghouseState,
+  WireFill,
+  WireFrontendOrder,
+  WireFunding,
+  WireLedgerUpdate,
+  WireUserRole,
+} from "./wire.ts";
+
+/**
+ * Reads a time-ranged info request page by page. Bounds are inclusive, so the
+ * next page starts at the last time seen and repeats are dropped by key; a
+ * page that brings nothing new ends the walk even if the cap was guessed wrong.
+ */
+async function collectSince<T>(
+  fetchPage: (startTime: number) => Promise<T[]>,
+  since: number,
+  pageLimit: number,
+  keyOf: (item: T) => string,
+  timeOf: (item: T) => number,
+): Promise<T[]> {
+  const seen = new Map<string, T>();
+  let start = since;
+  while (true) {
+    const page = await fetchPage(start);
+    const fresh = page.filter((item) => !seen.has(keyOf(item)));
+    for (const item of fresh) seen.set(keyOf(item), item);
+    if (fresh.length === 0 || page.length < pageLimit) break;
+    start = Math.max(...page.map(timeOf));
+  }
+  return [...seen.values()].sort((a, b) => timeOf(a) - timeOf(b));
+}
+
+/** Read-only check: the sealed key opens to the agent address and the agent is approved for the principal. */
+export async function testCredentials(ctx: VenueBContext, credentials: VenueCredentials): Promise<CredentialCheck> {
+  const agent = agentCredentials(credentials);
+  const key = await openAgentKey(ctx, agent);
+  if (addressFromPrivateKey(key) !== agent.agentAddress.toLowerCase()) {
+    throw venueError("CREDENTIAL_REJECTED", "The stored agent key does not belong to the agent address");
+  }
+  // userRole of the agent names its master only while the approval is live.
+  const role = await ctx.client.info<WireUserRole>({ type: "userRole", user: agent.agentAddress.toLowerCase() });
+  const approved = role.role === "agent" && role.data.user.toLowerCase() === principal(agent);
+  return {
+    permissions: { canRead: true, canFutures: approved, canWithdraw: false },
+    accountHint: accountHint(principal(agent)),
+    problems: approved ? [] : ["AGENT_NOT_APPROVED"],
+  };
+}
+
+function openOrders(ctx: VenueBContext, user: string) {
+  return ctx.client.info<WireFrontendOrder[]>({ type: "frontendOpenOrders", user });
+}
+
+/** USDC balance, positions and regular (non-trigger) open orders of the principal. */
+export async function getAccount(ctx: VenueBContext, credentials: VenueCredentials): Promise<AccountSnapshot> {
+  const user = principal(agentCredentials(credentials));
+  const [state, orders] = await Promise.all([
+    ctx.client.info<WireClearinghouseState>({ type: "clearinghouseState", user }),
+    openOrders(ctx, user),
+  ]);
+  const accountValue = wireDecimal(state.marginSummary.accountValue);
+  return {
+    balances: [{
+      asset: QUOTE_ASSET,
+      free: wireDecimal(state.withdrawable),
+      total: accountValue,
+      usdValue: accountValue,
+    }],
+    positions: state.assetPositions.map((entry) => toPosition(entry.position)),
+    openOrders: orders.filter((order) => !order.isTrigger).map((order) => toOrder(order, "open", null)),
+  };
+}
+
+/** Open trigger (TP/SL) orders, optionally of one market. */
+export async function listProtections(
+  ctx: VenueBContext,
+  credentials: VenueCredentials,
+  symbol?: string,
+): Promise<Order[]> {
+  const orders = await openOrders(ctx, principal(agentCredentials(credentials)));
+  return orders
+    .filter((order) => order.isTrigger && (!symbol || symbol === order.coin || symbol === toSymbol(order.coin)))
+    .map((order) => toOrder(order, "open", null));
+}
+
+/** Fills since `since` (inclusive), oldest first, with fees and builder fees as the venue reports them. */
+export async function getFills(
+  ctx: VenueBContext,
+  credentials: VenueCredentials,
+  query: { symbol?: string; since: number },
+): Promise<Fill[]> {
+  const user = principal(agentCredentials(credentials));
+  const fills = await collectSince(
+    (startTime) => ctx.client.info<WireFill[]>({ type: "userFillsByTime", user, startTime }),
+    query.since,
+    FILLS_PAGE_LIMIT,
+    (fill) => String(fill.tid),
+    (fill) => fill.time,
+  );
+  const symbol = query.symbol;
+  return fills.filter((fill) => !symbol || symbol === fill.coin || symbol === toSymbol(fill.coin)).map(toFill);
+}
+
+/** Funding payments since `since`, signed as the venue reports them (positive = received). */
+export async function getFunding(
+  ctx: VenueBContext,
+  credentials: VenueCredentials,
+  query: { since: number },
+): Promise<FundingPayment[]> {
+  const user = principal(agentCredentials(credentials));
+  const entries = await collectSince(
+    (startTime) => ctx.client.info<WireFunding[]>({ type: "userFunding", user, startTime }),
+    query.since,
+    FUNDING_PAGE_LIMIT,
+    (entry) => `${entry.hash}:${entry.delta.coin}:${entry.time}`,
+    (entry) => entry.time,
+  );
+  return entries.map(toFunding);
+}
+
+/** The fee cap `user` approved for `builder`, in tenths of a basis point (0 when none). */
+export async function getMaxBuilderFee(ctx: VenueBContext, user: HexAddress, builder: HexAddress): Promise<number> {
+  const fee = await ctx.client.info<number>({
+    type: "maxBuilderFee",
+    user: user.toLowerCase(),
+    builder: builder.toLowerCase(),
+  });
+  return typeof fee === "number" ? fee : 0;
+}
+
+/** Relays an action the user signed in their own wallet; the venue verifies it. */
+export async function submitUserSignedAction(ctx: VenueBContext, signed: UserSignedAction): Promise<void> {
+  await ctx.client.exchange({ action: signed.action, nonce: signed.nonce, signature: signed.signature });
+}
+
+/** The user's non-funding ledger updates since `since`, oldest first. */
+export async function getLedger(ctx: VenueBContext, user: HexAddress, since: number): Promise<LedgerEntry[]> {
+  const address = user.toLowerCase() as HexAddress;
+  const updates = await collectSince(
+    (startTime) =>
+      ctx.client.info<WireLedgerUpdate[]>({ type: "userNonFundingLedgerUpdates", user: address, startTime }),
+    since,
+    LEDGER_PAGE_LIMIT,
+    (update) => `${update.hash}:${update.delta.type}:${update.time}`,
+    (update) => update.time,
+  );
+  return updates.map((update) => toLedgerEntry(update, address));
+}

@@ -1,0 +1,79 @@
+/**
+ * The VENUE_B adapter: a Hyperliquid-style perps DEX reached through an agent
+ * wallet the client's principal wallet approved. Reads use the principal's
+ * address; trading actions are signed by the agent key, opened from the secret
+ * box inside each call.
+ *
+ * Client order ids become cloids (cloidFromClientOrderId). Where the venue
+ * only reports the cloid (open-order listings, fills), `clientOrderId` holds
+ * the cloid.
+ */
+import type { SecretOpener, VenueAdapter } from "../types.ts";
+import * as account from "./account.ts";
+import { createVenueBClient } from "./client.ts";
+import { DEFAULT_TIMEOUT_MS, PROVIDER_ID, VENUE_NAME } from "./constants.ts";
+import type { VenueBContext } from "./context.ts";
+import { createMarketCatalog } from "./markets.ts";
+import * as trading from "./trading.ts";
+
+/** What the VENUE_B adapter is built from; everything else has a default. */
+export interface VenueBAdapterDeps {
+  /** e.g. https://api.hyperliquid.xyz, or the simulator's /sim/venue-b. */
+  baseUrl: string;
+  /** Selects the signing network (source "a"/"b", hyperliquidChain); defaults to mainnet. */
+  isMainnet?: boolean;
+  secrets: SecretOpener;
+  fetch?: typeof fetch;
+  now?: () => number;
+  timeoutMs?: number;
+}
+
+/** Builds the VENUE_B adapter. One instance per venue URL; it keeps only the market cache and per-signer nonces. */
+export function createVenueBAdapter(deps: VenueBAdapterDeps): VenueAdapter {
+  const now = deps.now ?? (() => Date.now());
+  const client = createVenueBClient({
+    baseUrl: deps.baseUrl,
+    fetch: deps.fetch ?? fetch,
+    now,
+    timeoutMs: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  });
+  const ctx: VenueBContext = {
+    client,
+    markets: createMarketCatalog(client, now),
+    secrets: deps.secrets,
+    isMainnet: deps.isMainnet ?? true,
+    now,
+  };
+  return {
+    providerId: PROVIDER_ID,
+    name: VENUE_NAME,
+    kind: "PERP_DEX",
+    scheme: "AGENT_WALLET",
+    capabilities: { builderFee: true, agentWallet: true, feeInOtherAsset: false, paymentLedger: true },
+
+    listMarkets: () => ctx.markets.listMarkets(),
+    getOrderBook: (symbol, depth) => ctx.markets.getOrderBook(symbol, depth),
+
+    testCredentials: (credentials) => account.testCredentials(ctx, credentials),
+    getAccount: (credentials) => account.getAccount(ctx, credentials),
+
+    placeOrder: (credentials, order) => trading.placeOrder(ctx, credentials, order),
+    getOrder: (credentials, symbol, clientOrderId) => trading.getOrder(ctx, credentials, symbol, clientOrderId),
+    cancelOrder: (credentials, symbol, clientOrderId) => trading.cancelOrder(ctx, credentials, symbol, clientOrderId),
+    modifyOrder: (credentials, request) => trading.modifyOrder(ctx, credentials, request),
+    setLeverage: (credentials, symbol, leverage) => trading.setLeverage(ctx, credentials, symbol, leverage),
+    setMarginMode: (credentials, symbol, mode) => trading.setMarginMode(ctx, credentials, symbol, mode),
+
+    placeProtection: (credentials, request) => trading.placeProtection(ctx, credentials, request),
+    cancelProtection: (credentials, symbol, clientOrderId) =>
+      trading.cancelProtection(ctx, credentials, symbol, clientOrderId),
+    listProtections: (credentials, symbol) => account.listProtections(ctx, credentials, symbol),
+
+    getFills: (credentials, query) => account.getFills(ctx, credentials, query),
+    getFunding: (credentials, query) => account.getFunding(ctx, credentials, query),
+
+    getMaxBuilderFee: (user, builder) => account.getMaxBuilderFee(ctx, user, builder),
+    submitUserSignedAction: (signed) => account.submitUserSignedAction(ctx, signed),
+    getLedger: (user, since) => account.getLedger(ctx, user, since),
+  };
+}

@@ -1,0 +1,138 @@
+/**
+ * HTTP transport of VENUE_B: `POST /info` (reads) and `POST /exchange`
+ * (signed actions), with per-request timeouts and per-signer nonces.
+ *
+ * The one asymmetry that matters: a read that fails is simply UNAVAILABLE,
+ * but an /exchange request that may have reached the venue and got no
+ * trustworthy answer is OUTCOME_UNKNOWN — the caller must look the order up,
+ * never send it again as new.
+ */
+import { type HexAddress, VenueError } from "../types.ts";
+import { errorFromVenueMessage, venueError } from "./errors.ts";
+import type { Signature } from "./signing.ts";
+
+/** Transport settings of the VENUE_B client. */
+export interface VenueBClientDeps {
+  baseUrl: string;
+  fetch: typeof fetch;
+  now: () => number;
+  timeoutMs: number;
+}
+
+/** The signed envelope posted to /exchange. */
+export interface ExchangeRequest {
+  action: unknown;
+  nonce: number;
+  signature: Signature;
+  vaultAddress?: HexAddress;
+  expiresAfter?: number;
+}
+
+/** The `response` of a `{"status":"ok"}` reply. */
+export interface ExchangeResponse {
+  type: string;
+  data?: { statuses: unknown[] };
+}
+
+/** The two VENUE_B endpoints and the nonce source of the signers that use them. */
+export interface VenueBClient {
+  info<T>(body: Record<string, unknown>): Promise<T>;
+  exchange(body: ExchangeRequest): Promise<ExchangeResponse>;
+  /** A millisecond-time nonce strictly above the last one issued for this signer. */
+  nextNonce(signer: string): number;
+}
+
+// Deno reports a refused or unresolvable connection this way: nothing was sent.
+const NOT_SENT = /client error \(Connect\)|tcp connect error|connection refused|dns error/i;
+
+/** A client bound to one base URL (the venue, or a simulator mounted anywhere). */
+export function createVenueBClient(deps: VenueBClientDeps): VenueBClient {
+  const base = deps.baseUrl.replace(/\/+$/, "");
+  const lastNonce = new Map<string, number>();
+
+  async function post(path: string, body: unknown): Promise<Response> {
+    return await deps.fetch(`${base}${path}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(deps.timeoutMs),
+    });
+  }
+
+  function describe(error: unknown): string {
+    if (error instanceof DOMException && error.name === "TimeoutError") return `no answer within ${deps.timeoutMs} ms`;
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : "";
+    return `${error instanceof Error ? error.message : String(error)} ${cause}`.trim();
+  }
+
+  function rateLimited(response: Response) {
+    const seconds = Number(response.headers.get("Retry-After"));
+    return venueError("RATE_LIMITED", "VENUE_B rate limit reached", {
+      venueCode: 429,
+      retryAfterMs: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined,
+    });
+  }
+
+  async function refused(response: Response) {
+    const text = (await response.text().catch(() => "")).slice(0, 200);
+    return venueError("INVALID_ORDER", `VENUE_B refused the request (HTTP ${response.status}): "${text}"`, {
+      venueCode: response.status,
+    });
+  }
+
+  return {
+    async info<T>(body: Record<string, unknown>): Promise<T> {
+      let response: Response;
+      let parsed: unknown;
+      try {
+        response = await post("/info", body);
+        if (response.status === 429) throw rateLimited(response);
+        if (response.status >= 500) {
+          await response.body?.cancel();
+          throw venueError("UNAVAILABLE", `VENUE_B is unavailable (HTTP ${response.status})`, {
+            venueCode: response.status,
+          });
+        }
+        if (!response.ok) throw await refused(response);
+        parsed = await response.json();
+      } catch (error) {
+        if (error instanceof VenueError) throw error;
+        throw venueError("UNAVAILABLE", `VENUE_B could not be read: ${describe(error)}`);
+      }
+      return parsed as T;
+    },
+
+    async exchange(body: ExchangeRequest): Promise<ExchangeResponse> {
+      let reply: { status?: unknown; response?: unknown };
+      try {
+        const response = await post("/exchange", body);
+        if (response.status === 429) throw rateLimited(response);
+        if (response.status >= 500) {
+          await response.body?.cancel();
+          throw venueError("OUTCOME_UNKNOWN", `VENUE_B answered HTTP ${response.status} after the action was sent`, {
+            venueCode: response.status,
+          });
+        }
+        if (!response.ok) throw await refused(response);
+        reply = await response.json();
+      } catch (error) {
+        if (error instanceof VenueError) throw error;
+        const detail = describe(error);
+        if (NOT_SENT.test(detail)) throw venueError("UNAVAILABLE", `VENUE_B could not be reached: ${detail}`);
+        throw venueError("OUTCOME_UNKNOWN", `VENUE_B gave no usable answer to a sent action: ${detail}`);
+      }
+      if (reply.status === "ok" && reply.response && typeof reply.response === "object") {
+        return reply.response as ExchangeResponse;
+      }
+      if (reply.status === "err" && typeof reply.response === "string") throw errorFromVenueMessage(reply.response);
+      throw venueError("OUTCOME_UNKNOWN", "VENUE_B answered a sent action with an unrecognised body");
+    },
+
+    nextNonce(signer: string): number {
+      const key = signer.toLowerCase();
+      const nonce = Math.max(deps.now(), (lastNonce.get(key) ?? 0) + 1);
+      lastNonce.set(key, nonce);
+      return nonce;
+    },
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * VENUE_B error strings mapped to our VenueErrorKind.
+ *
+ * The venue answers every refusal with free text (whole-action
+ * `{"status":"err","response":"..."}` or a per-order `{"error":"..."}`), so
+ * the mapping is by pattern. Only the kinds the domain treats as transient
+ * (RATE_LIMITED, UNAVAILABLE) may be retried; an unknown text is an
+ * INVALID_ORDER, the safe "do not resend as is" answer.
+ */
+import { VenueError, type VenueErrorKind } from "../types.ts";
+import { PROVIDER_ID } from "./constants.ts";
+
+const RULES: [RegExp, VenueErrorKind][] = [
+  // A wrong signature recovers a random address, so a bad key, an unapproved,
+  // expired or revoked agent and a hashing bug all read the same.
+  [/^(L1 error: )?User or API Wallet 0x[0-9a-f]+ does not exist/i, "CREDENTIAL_REJECTED"],
+  [/^Builder fee has not been approved/i, "CREDENTIAL_REJECTED"],
+  [/^Vault may not perform this action/i, "CREDENTIAL_REJECTED"],
+  [/^Must deposit before performing actions/i, "INSUFFICIENT_MARGIN"],
+  [/^Insufficient margin/i, "INSUFFICIENT_MARGIN"],
+  [/^Insufficient balance/i, "INSUFFICIENT_MARGIN"],
+  [/^Builder has insufficient balance to be approved/i, "INVALID_ORDER"],
+  [/^Builder fee is too high/i, "INVALID_ORDER"],
+  [/^Too many cumulative requests/i, "RATE_LIMITED"],
+  [/rate limit/i, "RATE_LIMITED"],
+  // Nothing was applied: the same intent may be signed again with a fresh nonce.
+  [/^Invalid nonce/i, "UNAVAILABLE"],
+  [/^Action has expired/i, "UNAVAILABLE"],
+  [/^Price must be divisible by tick size/i, "INVALID_ORDER"],
+  [/^Order must have minimum value/i, "INVALID_ORDER"],
+  [/^Order has (invalid|zero) (size|price)/i, "INVALID_ORDER"],
+  [/^Reduce only order would increase position/i, "INVALID_ORDER"],
+  [/^Order price (cannot be more than|too far)/i, "INVALID_ORDER"],
+  [/^Post only order would have immediately matched/i, "INVALID_ORDER"],
+  [/^Order could not immediately match/i, "INVALID_ORDER"],
+  [/^No liquidity available for market order/i, "INVALID_ORDER"],
+  [/^Invalid TP\/SL price/i, "INVALID_ORDER"],
+  [/margin tier limit|open interest/i, "INVALID_ORDER"],
+  [/^Order was never placed, already canceled, or filled/i, "INVALID_ORDER"],
+  [/^Cannot modify canceled or filled order/i, "INVALID_ORDER"],
+  [/^Cannot self-transfer/i, "INVALID_ORDER"],
+];
+
+/** Texts that tell the adapter the order already exists at the venue under this cloid. */
+const DUPLICATE_CLOID = /^Duplicate cloid/i;
+/** Texts of a cancel that found no open order (already filled, canceled or never placed). */
+const NOTHING_TO_CANCEL = /^Order was never placed, already canceled, or filled/i;
+
+/** Our error kind for a venue refusal text. */
+export function kindOfVenueMessage(message: string): VenueErrorKind {
+  for (const [pattern, kind] of RULES) if (pattern.test(message)) return kind;
+  return "INVALID_ORDER";
+}
+
+/** Whether the venue refused an order because its cloid is taken. */
+export function isDuplicateCloid(message: string): boolean {
+  return DUPLICATE_CLOID.test(message);
+}
+
+/** Whether a cancel found no open order under that id. */
+export function isNothingToCancel(message: string): boolean {
+  return NOTHING_TO_CANCEL.test(message);
+}
+
+/** A VenueError for a refusal the venue wrote as text; the text is kept as venueCode. */
+export function errorFromVenueMessage(message: string): VenueError {
+  return new VenueError(kindOfVenueMessage(message), `VENUE_B refused the action: "${message}"`, {
+    providerId: PROVIDER_ID,
+    venueCode: message,
+  });
+}
+
+/** A VenueError of this venue. */
+export function venueError(
+  kind: VenueErrorKind,
+  message: string,
+  extra: { venueCode?: string | number; retryAfterMs?: number } = {},
+): VenueError {
+  return new VenueError(kind, message, { providerId: PROVIDER_ID, ...extra });
+}
