@@ -15,11 +15,11 @@ import type { ProviderId } from "../../venues/types.ts";
 import { PROVIDER_IDS } from "../../venues/types.ts";
 import { tighterEnvelope } from "../partners/envelope.ts";
 import {
-  contractInForce,
   type ContractRow,
   loadPartner,
   loadRestrictions,
   type PartnerRow,
+  pickContractInForce,
   type RestrictionRow,
 } from "../partners/load_partner.ts";
 
@@ -67,9 +67,7 @@ export async function effectiveAccessOf(ctx: Ctx, partnerId: string): Promise<Ef
 }
 
 function deriveAccess({ partner, contracts, restrictions, published }: PartnerSnapshot, now: number): EffectiveAccess {
-  const contract = contracts.filter((c) => c.effectiveFrom <= now)
-    .sort((a, b) => b.effectiveFrom - a.effectiveFrom || b.version - a.version)[0];
-  if (!contract) throw new Error(`Partner ${partner.partnerId} has no contract in force`);
+  const contract = pickContractInForce(contracts, now);
   return {
     partner,
     contract,

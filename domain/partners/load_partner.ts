@@ -1,5 +1,5 @@
 /** Reading a partner and the contract version in force. */
-import { and, desc, eq, lte } from "drizzle-orm";
+import { desc, eq } from "drizzle-orm";
 import type { Executor } from "../../db/client.ts";
 import { contractVersions, partnerRestrictions, partners } from "../../db/schema.ts";
 import { ApiError } from "../errors.ts";
@@ -14,13 +14,19 @@ export async function loadPartner(db: Executor, partnerId: string): Promise<Part
   return row;
 }
 
-/** The version whose effectiveFrom is the latest one not after `at`. */
+/** Of a partner's contract versions, the one whose effectiveFrom is the latest not after `at`. */
+export function pickContractInForce(versions: ContractRow[], at: number): ContractRow {
+  const inForce = versions.filter((c) => c.effectiveFrom <= at)
+    .sort((a, b) => b.effectiveFrom - a.effectiveFrom || b.version - a.version)[0];
+  if (!inForce) throw new Error("The partner has no contract in force");
+  return inForce;
+}
+
 export async function contractInForce(db: Executor, partnerId: string, at: number): Promise<ContractRow> {
-  const [row] = await db.select().from(contractVersions)
-    .where(and(eq(contractVersions.partnerId, partnerId), lte(contractVersions.effectiveFrom, at)))
-    .orderBy(desc(contractVersions.effectiveFrom), desc(contractVersions.version)).limit(1);
-  if (!row) throw new Error(`Partner ${partnerId} has no contract in force`);
-  return row;
+  return pickContractInForce(
+    await db.select().from(contractVersions).where(eq(contractVersions.partnerId, partnerId)),
+    at,
+  );
 }
 
 export async function latestContract(db: Executor, partnerId: string): Promise<ContractRow> {
