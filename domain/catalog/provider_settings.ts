@@ -33,5 +33,6 @@ export async function setRealExecution(
         set: { realExecution: input.realExecution, updatedAt: now },
       });
   });
+  ctx.caches.providerSettings.clear();
   return { providerId: input.providerId, realExecution: input.realExecution ? "ENABLED" : "NOT_VALIDATED" };
 }
