@@ -1,6 +1,7 @@
 /** Reads of one client: the resource, its status overview and its commercial status. */
-import { eq } from "drizzle-orm";
-import { clientSetups } from "../../db/schema.ts";
+import { and, eq } from "drizzle-orm";
+import { clients, clientSetups } from "../../db/schema.ts";
+import { ApiError } from "../errors.ts";
 import { type Ctx, partnerOf } from "../context.ts";
 import { commercialStates } from "../commercial/commercial_state.ts";
 import { clientStrategies, effectiveAccessOf, isAccessActive } from "../grants/effective_access.ts";
@@ -14,9 +15,14 @@ export async function getClient({ ctx, input }: { ctx: Ctx; input: { externalUse
 
 export async function getClientStatus({ ctx, input }: { ctx: Ctx; input: { externalUserId: string } }) {
   const partnerId = partnerOf(ctx);
-  const client = await loadClient(ctx.db.read, partnerId, input.externalUserId);
+  // One round trip for the client and its setups: this read is polled by partners.
+  const rows = await ctx.db.read.select({ client: clients, setup: clientSetups }).from(clients)
+    .leftJoin(clientSetups, eq(clientSetups.clientId, clients.id))
+    .where(and(eq(clients.partnerId, partnerId), eq(clients.externalUserId, input.externalUserId)));
+  if (!rows.length) throw new ApiError("NOT_FOUND");
+  const client = rows[0].client;
+  const setups = rows.flatMap((row) => (row.setup ? [row.setup] : []));
   const access = await effectiveAccessOf(ctx, partnerId);
-  const setups = await ctx.db.read.select().from(clientSetups).where(eq(clientSetups.clientId, client.id));
   const commercial = commercialStates(access, client.status);
   return {
     externalUserId: client.externalUserId,
