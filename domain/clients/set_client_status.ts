@@ -6,9 +6,9 @@
  */
 import { eq } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
-import { auditEntries, clients } from "../../db/schema.ts";
-import { actorLabel, type Ctx, partnerOf } from "../context.ts";
-import { emitEvent } from "../events/emit_event.ts";
+import { clients } from "../../db/schema.ts";
+import { type Ctx, partnerOf } from "../context.ts";
+import { recordChange } from "../events/record_change.ts";
 import { type ClientView, clientView, loadClient } from "./load_client.ts";
 
 export async function setClientStatus(
@@ -21,25 +21,22 @@ export async function setClientStatus(
     if (client.status === input.status) return clientView(client);
     const [updated] = await tx.update(clients).set({ status: input.status, updatedAt: now })
       .where(eq(clients.id, client.id)).returning();
-    await tx.insert(auditEntries).values({
+    await recordChange(ctx, tx, {
       partnerId,
-      actor: actorLabel(ctx.actor),
       action: input.status === "SUSPENDED" ? "client.suspended" : "client.reactivated",
       reason: input.reason,
       before: { externalUserId: client.externalUserId, status: client.status },
       after: { externalUserId: client.externalUserId, status: input.status },
       at: now,
-    });
-    await emitEvent(tx, {
-      type: "client.updated",
-      partnerId,
-      tenantId: client.tenantId,
-      externalUserId: client.externalUserId,
-      occurredAt: now,
-      data: {
-        change: input.status === "SUSPENDED" ? "SUSPENDED" : "REACTIVATED",
-        status: input.status,
-        reason: input.reason,
+      event: {
+        type: "client.updated",
+        tenantId: client.tenantId,
+        externalUserId: client.externalUserId,
+        data: {
+          change: input.status === "SUSPENDED" ? "SUSPENDED" : "REACTIVATED",
+          status: input.status,
+          reason: input.reason,
+        },
       },
     });
     return clientView(updated);

@@ -8,10 +8,10 @@
  */
 import { and, eq, gt, isNull, or } from "drizzle-orm";
 import { type Tx, withTransaction } from "../../db/client.ts";
-import { auditEntries, credentials } from "../../db/schema.ts";
+import { credentials } from "../../db/schema.ts";
 import { iso } from "../clock.ts";
-import { actorLabel, type Ctx } from "../context.ts";
-import { emitEvent } from "../events/emit_event.ts";
+import { type Ctx } from "../context.ts";
+import { recordChange } from "../events/record_change.ts";
 import { randomSecret, randomToken, sha256Hex } from "../ids.ts";
 import { loadPartner } from "../partners/load_partner.ts";
 
@@ -45,25 +45,20 @@ export async function issueCredential(
     secretHash: sha256Hex(issued.clientSecret),
     createdAt: now,
   });
-  await tx.insert(auditEntries).values({
+  await recordChange(ctx, tx, {
     partnerId: input.partnerId,
-    actor: actorLabel(ctx.actor),
     action: "credential.issued",
     after: { clientId: issued.clientId, replaced: live.map((c) => c.clientId), overlapEndsAt: iso(overlapEnd) },
     at: now,
-  });
-  await emitEvent(tx, {
-    type: "credential.issued",
-    partnerId: input.partnerId,
-    tenantId: input.partnerId,
-    externalUserId: null,
-    occurredAt: now,
-    data: {
-      clientId: issued.clientId,
-      replaced: live.map((c) => ({
-        clientId: c.clientId,
-        validUntil: iso(Math.min(c.expiresAt ?? Infinity, overlapEnd)),
-      })),
+    event: {
+      type: "credential.issued",
+      data: {
+        clientId: issued.clientId,
+        replaced: live.map((c) => ({
+          clientId: c.clientId,
+          validUntil: iso(Math.min(c.expiresAt ?? Infinity, overlapEnd)),
+        })),
+      },
     },
   });
   return issued;

@@ -1,10 +1,10 @@
 /** Immediate revocation of one partner credential (operator). */
 import { and, eq } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
-import { auditEntries, credentials } from "../../db/schema.ts";
-import { actorLabel, type Ctx } from "../context.ts";
+import { credentials } from "../../db/schema.ts";
+import { type Ctx } from "../context.ts";
 import { ApiError } from "../errors.ts";
-import { emitEvent } from "../events/emit_event.ts";
+import { recordChange } from "../events/record_change.ts";
 
 export async function revokeCredential(
   { ctx, input }: { ctx: Ctx; input: { partnerId: string; clientId: string } },
@@ -17,20 +17,12 @@ export async function revokeCredential(
     const revokedAt = row.revokedAt ?? now;
     if (!row.revokedAt) {
       await tx.update(credentials).set({ revokedAt }).where(eq(credentials.clientId, row.clientId));
-      await tx.insert(auditEntries).values({
+      await recordChange(ctx, tx, {
         partnerId: input.partnerId,
-        actor: actorLabel(ctx.actor),
         action: "credential.revoked",
         after: { clientId: row.clientId },
         at: now,
-      });
-      await emitEvent(tx, {
-        type: "credential.revoked",
-        partnerId: input.partnerId,
-        tenantId: input.partnerId,
-        externalUserId: null,
-        occurredAt: now,
-        data: { clientId: row.clientId },
+        event: { type: "credential.revoked", data: { clientId: row.clientId } },
       });
     }
     return { clientId: row.clientId, revokedAt };

@@ -3,11 +3,11 @@
  * now, and a first credential whose secret is returned once.
  */
 import { withTransaction } from "../../db/client.ts";
-import { auditEntries, contractVersions, partners } from "../../db/schema.ts";
-import { actorLabel, type Ctx } from "../context.ts";
+import { contractVersions, partners } from "../../db/schema.ts";
+import { type Ctx } from "../context.ts";
 import { issueCredential, type IssuedCredential } from "../credentials/issue_credential.ts";
 import { ApiError } from "../errors.ts";
-import { emitEvent } from "../events/emit_event.ts";
+import { recordChange } from "../events/record_change.ts";
 import { randomToken } from "../ids.ts";
 import { usdToMicros } from "../money.ts";
 import { envelopeToMicros } from "./envelope.ts";
@@ -39,20 +39,12 @@ export async function createPartner(
       updatedAt: now,
     });
     await tx.insert(contractVersions).values(contractRow(partnerId, 1, now, now, input.contract, false));
-    await tx.insert(auditEntries).values({
+    await recordChange(ctx, tx, {
       partnerId,
-      actor: actorLabel(ctx.actor),
       action: "partner.created",
       after: input,
       at: now,
-    });
-    await emitEvent(tx, {
-      type: "tenant.updated",
-      partnerId,
-      tenantId: partnerId,
-      externalUserId: null,
-      occurredAt: now,
-      data: { change: "CREATED", status: "ACTIVE", contractVersion: 1 },
+      event: { type: "tenant.updated", data: { change: "CREATED", status: "ACTIVE", contractVersion: 1 } },
     });
     const credential = await issueCredential({ ctx, tx, input: { partnerId } });
     return { partner: await operatorPartnerView(tx, partnerId, now), credential };

@@ -4,10 +4,10 @@
  */
 import { eq } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
-import { auditEntries, partners } from "../../db/schema.ts";
-import { actorLabel, type Ctx } from "../context.ts";
+import { partners } from "../../db/schema.ts";
+import { type Ctx } from "../context.ts";
 import { ApiError } from "../errors.ts";
-import { emitEvent } from "../events/emit_event.ts";
+import { recordChange } from "../events/record_change.ts";
 import { loadPartner } from "./load_partner.ts";
 import { operatorPartnerView } from "./partner_view.ts";
 import type { PartnerStatus } from "./types.ts";
@@ -34,22 +34,14 @@ export async function setPartnerStatus(
       }
       await tx.update(partners).set({ status: input.status, updatedAt: now })
         .where(eq(partners.partnerId, input.partnerId));
-      await tx.insert(auditEntries).values({
+      await recordChange(ctx, tx, {
         partnerId: input.partnerId,
-        actor: actorLabel(ctx.actor),
         action: "partner.status",
         reason: input.reason ?? null,
         before: { status: from },
         after: { status: input.status },
         at: now,
-      });
-      await emitEvent(tx, {
-        type: "tenant.updated",
-        partnerId: input.partnerId,
-        tenantId: input.partnerId,
-        externalUserId: null,
-        occurredAt: now,
-        data: { change: "STATUS", status: input.status },
+        event: { type: "tenant.updated", data: { change: "STATUS", status: input.status } },
       });
     }
     return await operatorPartnerView(tx, input.partnerId, now);

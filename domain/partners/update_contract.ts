@@ -6,11 +6,11 @@
  */
 import { and, eq, gte } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
-import { auditEntries, contractVersions } from "../../db/schema.ts";
+import { contractVersions } from "../../db/schema.ts";
 import { nextPeriodStart } from "../billing/periods.ts";
 import { iso } from "../clock.ts";
-import { actorLabel, type Ctx } from "../context.ts";
-import { emitEvent } from "../events/emit_event.ts";
+import { type Ctx } from "../context.ts";
+import { recordChange } from "../events/record_change.ts";
 import { contractRow } from "./create_partner.ts";
 import { contractInForce, latestContract, loadPartner } from "./load_partner.ts";
 import { operatorPartnerView } from "./partner_view.ts";
@@ -34,21 +34,16 @@ export async function updateContract(
     await tx.insert(contractVersions).values(
       contractRow(input.partnerId, version, effectiveFrom, now, input.terms, inForce.suspended),
     );
-    await tx.insert(auditEntries).values({
+    await recordChange(ctx, tx, {
       partnerId: input.partnerId,
-      actor: actorLabel(ctx.actor),
       action: "contract.versioned",
       before: { version: inForce.version },
       after: { version, effectiveFrom: iso(effectiveFrom), terms: input.terms },
       at: now,
-    });
-    await emitEvent(tx, {
-      type: "tenant.updated",
-      partnerId: input.partnerId,
-      tenantId: input.partnerId,
-      externalUserId: null,
-      occurredAt: now,
-      data: { change: "CONTRACT_SCHEDULED", contractVersion: version, effectiveFrom: iso(effectiveFrom) },
+      event: {
+        type: "tenant.updated",
+        data: { change: "CONTRACT_SCHEDULED", contractVersion: version, effectiveFrom: iso(effectiveFrom) },
+      },
     });
     return await operatorPartnerView(tx, input.partnerId, now);
   });
@@ -68,22 +63,20 @@ export async function setContractSuspended(
         eq(contractVersions.partnerId, input.partnerId),
         gte(contractVersions.version, inForce.version),
       ));
-      await tx.insert(auditEntries).values({
+      await recordChange(ctx, tx, {
         partnerId: input.partnerId,
-        actor: actorLabel(ctx.actor),
         action: input.suspended ? "contract.suspended" : "contract.resumed",
         reason: input.reason,
         before: { suspended: inForce.suspended },
         after: { suspended: input.suspended },
         at: now,
-      });
-      await emitEvent(tx, {
-        type: "tenant.updated",
-        partnerId: input.partnerId,
-        tenantId: input.partnerId,
-        externalUserId: null,
-        occurredAt: now,
-        data: { change: input.suspended ? "CONTRACT_SUSPENDED" : "CONTRACT_RESUMED", contractVersion: inForce.version },
+        event: {
+          type: "tenant.updated",
+          data: {
+            change: input.suspended ? "CONTRACT_SUSPENDED" : "CONTRACT_RESUMED",
+            contractVersion: inForce.version,
+          },
+        },
       });
     }
     return await operatorPartnerView(tx, input.partnerId, now);

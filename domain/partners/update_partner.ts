@@ -5,9 +5,9 @@
  */
 import { eq } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
-import { auditEntries, partners } from "../../db/schema.ts";
-import { actorLabel, type Ctx } from "../context.ts";
-import { emitEvent } from "../events/emit_event.ts";
+import { partners } from "../../db/schema.ts";
+import { type Ctx } from "../context.ts";
+import { recordChange } from "../events/record_change.ts";
 import { loadEffectiveAccess } from "../grants/effective_access.ts";
 import { markSetupsOutsideEnvelope } from "../tenants/envelope_fit.ts";
 import { envelopeToMicros } from "./envelope.ts";
@@ -39,21 +39,13 @@ export async function updatePartner(
       const { envelope } = await loadEffectiveAccess(tx, input.partnerId, now);
       await markSetupsOutsideEnvelope(tx, input.partnerId, envelope, now);
     }
-    await tx.insert(auditEntries).values({
+    await recordChange(ctx, tx, {
       partnerId: input.partnerId,
-      actor: actorLabel(ctx.actor),
       action: "partner.updated",
       before,
       after,
       at: now,
-    });
-    await emitEvent(tx, {
-      type: "tenant.updated",
-      partnerId: input.partnerId,
-      tenantId: input.partnerId,
-      externalUserId: null,
-      occurredAt: now,
-      data: { change: "SETTINGS", fields: Object.keys(changes) },
+      event: { type: "tenant.updated", data: { change: "SETTINGS", fields: Object.keys(changes) } },
     });
     return after;
   });

@@ -7,10 +7,10 @@
  * an audit entry (who, when, why, before, after) and a `tenant.updated` event.
  */
 import { withTransaction } from "../../db/client.ts";
-import { auditEntries, partnerRestrictions } from "../../db/schema.ts";
-import { actorLabel, type Ctx, partnerOf } from "../context.ts";
+import { partnerRestrictions } from "../../db/schema.ts";
+import { type Ctx, partnerOf } from "../context.ts";
 import { ApiError } from "../errors.ts";
-import { emitEvent } from "../events/emit_event.ts";
+import { recordChange } from "../events/record_change.ts";
 import { loadEffectiveAccess } from "../grants/effective_access.ts";
 import { ENVELOPE_FIELDS, envelopeToMicros, envelopeToUsd } from "../partners/envelope.ts";
 import type { RiskEnvelopeInput } from "../partners/types.ts";
@@ -67,22 +67,17 @@ export async function setRestrictions({ ctx, input }: { ctx: Ctx; input: Restric
       .onConflictDoUpdate({ target: partnerRestrictions.partnerId, set: { ...next, version, updatedAt: now } });
     const before = current &&
       { providers: current.providers, strategies: current.strategies, envelope: current.envelope };
-    await tx.insert(auditEntries).values({
+    await recordChange(ctx, tx, {
       partnerId,
-      actor: actorLabel(ctx.actor),
       action: "restrictions.updated",
       reason: input.reason,
       before,
       after: next,
       at: now,
-    });
-    await emitEvent(tx, {
-      type: "tenant.updated",
-      partnerId,
-      tenantId: partnerId,
-      externalUserId: null,
-      occurredAt: now,
-      data: { change: "RESTRICTIONS", restrictionsVersion: version, reason: input.reason },
+      event: {
+        type: "tenant.updated",
+        data: { change: "RESTRICTIONS", restrictionsVersion: version, reason: input.reason },
+      },
     });
     const access = await loadEffectiveAccess(tx, partnerId, now);
     await markSetupsOutsideEnvelope(tx, partnerId, access.envelope, now);
