@@ -9,6 +9,7 @@
  * Conditional orders (stop / take-profit) live on the algo endpoints since the
  * venue's Dec 2025 migration; the regular endpoint answers -4120 for them.
  */
+import { protectionOrder } from "../protection.ts";
 import type { ModifyOrderRequest, Order, OrderType, PlaceOrderRequest, ProtectionRequest } from "../types.ts";
 import type { ApiKeyPair } from "./client.ts";
 import { CLIENT_ORDER_ID_PATTERN, PATHS, WEIGHTS } from "./constants.ts";
@@ -252,14 +253,7 @@ export async function placeProtection(
 ): Promise<Order> {
   checkClientOrderId(request.clientOrderId);
   const rules = await marketRules(ctx, request.symbol);
-  return placeConditional(ctx, keys, rules, {
-    side: request.side,
-    type: request.kind === "STOP_LOSS" ? "STOP_MARKET" : "TAKE_PROFIT_MARKET",
-    quantity: request.quantity,
-    triggerPrice: request.triggerPrice,
-    reduceOnly: true,
-    clientOrderId: request.clientOrderId,
-  });
+  return placeConditional(ctx, keys, rules, protectionOrder(request));
 }
 
 /** Cancelling a protection that already fired or was cancelled succeeds; an unknown one is INVALID_ORDER. */

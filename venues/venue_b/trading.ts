@@ -7,6 +7,7 @@
  * OUTCOME_UNKNOWN the retry returns the order the lost attempt created instead
  * of creating a second one.
  */
+import { protectionOrder } from "../protection.ts";
 import { add, cmp, isDecimal, isZero, mul, sub } from "../decimal.ts";
 import type {
   Decimal,
@@ -208,15 +209,7 @@ export async function placeOrder(
 
 /** A reduce-only market trigger order (tpsl "sl" or "tp"). */
 export function placeProtection(ctx: VenueBContext, credentials: VenueCredentials, request: ProtectionRequest) {
-  return placeOrder(ctx, credentials, {
-    symbol: request.symbol,
-    side: request.side,
-    type: request.kind === "STOP_LOSS" ? "STOP_MARKET" : "TAKE_PROFIT_MARKET",
-    quantity: request.quantity,
-    triggerPrice: request.triggerPrice,
-    reduceOnly: true,
-    clientOrderId: request.clientOrderId,
-  });
+  return placeOrder(ctx, credentials, protectionOrder(request));
 }
 
 /** Cancels by cloid; an order that had already finished is returned as it finished. */
