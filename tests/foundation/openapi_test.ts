@@ -9,7 +9,28 @@ Deno.test("OpenAPI document and reference page", async (t) => {
       const doc = await expectJson(await call(env, "GET", "/v1/openapi.json"), 200);
       assert.equal(doc.openapi, "3.0.3");
       assert.equal(doc.info.version, "1.0.0-mvp");
-      for (const path of ["/v1/health", "/v1/usage", "/v1/events"]) assert.ok(doc.paths[path], path);
+      const routes = [
+        "/v1/health",
+        "/v1/usage",
+        "/v1/events",
+        "/v1/tenants",
+        "/v1/tenants/{tenantId}",
+        "/v1/tenants/{tenantId}/restrictions",
+        "/v1/providers",
+        "/v1/strategies",
+        "/v1/markets",
+        "/v1/users",
+        "/v1/users/{id}",
+        "/v1/users/{id}/status",
+        "/v1/users/{id}/commercial",
+        "/v1/users/{id}/suspend",
+        "/v1/users/{id}/reactivate",
+        "/v1/users/{id}/strategies",
+      ];
+      for (const path of routes) assert.ok(doc.paths[path], path);
+      const created = doc.paths["/v1/users"].post.responses["201"].content["application/json"].schema;
+      assert.deepEqual(created.allOf[0], { $ref: "#/components/schemas/Client" });
+      assert.equal(created.allOf[1].properties.created.type, "boolean");
       assert.ok(!Object.keys(doc.paths).some((p) => p.startsWith("/operator")));
       assert.ok(doc.components.schemas.Error);
       assert.deepEqual(doc.security, [{ basic: [] }]);
