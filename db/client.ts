@@ -91,3 +91,16 @@ export class AsyncLock {
     return result;
   }
 }
+
+/**
+ * A query built once per executor and reused with placeholders: on hot reads,
+ * building drizzle's SQL and preparing the statement cost more than running it.
+ */
+export function preparedFor<Q>(build: (db: Executor) => Q): (db: Executor) => Q {
+  const built = new WeakMap<Executor, Q>();
+  return (db) => {
+    let query = built.get(db);
+    if (!query) built.set(db, query = build(db));
+    return query;
+  };
+}

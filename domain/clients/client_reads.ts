@@ -1,5 +1,6 @@
 /** Reads of one client: the resource, its status overview and its commercial status. */
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import { preparedFor } from "../../db/client.ts";
 import { clients, clientSetups } from "../../db/schema.ts";
 import { ApiError } from "../errors.ts";
 import { type Ctx, partnerOf } from "../context.ts";
@@ -13,12 +14,22 @@ export async function getClient({ ctx, input }: { ctx: Ctx; input: { externalUse
   return { ...clientView(client), automations: [] as unknown[] };
 }
 
+const clientWithSetups = preparedFor((db) =>
+  db.select({ client: clients, setup: clientSetups }).from(clients)
+    .leftJoin(clientSetups, eq(clientSetups.clientId, clients.id))
+    .where(
+      and(
+        eq(clients.partnerId, sql.placeholder("partnerId")),
+        eq(clients.externalUserId, sql.placeholder("externalUserId")),
+      ),
+    )
+    .prepare()
+);
+
 export async function getClientStatus({ ctx, input }: { ctx: Ctx; input: { externalUserId: string } }) {
   const partnerId = partnerOf(ctx);
   // One round trip for the client and its setups: this read is polled by partners.
-  const rows = await ctx.db.read.select({ client: clients, setup: clientSetups }).from(clients)
-    .leftJoin(clientSetups, eq(clientSetups.clientId, clients.id))
-    .where(and(eq(clients.partnerId, partnerId), eq(clients.externalUserId, input.externalUserId)));
+  const rows = await clientWithSetups(ctx.db.read).execute({ partnerId, externalUserId: input.externalUserId });
   if (!rows.length) throw new ApiError("NOT_FOUND");
   const client = rows[0].client;
   const setups = rows.flatMap((row) => (row.setup ? [row.setup] : []));

@@ -3,17 +3,27 @@
  * looked up exactly like a missing one (same query, same 404), so the answer
  * and its timing reveal nothing about other partners.
  */
-import { and, eq } from "drizzle-orm";
-import type { Executor } from "../../db/client.ts";
+import { and, eq, sql } from "drizzle-orm";
+import { type Executor, preparedFor } from "../../db/client.ts";
 import { clients } from "../../db/schema.ts";
 import { iso } from "../clock.ts";
 import { ApiError } from "../errors.ts";
 
 export type ClientRow = typeof clients.$inferSelect;
 
+const clientByExternalId = preparedFor((db) =>
+  db.select().from(clients)
+    .where(
+      and(
+        eq(clients.partnerId, sql.placeholder("partnerId")),
+        eq(clients.externalUserId, sql.placeholder("externalUserId")),
+      ),
+    )
+    .prepare()
+);
+
 export async function findClient(db: Executor, partnerId: string, externalUserId: string): Promise<ClientRow | null> {
-  const [row] = await db.select().from(clients)
-    .where(and(eq(clients.partnerId, partnerId), eq(clients.externalUserId, externalUserId)));
+  const [row] = await clientByExternalId(db).execute({ partnerId, externalUserId });
   return row ?? null;
 }
 
