@@ -63,12 +63,6 @@ export const contractVersions = sqliteTable("contract_versions", {
   createdAt: ms("created_at").notNull(),
 }, (t) => [primaryKey({ columns: [t.partnerId, t.version] })]);
 
-export interface RestrictionValues {
-  providers: string[] | null;
-  strategies: string[] | null;
-  envelope: EnvelopeMicros | null;
-}
-
 export const partnerRestrictions = sqliteTable("partner_restrictions", {
   partnerId: text("partner_id").primaryKey().references(() => partners.partnerId),
   providers: json<string[] | null>("providers"),

@@ -29,10 +29,5 @@ export function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-export function isoOrNull(ms: number | null | undefined): string | null {
-  return ms === null || ms === undefined ? null : iso(ms);
-}
-
 export const MINUTE_MS = 60_000;
-export const HOUR_MS = 60 * MINUTE_MS;
-export const DAY_MS = 24 * HOUR_MS;
+export const DAY_MS = 24 * 60 * MINUTE_MS;

@@ -133,7 +133,3 @@ export class ApiError extends Error {
   }
   readonly extra?: Record<string, unknown>;
 }
-
-export function isApiError(error: unknown): error is ApiError {
-  return error instanceof ApiError;
-}

@@ -3,9 +3,7 @@
  * They enter from JSON numbers or decimal strings, are summed as integers, and
  * leave as JSON numbers with at most 6 decimals (2 for charges).
  */
-import { decimalPlaces, formatDec, parseDec, roundTo } from "../venues/decimal.ts";
-
-export const MICROS_PER_USD = 1_000_000;
+import { decimalPlaces, formatDec, parseDec } from "../venues/decimal.ts";
 
 /** Exact conversion; throws RangeError for more than 6 decimals or non-numbers. */
 export function usdToMicros(value: number | string): number {
@@ -22,9 +20,4 @@ export function usdToMicros(value: number | string): number {
 /** Micro-units as a JSON number (exactly representable decimal with ≤ 6 places). */
 export function microsToUsd(micros: number): number {
   return Number(formatDec({ units: BigInt(micros), scale: 6 }));
-}
-
-/** Micro-units rounded half-up to the cent, for charges. */
-export function microsToCents(micros: number): number {
-  return Number(roundTo(formatDec({ units: BigInt(micros), scale: 6 }), 2, "HALF_UP"));
 }

@@ -32,9 +32,10 @@ export function tighterEnvelope(a: EnvelopeMicros, b: EnvelopeMicros | null): En
   };
 }
 
+/** The envelope's fields in their wire form, in the spec's order. */
 export const ENVELOPE_FIELDS = [
-  ["maxLeverage", "maxLeverage"],
-  ["maxMarginPerTradeUsd", "maxMarginPerTradeMicros"],
-  ["maxConcurrentTrades", "maxConcurrentTrades"],
-  ["maxDailyLossUsd", "maxDailyLossMicros"],
+  "maxLeverage",
+  "maxMarginPerTradeUsd",
+  "maxConcurrentTrades",
+  "maxDailyLossUsd",
 ] as const;

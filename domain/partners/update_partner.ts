@@ -11,7 +11,6 @@ import { recordChange } from "../events/record_change.ts";
 import { loadEffectiveAccess } from "../grants/effective_access.ts";
 import { markSetupsOutsideEnvelope } from "../tenants/envelope_fit.ts";
 import { envelopeToMicros } from "./envelope.ts";
-import { loadPartner } from "./load_partner.ts";
 import { operatorPartnerView } from "./partner_view.ts";
 import type { PartnerSettingsInput } from "./types.ts";
 
@@ -21,8 +20,8 @@ export async function updatePartner(
   const now = ctx.clock.now();
   const { changes } = input;
   const result = await withTransaction(ctx.db, async (tx) => {
+    // Reading the view first also answers NOT_FOUND for an unknown partner.
     const before = await operatorPartnerView(tx, input.partnerId, now);
-    await loadPartner(tx, input.partnerId);
     await tx.update(partners).set({
       name: changes.name,
       grants: changes.grants,

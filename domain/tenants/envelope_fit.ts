@@ -8,14 +8,6 @@ import type { Tx } from "../../db/client.ts";
 import { clients, clientSetups, type EnvelopeMicros } from "../../db/schema.ts";
 import { emitEvent } from "../events/emit_event.ts";
 
-export function exceedsEnvelope(
-  setup: Pick<EnvelopeMicros, "maxLeverage" | "maxMarginPerTradeMicros" | "maxConcurrentTrades" | "maxDailyLossMicros">,
-  envelope: EnvelopeMicros,
-): boolean {
-  return setup.maxLeverage > envelope.maxLeverage || setup.maxMarginPerTradeMicros > envelope.maxMarginPerTradeMicros ||
-    setup.maxConcurrentTrades > envelope.maxConcurrentTrades || setup.maxDailyLossMicros > envelope.maxDailyLossMicros;
-}
-
 /** Mark (and announce) every not-yet-marked setup of the partner above `envelope`. Returns how many. */
 export async function markSetupsOutsideEnvelope(
   tx: Tx,

@@ -47,7 +47,7 @@ export async function setRestrictions({ ctx, input }: { ctx: Ctx; input: Restric
     }
     if (input.envelope) {
       const received = envelopeToUsd(partner.envelope);
-      for (const [field] of ENVELOPE_FIELDS) {
+      for (const field of ENVELOPE_FIELDS) {
         if (input.envelope[field] > received[field]) {
           throw new ApiError("RISK_ENVELOPE_EXCEEDED", {
             message: `${field} acima do envelope recebido: o limite é ${received[field]}.`,
