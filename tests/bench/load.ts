@@ -1,4 +1,10 @@
-/** A small closed-loop HTTP load generator: `concurrency` loops for `seconds`, latencies recorded. */
+/** A small closed-loop HTTP load generator, and the percentile every benchmark reports. */
+
+/** The `q` quantile (0-1) of latency samples, nearest-rank. */
+export function percentile(samples: number[], q: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
 
 export interface LoadResult {
   requests: number;
@@ -8,6 +14,7 @@ export interface LoadResult {
   errors: number;
 }
 
+/** `concurrency` loops of requests for `seconds`, every latency recorded. */
 export async function load(
   url: string,
   headers: Record<string, string>,
@@ -27,9 +34,13 @@ export async function load(
     }
   }));
   const elapsed = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const pick = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
-  return { requests: latencies.length, rps: latencies.length / elapsed, p50: pick(0.5), p99: pick(0.99), errors };
+  return {
+    requests: latencies.length,
+    rps: latencies.length / elapsed,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    errors,
+  };
 }
 
 export function describe(label: string, r: LoadResult): string {

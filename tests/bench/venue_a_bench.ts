@@ -7,20 +7,16 @@
  */
 import { bytesToBase64, createSecretBox } from "../../domain/secrets/secret_box.ts";
 import { signRequest } from "../../venues/venue_a/auth.ts";
+import { percentile } from "./load.ts";
 import { createVenueAAdapter } from "../../venues/venue_a/adapter.ts";
 import { createVenueASimulator } from "../../venues/sim/venue_a/mod.ts";
 
 const ROUND_TRIPS = Number(Deno.env.get("VENUE_A_ROUND_TRIPS") ?? "500");
 const SIGNING_MS = 1000;
 
-function percentile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-}
-
 function line(label: string, samples: number[]): string {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return `${label.padEnd(36)} p50 ${percentile(sorted, 0.5).toFixed(2)} ms   p99 ${
-    percentile(sorted, 0.99).toFixed(2)
+  return `${label.padEnd(36)} p50 ${percentile(samples, 0.5).toFixed(2)} ms   p99 ${
+    percentile(samples, 0.99).toFixed(2)
   } ms   (${samples.length} samples)`;
 }
 
