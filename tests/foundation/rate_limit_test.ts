@@ -49,6 +49,9 @@ Deno.test("per-partner rate limits and usage", async (t) => {
         { window: "2026-11-02T10:03:00.000Z", kind: "REQUEST", count: 1 },
       ]);
       assert.deepEqual(usage.totals, { requests: 6, orders: 1 });
+      env.clock.freeze(START + 240_000);
+      const byDefault = await expectJson(await partner.call("GET", "/v1/usage"), 200);
+      assert.equal(byDefault.window.minutes, 60);
       await expectError(await partner.call("GET", "/v1/usage?minutes=0"), 400, "VALIDATION_ERROR");
       await expectError(await partner.call("GET", "/v1/usage?minutes=1441"), 400, "VALIDATION_ERROR");
     });

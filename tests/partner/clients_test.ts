@@ -94,6 +94,23 @@ Deno.test("clients", async (t) => {
       assert.equal(tenant.tenant.clients, 10);
     });
 
+    await t.step("POST /v1/users replays the stored response for the same key and refuses another body", async () => {
+      const headers = { "idempotency-key": "create-replay-0001" };
+      const first = await expectJson(
+        await partner.call("POST", "/v1/users", { body: { externalUserId: "replayed" }, headers }),
+        201,
+      );
+      const replay = await partner.call("POST", "/v1/users", { body: { externalUserId: "replayed" }, headers });
+      assert.equal(replay.headers.get("idempotent-replayed"), "true");
+      assert.deepEqual(await expectJson(replay, 201), first);
+      await expectError(
+        await partner.call("POST", "/v1/users", { body: { externalUserId: "someone-else" }, headers }),
+        409,
+        "IDEMPOTENCY_CONFLICT",
+      );
+      await expectError(await partner.call("GET", "/v1/users/someone-else"), 404, "NOT_FOUND");
+    });
+
     await t.step("a client of another partner answers exactly like a missing one", async () => {
       const theirs = await create(other, { externalUserId: "only-globex" });
       await theirs.body?.cancel();
