@@ -29,7 +29,7 @@ try {
 }
 const { config, created } = await withQaSecrets(parsed, dataDirOf(parsed));
 const logger = createLogger(config.logLevel);
-const db = await openDatabase(config.databaseUrl, config.databaseAuthToken);
+const db = await openDatabase(config.databaseUrl, { authToken: config.databaseAuthToken });
 const testClock = config.serviceEnv === "qa" ? new TestableClock() : undefined;
 if (testClock) await restoreTestClock(db, testClock);
 const secrets = await createSecretBox(config.masterKey!);

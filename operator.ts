@@ -37,7 +37,7 @@ const USAGE = `usage:
 async function buildCtx(): Promise<Ctx> {
   const parsed = parseConfig(Deno.env.toObject());
   const { config } = await withQaSecrets(parsed, dataDirOf(parsed));
-  const db = await openDatabase(config.databaseUrl, config.databaseAuthToken);
+  const db = await openDatabase(config.databaseUrl, { authToken: config.databaseAuthToken });
   const clock = new TestableClock();
   if (config.serviceEnv === "qa") await restoreTestClock(db, clock);
   const secrets = await createSecretBox(config.masterKey!);

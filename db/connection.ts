@@ -1,0 +1,47 @@
+/**
+ * One database connection as drizzle's proxy driver sees it: run a statement
+ * and hand back rows as arrays. Two implementations sit behind it, chosen by
+ * `openDatabase` from the URL: the embedded libSQL engine (`embedded.ts`) and a
+ * libSQL server reached through `@libsql/client` (`remote.ts`).
+ *
+ * Transactions are explicit (`begin`/`commit`/`rollback`) rather than SQL text,
+ * because a remote server needs a transaction object to keep the statements of
+ * one transaction on one stream.
+ */
+export type QueryMethod = "run" | "all" | "get" | "values";
+
+/** Values drizzle binds; booleans and dates are mapped by drizzle before they get here. */
+export type SqlParam = string | number | bigint | null | Uint8Array;
+
+export interface SqlConnection {
+  /**
+   * Run one statement. `get` answers the first row (an array) or undefined;
+   * `all` and `values` answer every row as arrays; `run` answers no rows.
+   */
+  query(sql: string, params: SqlParam[], method: QueryMethod): Promise<{ rows: unknown }> | { rows: unknown };
+  /** A statement without parameters or result: pragmas, savepoints, DDL. */
+  exec(sql: string): Promise<void> | void;
+  /** Start a write transaction that holds the database's write lock from its first statement. */
+  begin(): Promise<void> | void;
+  commit(): Promise<void> | void;
+  rollback(): Promise<void> | void;
+  close(): void;
+}
+
+/**
+ * The SQLite result code of a failure (`SQLITE_BUSY`, `SQLITE_CONSTRAINT_PRIMARYKEY`…),
+ * looking through drizzle's wrapper, which keeps the driver's error as `cause`.
+ */
+export function sqliteCode(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current && depth < 4; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && code.startsWith("SQLITE_")) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+export function isBusy(error: unknown): boolean {
+  const code = sqliteCode(error);
+  return code === "SQLITE_BUSY" || code?.startsWith("SQLITE_BUSY_") === true || code === "SQLITE_LOCKED";
+}

@@ -1,0 +1,77 @@
+/**
+ * The embedded libSQL engine (the `libsql` package that `@libsql/client`
+ * itself wraps), used directly so a statement is prepared once per connection
+ * and rows come back as plain arrays.
+ *
+ * Measured on the 2-core machine (one indexed lookup of 100,000 clients):
+ * `@libsql/client` ~210 µs (it prepares on every call and builds a row object
+ * per row), this connection ~13 µs, and ~18 µs through drizzle's prepared query.
+ *
+ * The engine is synchronous: every statement runs on the event loop. That is
+ * what makes it fast, and why work on many rows must be set-based and batched.
+ */
+import Libsql from "libsql";
+import type { QueryMethod, SqlConnection, SqlParam } from "./connection.ts";
+
+/** Prepared statements kept per connection; the hot set is a few dozen. */
+const STATEMENT_CACHE_SIZE = 500;
+
+type Statement = ReturnType<InstanceType<typeof Libsql>["prepare"]>;
+
+export interface EmbeddedOptions {
+  /** Refuse writes on this connection (the read handle). */
+  readOnly?: boolean;
+  /** How long SQLite itself may wait on a lock, blocking the event loop meanwhile. */
+  busyTimeoutMs: number;
+}
+
+export function openEmbedded(path: string, options: EmbeddedOptions): SqlConnection {
+  const engine = new Libsql(path);
+  const statements = new Map<string, Statement>();
+
+  function statement(sql: string): Statement {
+    let prepared = statements.get(sql);
+    if (prepared) return prepared;
+    prepared = engine.prepare(sql);
+    if (prepared.reader) prepared.raw(true);
+    // Evict the oldest entry: statements built from varying SQL (IN lists) must not grow it forever.
+    if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+    statements.set(sql, prepared);
+    return prepared;
+  }
+
+  engine.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs}`);
+  engine.exec("PRAGMA foreign_keys = ON");
+  if (options.readOnly) engine.exec("PRAGMA query_only = ON");
+
+  return {
+    query(sql: string, params: SqlParam[], method: QueryMethod) {
+      const prepared = statement(sql);
+      switch (method) {
+        case "get":
+          return { rows: prepared.get(params) };
+        case "run":
+          prepared.run(params);
+          return { rows: [] };
+        default:
+          return { rows: prepared.all(params) };
+      }
+    },
+    exec(sql: string) {
+      engine.exec(sql);
+    },
+    begin() {
+      statement("BEGIN IMMEDIATE").run([]);
+    },
+    commit() {
+      statement("COMMIT").run([]);
+    },
+    rollback() {
+      if (engine.inTransaction) statement("ROLLBACK").run([]);
+    },
+    close() {
+      statements.clear();
+      engine.close();
+    },
+  };
+}

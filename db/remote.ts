@@ -1,0 +1,47 @@
+/**
+ * A libSQL server (`libsql:`, `http(s):`, `ws(s):`) through `@libsql/client`.
+ * Remote URLs use its web build, which needs no native module, so the same
+ * main.ts runs on edge runtimes. A write transaction is a client transaction
+ * object: statements between `begin` and `commit` must travel on its stream.
+ */
+import type { Client, InStatement, Transaction } from "@libsql/client";
+import type { QueryMethod, SqlConnection, SqlParam } from "./connection.ts";
+
+export function clientConnection(client: Client): SqlConnection {
+  let open: Transaction | null = null;
+  const target = () => open ?? client;
+
+  return {
+    async query(sql: string, params: SqlParam[], method: QueryMethod) {
+      const result = await target().execute({ sql, args: params } as InStatement);
+      // Rows are array-like objects with named properties; drizzle maps arrays by position.
+      if (method === "get") return { rows: result.rows.length ? Array.from(result.rows[0]) : undefined };
+      if (method === "run") return { rows: [] };
+      return { rows: result.rows.map((row) => Array.from(row)) };
+    },
+    async exec(sql: string) {
+      await target().execute(sql);
+    },
+    async begin() {
+      open = await client.transaction("write");
+    },
+    async commit() {
+      const tx = open;
+      open = null;
+      await tx?.commit();
+    },
+    async rollback() {
+      const tx = open;
+      open = null;
+      if (!tx) return;
+      try {
+        await tx.rollback();
+      } finally {
+        tx.close();
+      }
+    },
+    close() {
+      client.close();
+    },
+  };
+}

@@ -1,0 +1,131 @@
+/**
+ * Write transactions on the single writer connection, committed in groups.
+ *
+ * SQLite has one writer; queueing in process is cheaper than spinning on
+ * SQLITE_BUSY. When several units of work wait, they share one transaction:
+ * each runs in its own savepoint, so a unit that fails rolls back alone, and
+ * one COMMIT makes all the others durable together. A unit's promise settles
+ * only after that COMMIT, so a caller never sees success for a write that
+ * could still be lost, and everything a unit writes (a state change and its
+ * event) commits together or not at all.
+ *
+ * The first unit of a group runs without a savepoint (the common case is a
+ * group of one); if it fails, the whole transaction, holding only its work,
+ * is rolled back and the group starts afresh.
+ */
+import { isBusy, type SqlConnection } from "./connection.ts";
+
+/** Units per group: bounds how long the first unit of a group waits for its commit. */
+const MAX_GROUP = 64;
+/** Waiting for another process's write lock: backoff from 1 ms doubling to 50 ms, for at most 5 s. */
+const LOCK_WAIT_MS = 5_000;
+
+interface Unit<H> {
+  work: (handle: H) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+interface Settled {
+  unit: Unit<unknown>;
+  value: unknown;
+}
+
+export class WriteQueue<H> {
+  #pending: Unit<H>[] = [];
+  #running = false;
+  #groups = 0;
+  #units = 0;
+
+  constructor(readonly connection: SqlConnection, readonly handle: H) {}
+
+  /** Run `work` in a write transaction; resolves after its commit. */
+  run<T>(work: (handle: H) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.#running) void this.#drain();
+    });
+  }
+
+  /** Groups committed and units run so far (for the benchmark). */
+  get stats(): { groups: number; units: number } {
+    return { groups: this.#groups, units: this.#units };
+  }
+
+  async #drain(): Promise<void> {
+    this.#running = true;
+    try {
+      while (this.#pending.length) await this.#runGroup();
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  async #runGroup(): Promise<void> {
+    const settled: Settled[] = [];
+    try {
+      await this.#begin();
+    } catch (error) {
+      // Not even the lock: every waiting unit fails the same way, nothing was written.
+      for (const unit of this.#pending.splice(0)) unit.reject(error);
+      return;
+    }
+    let open = true;
+    try {
+      while (this.#pending.length && settled.length < MAX_GROUP) {
+        const unit = this.#pending.shift()!;
+        if (settled.length === 0) {
+          try {
+            settled.push({ unit: unit as Unit<unknown>, value: await unit.work(this.handle) });
+          } catch (error) {
+            await this.connection.rollback();
+            open = false;
+            unit.reject(error);
+            if (this.#pending.length) {
+              await this.#begin();
+              open = true;
+            }
+          }
+          continue;
+        }
+        const savepoint = `unit_${settled.length}`;
+        await this.connection.exec(`SAVEPOINT ${savepoint}`);
+        try {
+          const value = await unit.work(this.handle);
+          await this.connection.exec(`RELEASE ${savepoint}`);
+          settled.push({ unit: unit as Unit<unknown>, value });
+        } catch (error) {
+          await this.connection.exec(`ROLLBACK TO ${savepoint}`);
+          await this.connection.exec(`RELEASE ${savepoint}`);
+          unit.reject(error);
+        }
+      }
+      if (open) await this.connection.commit();
+      open = false;
+    } catch (error) {
+      // The transaction itself failed (commit, savepoint): nothing of this group is durable.
+      if (open) await Promise.resolve(this.connection.rollback()).catch(() => {});
+      for (const { unit } of settled) unit.reject(error);
+      return;
+    }
+    if (settled.length) {
+      this.#groups++;
+      this.#units += settled.length;
+    }
+    for (const { unit, value } of settled) unit.resolve(value);
+  }
+
+  /** BEGIN IMMEDIATE, retried with backoff while another process holds the write lock. */
+  async #begin(): Promise<void> {
+    const deadline = performance.now() + LOCK_WAIT_MS;
+    for (let delay = 1;; delay = Math.min(delay * 2, 50)) {
+      try {
+        await this.connection.begin();
+        return;
+      } catch (error) {
+        if (!isBusy(error) || performance.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+  }
+}
