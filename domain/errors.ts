@@ -124,12 +124,16 @@ export class ApiError extends Error {
       status?: number;
       /** Extra body fields some routes add beside `error` (e.g. setupStatus). */
       extra?: Record<string, unknown>;
+      /** When the caller may try again (rate limits): becomes `Retry-After`. */
+      retryAfterSeconds?: number;
     } = {},
   ) {
     super(options.message ?? ERROR_CATALOG[code].message);
     this.name = "ApiError";
     this.status = options.status ?? ERROR_CATALOG[code].status;
     this.extra = options.extra;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
   readonly extra?: Record<string, unknown>;
+  readonly retryAfterSeconds?: number;
 }

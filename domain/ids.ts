@@ -38,11 +38,13 @@ export function sha256Hex(text: string): string {
   return bytesToHex(sha256(new TextEncoder().encode(text)));
 }
 
-/** Equal-length comparison whose time does not depend on where the strings differ. */
+/**
+ * String comparison whose time depends only on the longer length, not on
+ * where the strings differ. Works on UTF-16 code units, so it allocates
+ * nothing (past the end, `charCodeAt` is NaN, which `^` reads as 0).
+ */
 export function constantTimeEqual(a: string, b: string): boolean {
-  const x = new TextEncoder().encode(a);
-  const y = new TextEncoder().encode(b);
-  let diff = x.length ^ y.length;
-  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
+  let diff = a.length ^ b.length;
+  for (let i = 0, n = Math.max(a.length, b.length); i < n; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
   return diff === 0;
 }

@@ -18,7 +18,7 @@ import { notFound, onError } from "./middleware/errors.ts";
 import { operatorAuth } from "./middleware/operator_auth.ts";
 import { partnerAuth } from "./middleware/partner_auth.ts";
 import { rateLimit } from "./middleware/rate_limit.ts";
-import { requestId } from "./middleware/request_id.ts";
+import { requestContext } from "./middleware/request_id.ts";
 import { operatorCatalog } from "./operator/catalog.ts";
 import { operatorPartners } from "./operator/partners.ts";
 import { operatorQa } from "./operator/qa.ts";
@@ -69,11 +69,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
   app.onError(onError);
   app.notFound(notFound);
-  app.use("*", async (c, next) => {
-    c.set("deps", deps);
-    await next();
-  });
-  app.use("*", requestId());
+  app.use("*", requestContext(deps));
 
   // Public reference material, registered before the /v1 middleware so it needs no credential.
   app.get("/v1/openapi.json", (c) => c.json(partnerDocument));

@@ -1,4 +1,5 @@
 /** Catalogs: providers, strategies and markets the partner may use. */
+import { json } from "./respond.ts";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { listMarkets, listProviders, listStrategies } from "../domain/catalog/catalog_reads.ts";
 import { type AppEnv, partnerCtx } from "./env.ts";
@@ -31,7 +32,7 @@ export const catalogs = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
     }),
     async (c) => {
       const providers = await listProviders({ ctx: partnerCtx(c) });
-      return c.json(ProvidersResponse.parse({ providers, requestId: c.get("requestId") }), 200);
+      return json(c, ProvidersResponse.parse({ providers, requestId: c.get("requestId") }), 200);
     },
   )
   .openapi(
@@ -44,7 +45,7 @@ export const catalogs = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
     }),
     async (c) => {
       const strategies = await listStrategies({ ctx: partnerCtx(c) });
-      return c.json(StrategiesResponse.parse({ strategies, requestId: c.get("requestId") }), 200);
+      return json(c, StrategiesResponse.parse({ strategies, requestId: c.get("requestId") }), 200);
     },
   )
   .openapi(
@@ -70,6 +71,6 @@ export const catalogs = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
       const body = "market" in out
         ? { market: marketWire({ ...out.market }) }
         : { markets: out.markets.map((m) => marketWire({ ...m })) };
-      return c.json(MarketsResponse.parse({ ...body, requestId: c.get("requestId") }), 200);
+      return json(c, MarketsResponse.parse({ ...body, requestId: c.get("requestId") }), 200);
     },
   );

@@ -9,6 +9,8 @@ export interface AppEnv {
     partner: PartnerPrincipal;
     /** The JSON body as parsed once by the body guard (undefined when there is none). */
     jsonBody: unknown;
+    /** Set when the response was built with its X-Request-Id (routes/respond.ts). */
+    requestIdSent: boolean;
   };
 }
 

@@ -1,4 +1,5 @@
 /** `GET /v1/health`: the API is up, and for each provider whether real execution is validated. */
+import { json } from "./respond.ts";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { getHealth } from "../domain/catalog/get_health.ts";
 import type { AppEnv } from "./env.ts";
@@ -28,6 +29,6 @@ export const health = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid }).o
   }),
   async (c) => {
     const out = await getHealth({ ctx: partnerCtx(c) });
-    return c.json(HealthResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
+    return json(c, HealthResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
   },
 );

@@ -1,4 +1,5 @@
 /** The partner's contract as a tenant, and the partner's restrictions of it. */
+import { json } from "./respond.ts";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { getTenant, listTenants } from "../domain/tenants/get_tenants.ts";
 import { setRestrictions } from "../domain/tenants/set_restrictions.ts";
@@ -36,7 +37,7 @@ export const tenants = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
     }),
     async (c) => {
       const list = await listTenants({ ctx: partnerCtx(c) });
-      return c.json({ tenants: z.array(TenantSchema).parse(list), requestId: c.get("requestId") }, 200);
+      return json(c, { tenants: z.array(TenantSchema).parse(list), requestId: c.get("requestId") }, 200);
     },
   )
   .openapi(
@@ -50,7 +51,7 @@ export const tenants = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
     }),
     async (c) => {
       const tenant = await getTenant({ ctx: partnerCtx(c), input: c.req.valid("param") });
-      return c.json(TenantResponse.parse({ tenant, requestId: c.get("requestId") }), 200);
+      return json(c, TenantResponse.parse({ tenant, requestId: c.get("requestId") }), 200);
     },
   )
   .openapi(
@@ -67,6 +68,6 @@ export const tenants = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
         ctx: partnerCtx(c),
         input: { ...c.req.valid("json"), tenantId: c.req.valid("param").tenantId },
       });
-      return c.json(TenantResponse.parse({ tenant, requestId: c.get("requestId") }), 200);
+      return json(c, TenantResponse.parse({ tenant, requestId: c.get("requestId") }), 200);
     },
   );

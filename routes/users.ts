@@ -1,4 +1,5 @@
 /** Clients (`/v1/users`): onboarding, reads, suspension and strategy selection. */
+import { json } from "./respond.ts";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { getClient, getClientCommercial, getClientStatus } from "../domain/clients/client_reads.ts";
 import { getClientStrategies, setClientStrategies } from "../domain/clients/client_strategies.ts";
@@ -72,7 +73,7 @@ app.openapi(
   }),
   async (c) => {
     const client = await createClient({ ctx: partnerCtx(c), input: c.req.valid("json") });
-    return c.json(CreatedResponse.parse({ ...client, requestId: c.get("requestId") }), 201);
+    return json(c, CreatedResponse.parse({ ...client, requestId: c.get("requestId") }), 201);
   },
 );
 
@@ -100,7 +101,7 @@ app.openapi(
   }),
   async (c) => {
     const out = await listClients({ ctx: partnerCtx(c), input: c.req.valid("query") });
-    return c.json(ListResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
+    return json(c, ListResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
   },
 );
 
@@ -117,7 +118,7 @@ app.openapi(
   }),
   async (c) => {
     const client = await getClient({ ctx: partnerCtx(c), input: { externalUserId: c.req.valid("param").id } });
-    return c.json(SingleResponse.parse({ ...client, requestId: c.get("requestId") }), 200);
+    return json(c, SingleResponse.parse({ ...client, requestId: c.get("requestId") }), 200);
   },
 );
 
@@ -132,7 +133,7 @@ app.openapi(
   }),
   async (c) => {
     const out = await getClientStatus({ ctx: partnerCtx(c), input: { externalUserId: c.req.valid("param").id } });
-    return c.json(StatusResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
+    return json(c, StatusResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
   },
 );
 
@@ -153,7 +154,7 @@ app.openapi(
   }),
   async (c) => {
     const out = await getClientCommercial({ ctx: partnerCtx(c), input: { externalUserId: c.req.valid("param").id } });
-    return c.json(CommercialResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
+    return json(c, CommercialResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
   },
 );
 
@@ -174,7 +175,7 @@ for (const [action, status] of [["suspend", "SUSPENDED"], ["reactivate", "ACTIVE
         ctx: partnerCtx(c),
         input: { externalUserId: c.req.valid("param").id, status, reason: c.req.valid("json").reason },
       });
-      return c.json(ClientResponse.parse({ ...client, requestId: c.get("requestId") }), 200);
+      return json(c, ClientResponse.parse({ ...client, requestId: c.get("requestId") }), 200);
     },
   );
 }
@@ -190,7 +191,7 @@ app.openapi(
   }),
   async (c) => {
     const out = await getClientStrategies({ ctx: partnerCtx(c), input: { externalUserId: c.req.valid("param").id } });
-    return c.json(StrategySelectionSchema.parse({ ...out, requestId: c.get("requestId") }), 200);
+    return json(c, StrategySelectionSchema.parse({ ...out, requestId: c.get("requestId") }), 200);
   },
 );
 
@@ -211,7 +212,7 @@ app.openapi(
       ctx: partnerCtx(c),
       input: { externalUserId: c.req.valid("param").id, strategyIds: c.req.valid("json").strategyIds },
     });
-    return c.json(StrategySelectionSchema.parse({ ...out, requestId: c.get("requestId") }), 200);
+    return json(c, StrategySelectionSchema.parse({ ...out, requestId: c.get("requestId") }), 200);
   },
 );
 

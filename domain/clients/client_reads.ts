@@ -14,9 +14,24 @@ export async function getClient({ ctx, input }: { ctx: Ctx; input: { externalUse
   return { ...clientView(client), automations: [] as unknown[] };
 }
 
+interface SetupSummary {
+  providerId: string;
+  enabled: boolean;
+  outsideEnvelope: boolean;
+}
+
+/**
+ * The client and a summary of its setups as one row: the setups come
+ * aggregated by a correlated subquery on their primary key, so this polled
+ * read is a single statement returning a single row.
+ */
 const clientWithSetups = preparedFor((db) =>
-  db.select({ client: clients, setup: clientSetups }).from(clients)
-    .leftJoin(clientSetups, eq(clientSetups.clientId, clients.id))
+  db.select({
+    client: clients,
+    setups: sql<
+      string
+    >`(SELECT json_group_array(json_array(${clientSetups.providerId}, ${clientSetups.enabled}, ${clientSetups.outsideEnvelope})) FROM ${clientSetups} WHERE ${clientSetups.clientId} = ${clients.id})`,
+  }).from(clients)
     .where(
       and(
         eq(clients.partnerId, sql.placeholder("partnerId")),
@@ -26,13 +41,20 @@ const clientWithSetups = preparedFor((db) =>
     .prepare()
 );
 
+function parseSetups(json: string): SetupSummary[] {
+  return (JSON.parse(json) as [string, number, number][]).map(([providerId, enabled, outsideEnvelope]) => ({
+    providerId,
+    enabled: enabled === 1,
+    outsideEnvelope: outsideEnvelope === 1,
+  }));
+}
+
 export async function getClientStatus({ ctx, input }: { ctx: Ctx; input: { externalUserId: string } }) {
   const partnerId = partnerOf(ctx);
-  // One round trip for the client and its setups: this read is polled by partners.
-  const rows = await clientWithSetups(ctx.db.read).execute({ partnerId, externalUserId: input.externalUserId });
-  if (!rows.length) throw new ApiError("NOT_FOUND");
-  const client = rows[0].client;
-  const setups = rows.flatMap((row) => (row.setup ? [row.setup] : []));
+  const row = await clientWithSetups(ctx.db.read).get({ partnerId, externalUserId: input.externalUserId });
+  if (!row) throw new ApiError("NOT_FOUND");
+  const { client } = row;
+  const setups = parseSetups(row.setups);
   const access = await effectiveAccessOf(ctx, partnerId);
   const commercial = commercialStates(access, client.status);
   return {

@@ -23,8 +23,7 @@ const clientByExternalId = preparedFor((db) =>
 );
 
 export async function findClient(db: Executor, partnerId: string, externalUserId: string): Promise<ClientRow | null> {
-  const [row] = await clientByExternalId(db).execute({ partnerId, externalUserId });
-  return row ?? null;
+  return (await clientByExternalId(db).get({ partnerId, externalUserId })) ?? null;
 }
 
 export async function loadClient(db: Executor, partnerId: string, externalUserId: string): Promise<ClientRow> {

@@ -19,6 +19,13 @@ export interface PartnerPrincipal {
 
 export interface CredentialRecord {
   secretHash: string;
+  /**
+   * The secret that last verified against `secretHash`, kept in this cache
+   * entry only (never stored or logged), so a partner's next calls compare
+   * it in constant time instead of hashing it again. The entry, and this,
+   * go away when the cache drops the credential (TTL or a change to it).
+   */
+  verifiedSecret?: string;
   expiresAt: number | null;
   revokedAt: number | null;
   partnerId: string;
@@ -51,8 +58,8 @@ export async function authenticatePartner(
   if (!presented) throw new ApiError("B2B_CREDENTIAL_INVALID");
   const row = await caches.credentials.get(presented.clientId, () => loadCredential(db, presented.clientId));
   // Hash even when the id is unknown, so timing does not reveal which ids exist.
-  const presentedHash = sha256Hex(presented.clientSecret);
-  const valid = row !== null && constantTimeEqual(presentedHash, row.secretHash) && row.revokedAt === null &&
+  if (row === null) sha256Hex(presented.clientSecret);
+  const valid = row !== null && secretMatches(row, presented.clientSecret) && row.revokedAt === null &&
     (row.expiresAt === null || row.expiresAt > now);
   if (!valid) throw new ApiError("B2B_CREDENTIAL_INVALID");
   if (row.status !== "ACTIVE") throw new ApiError("PRINCIPAL_NOT_ACTIVE");
@@ -62,4 +69,11 @@ export async function authenticatePartner(
     requestsPerMinute: row.requestsPerMinute,
     ordersPerMinute: row.ordersPerMinute,
   };
+}
+
+function secretMatches(row: CredentialRecord, secret: string): boolean {
+  if (row.verifiedSecret !== undefined && constantTimeEqual(secret, row.verifiedSecret)) return true;
+  if (!constantTimeEqual(sha256Hex(secret), row.secretHash)) return false;
+  row.verifiedSecret = secret;
+  return true;
 }

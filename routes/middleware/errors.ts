@@ -6,19 +6,22 @@
 import type { Context, ErrorHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { ApiError, type ErrorCode } from "../../domain/errors.ts";
-import { randomToken } from "../../domain/ids.ts";
 import type { AppEnv } from "../env.ts";
+import { jsonText } from "../respond.ts";
+import { newRequestId } from "./request_id.ts";
 
 export function errorBody(code: ErrorCode, message: string, requestId: string) {
   return { error: { code, message, requestId } };
 }
 
 export function respondWithError(c: Context<AppEnv>, error: ApiError): Response {
-  const requestId = c.get("requestId") ?? `req_${randomToken(24)}`;
-  c.header("X-Request-Id", requestId);
-  return c.json(
-    { ...error.extra, ...errorBody(error.code, error.message, requestId) },
-    error.status as 400,
+  // An error can happen before the request context middleware ran (e.g. inside Hono itself).
+  if (!c.get("requestId")) c.set("requestId", newRequestId());
+  return jsonText(
+    c,
+    JSON.stringify({ ...error.extra, ...errorBody(error.code, error.message, c.get("requestId")) }),
+    error.status,
+    error.retryAfterSeconds === undefined ? undefined : { "retry-after": String(error.retryAfterSeconds) },
   );
 }
 

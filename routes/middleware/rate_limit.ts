@@ -21,10 +21,7 @@ export function rateLimit(): MiddlewareHandler<AppEnv> {
         : { REQUEST: partner.requestsPerMinute },
       clock.now(),
     );
-    if (!decision.allowed) {
-      c.header("Retry-After", String(decision.retryAfterSeconds));
-      throw new ApiError("RATE_LIMITED");
-    }
+    if (!decision.allowed) throw new ApiError("RATE_LIMITED", { retryAfterSeconds: decision.retryAfterSeconds });
     await next();
   };
 }

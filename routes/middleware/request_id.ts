@@ -1,21 +1,28 @@
 /**
  * Every response carries `X-Request-Id`. A caller's id is echoed when it is
  * well formed (1-128 of `A-Z a-z 0-9 . _ : -`); anything else is replaced, so
- * a header can never smuggle text into our logs or responses.
+ * a header can never smuggle text into our logs or responses. JSON answers
+ * set the header themselves (routes/respond.ts); others get it here.
  */
 import type { MiddlewareHandler } from "hono";
-import { randomToken } from "../../domain/ids.ts";
+import type { Deps } from "../../domain/context.ts";
 import type { AppEnv } from "../env.ts";
 
 const WELL_FORMED = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export function requestId(): MiddlewareHandler<AppEnv> {
+/** `req_` and 24 random hex characters. */
+export function newRequestId(): string {
+  return `req_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
+}
+
+/** The first middleware of every request: its dependencies and its id. */
+export function requestContext(deps: Deps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    c.set("deps", deps);
     const given = c.req.header("x-request-id");
-    const id = given && WELL_FORMED.test(given) ? given : `req_${randomToken(24)}`;
+    const id = given && WELL_FORMED.test(given) ? given : newRequestId();
     c.set("requestId", id);
-    c.header("X-Request-Id", id);
     await next();
-    c.header("X-Request-Id", id);
+    if (!c.get("requestIdSent")) c.header("X-Request-Id", id);
   };
 }

@@ -1,4 +1,5 @@
 /** Operator: provider real-execution flag and strategy publication. */
+import { json } from "../respond.ts";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { setRealExecution } from "../../domain/catalog/provider_settings.ts";
 import { putStrategy } from "../../domain/catalog/put_strategy.ts";
@@ -36,7 +37,7 @@ app.openapi(
       ctx: operatorCtx(c),
       input: { providerId: c.req.valid("param").providerId, realExecution: c.req.valid("json").realExecution },
     });
-    return c.json(ProviderSettingResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
+    return json(c, ProviderSettingResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
   },
 );
 
@@ -60,7 +61,7 @@ app.openapi(
       ctx: operatorCtx(c),
       input: { strategyId: c.req.valid("param").strategyId, ...c.req.valid("json") },
     });
-    return c.json(StrategyResponse.parse({ strategy, requestId: c.get("requestId") }), 200);
+    return json(c, StrategyResponse.parse({ strategy, requestId: c.get("requestId") }), 200);
   },
 );
 

@@ -1,4 +1,5 @@
 /** Operator: partners, their contract versions, status and credentials. */
+import { json } from "../respond.ts";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { rotateCredential } from "../../domain/credentials/issue_credential.ts";
 import { revokeCredential } from "../../domain/credentials/revoke_credential.ts";
@@ -44,7 +45,7 @@ app.openapi(
   }),
   async (c) => {
     const out = await createPartner({ ctx: operatorCtx(c), input: c.req.valid("json") });
-    return c.json(CreatedPartnerResponse.parse({ ...out, requestId: c.get("requestId") }), 201);
+    return json(c, CreatedPartnerResponse.parse({ ...out, requestId: c.get("requestId") }), 201);
   },
 );
 
@@ -60,7 +61,7 @@ app.openapi(
   async (c) => {
     const { db, clock } = c.get("deps");
     const partner = await operatorPartnerView(db.read, c.req.valid("param").partnerId, clock.now());
-    return c.json(PartnerResponse.parse({ partner, requestId: c.get("requestId") }), 200);
+    return json(c, PartnerResponse.parse({ partner, requestId: c.get("requestId") }), 200);
   },
 );
 
@@ -78,7 +79,7 @@ app.openapi(
       ctx: operatorCtx(c),
       input: { partnerId: c.req.valid("param").partnerId, changes: c.req.valid("json") },
     });
-    return c.json(PartnerResponse.parse({ partner, requestId: c.get("requestId") }), 200);
+    return json(c, PartnerResponse.parse({ partner, requestId: c.get("requestId") }), 200);
   },
 );
 
@@ -96,7 +97,7 @@ app.openapi(
       ctx: operatorCtx(c),
       input: { partnerId: c.req.valid("param").partnerId, terms: c.req.valid("json") },
     });
-    return c.json(PartnerResponse.parse({ partner, requestId: c.get("requestId") }), 200);
+    return json(c, PartnerResponse.parse({ partner, requestId: c.get("requestId") }), 200);
   },
 );
 
@@ -115,7 +116,7 @@ for (const [action, suspended] of [["suspend", true], ["resume", false]] as cons
         ctx: operatorCtx(c),
         input: { partnerId: c.req.valid("param").partnerId, suspended, reason: c.req.valid("json").reason },
       });
-      return c.json(PartnerResponse.parse({ partner, requestId: c.get("requestId") }), 200);
+      return json(c, PartnerResponse.parse({ partner, requestId: c.get("requestId") }), 200);
     },
   );
 }
@@ -140,7 +141,7 @@ for (const [action, status] of [["suspend", "SUSPENDED"], ["reactivate", "ACTIVE
         ctx: operatorCtx(c),
         input: { partnerId: c.req.valid("param").partnerId, status, reason: body.data?.reason },
       });
-      return c.json(PartnerResponse.parse({ partner, requestId: c.get("requestId") }), 200);
+      return json(c, PartnerResponse.parse({ partner, requestId: c.get("requestId") }), 200);
     },
   );
 }
@@ -175,7 +176,7 @@ app.openapi(
       ctx: operatorCtx(c),
       input: { partnerId: c.req.valid("param").partnerId, overlapSeconds: body.data?.overlapSeconds },
     });
-    return c.json({ credential, requestId: c.get("requestId") }, 201);
+    return json(c, { credential, requestId: c.get("requestId") }, 201);
   },
 );
 
@@ -196,10 +197,11 @@ app.openapi(
   }),
   async (c) => {
     const out = await revokeCredential({ ctx: operatorCtx(c), input: c.req.valid("param") });
-    return c.json(
-      { clientId: out.clientId, revokedAt: new Date(out.revokedAt).toISOString(), requestId: c.get("requestId") },
-      200,
-    );
+    return json(c, {
+      clientId: out.clientId,
+      revokedAt: new Date(out.revokedAt).toISOString(),
+      requestId: c.get("requestId"),
+    }, 200);
   },
 );
 

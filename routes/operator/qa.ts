@@ -1,4 +1,5 @@
 /** Operator, QA only: the test clock and running a job now. */
+import { json } from "../respond.ts";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { iso } from "../../domain/clock.ts";
 import { ApiError } from "../../domain/errors.ts";
@@ -30,7 +31,7 @@ app.openapi(
   async (c) => {
     const { testClock, db } = testClockOf(c);
     const out = await setTestClock(db, testClock, Date.parse(c.req.valid("json").now));
-    return c.json({ ...out, requestId: c.get("requestId") }, 200);
+    return json(c, { ...out, requestId: c.get("requestId") }, 200);
   },
 );
 
@@ -45,7 +46,7 @@ app.openapi(
   async (c) => {
     const { testClock, db } = testClockOf(c);
     const out = await setTestClock(db, testClock, null);
-    return c.json({ ...out, requestId: c.get("requestId") }, 200);
+    return json(c, { ...out, requestId: c.get("requestId") }, 200);
   },
 );
 
@@ -75,7 +76,7 @@ app.openapi(
     const deps = c.get("deps");
     const startedAt = iso(deps.clock.now());
     const summary = await job.run(deps);
-    return c.json({ job: job.name, startedAt, summary, requestId: c.get("requestId") }, 200);
+    return json(c, { job: job.name, startedAt, summary, requestId: c.get("requestId") }, 200);
   },
 );
 

@@ -1,9 +1,11 @@
 /**
  * A benchmark target in its own process, so the load generator does not share
- * its event loop: `bare` is a plain Deno.serve JSON handler; `app` is the full
+ * its event loop: `bare` is a plain Deno.serve JSON handler; `hono` a minimal
+ * Hono app with one middleware (the framework's own floor); `app` is the full
  * service on a fresh database with one partner and `clients` clients.
- * Prints one JSON line `{port, auth, userId}` when ready.
+ * Prints one JSON line `{port, auth, userId, databaseUrl}` when ready.
  */
+import { Hono } from "hono";
 import { parseConfig } from "../../config.ts";
 import { openDatabase, withTransaction } from "../../db/client.ts";
 import { clients } from "../../db/schema.ts";
@@ -25,6 +27,15 @@ if (mode === "bare") {
     { hostname: "127.0.0.1", port: 0, onListen() {} },
     () => Response.json({ api: "UP", providers: [], requestId: crypto.randomUUID() }),
   );
+  console.log(JSON.stringify({ port: server.addr.port }));
+} else if (mode === "hono") {
+  const app = new Hono();
+  app.use("*", async (c, next) => {
+    c.header("X-Request-Id", crypto.randomUUID());
+    await next();
+  });
+  app.get("/", (c) => c.json({ api: "UP", providers: [], requestId: crypto.randomUUID() }));
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
   console.log(JSON.stringify({ port: server.addr.port }));
 } else {
   const dir = await Deno.makeTempDir({ prefix: "svc-bench-" });
@@ -91,5 +102,10 @@ if (mode === "bare") {
     port: server.addr.port,
     auth: `Basic ${btoa(`${credential.clientId}:${credential.clientSecret}`)}`,
     userId: total ? `user-${Math.floor(total / 2)}` : null,
+    databaseUrl: config.databaseUrl,
+    partnerId: partner.partnerId,
   }));
 }
+
+// Leave through exit() so `--cpu-prof` (used when profiling a target) writes its profile.
+for (const signal of ["SIGTERM", "SIGINT"] as const) Deno.addSignalListener(signal, () => Deno.exit(0));

@@ -7,7 +7,7 @@
  */
 import { bytesToBase64, createSecretBox } from "../../domain/secrets/secret_box.ts";
 import { signRequest } from "../../venues/venue_a/auth.ts";
-import { percentile } from "./load.ts";
+import { percentile } from "./percentile.ts";
 import { createVenueAAdapter } from "../../venues/venue_a/adapter.ts";
 import { createVenueASimulator } from "../../venues/sim/venue_a/mod.ts";
 

@@ -3,7 +3,7 @@
  * signing throughput, and place + cancel round trips through the adapter
  * against the simulator on loopback.
  */
-import { percentile } from "./load.ts";
+import { percentile } from "./percentile.ts";
 import { bytesToBase64, createSecretBox } from "../../domain/secrets/secret_box.ts";
 import { createVenueBSimulator } from "../../venues/sim/venue_b/mod.ts";
 import { createVenueBAdapter } from "../../venues/venue_b/adapter.ts";
