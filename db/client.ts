@@ -60,7 +60,7 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
 async function openFile(url: string): Promise<{ reader: SqlConnection; writer: SqlConnection }> {
   const path = await ensureParentDir(url);
   // The writer never waits inside SQLite (that would block the event loop): the write queue retries BEGIN.
-  const writer = openEmbedded(path, { busyTimeoutMs: 0 });
+  const writer = openEmbedded(path, { busyTimeoutMs: 0, checkpointInBackground: true });
   // WAL is a property of the file (persists); synchronous=NORMAL in WAL loses no commit on a process crash.
   writer.exec("PRAGMA journal_mode = WAL");
   writer.exec("PRAGMA synchronous = NORMAL");

@@ -15,12 +15,20 @@ import type { QueryMethod, SqlConnection, SqlParam } from "./connection.ts";
 
 /** Prepared statements kept per connection; the hot set is a few dozen. */
 const STATEMENT_CACHE_SIZE = 500;
+/** Commits before the background checkpointer starts: short-lived databases (tests, the CLI) never need it. */
+const COMMITS_BEFORE_BACKGROUND_CHECKPOINTS = 500;
 
 type Statement = ReturnType<InstanceType<typeof Libsql>["prepare"]>;
 
 export interface EmbeddedOptions {
   /** Refuse writes on this connection (the read handle). */
   readOnly?: boolean;
+  /**
+   * The writer: checkpoint the WAL in a background worker instead of inside
+   * commits (SQLite's default), started once the database sees real write
+   * traffic; on close, fold the WAL back into the file.
+   */
+  checkpointInBackground?: boolean;
   /** How long SQLite itself may wait on a lock, blocking the event loop meanwhile. */
   busyTimeoutMs: number;
 }
@@ -43,6 +51,15 @@ export function openEmbedded(path: string, options: EmbeddedOptions): SqlConnect
   engine.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs}`);
   engine.exec("PRAGMA foreign_keys = ON");
   if (options.readOnly) engine.exec("PRAGMA query_only = ON");
+  if (options.checkpointInBackground) engine.exec("PRAGMA wal_autocheckpoint = 0");
+  let commits = 0;
+  let checkpointer: Worker | null = null;
+
+  function startCheckpointer() {
+    checkpointer = new Worker(new URL("./checkpoint_worker.ts", import.meta.url).href, { type: "module" });
+    checkpointer.onmessage = (event) => console.error("WAL checkpoint failed:", event.data.error);
+    checkpointer.postMessage({ path });
+  }
 
   return {
     query(sql: string, params: SqlParam[], method: QueryMethod) {
@@ -65,12 +82,17 @@ export function openEmbedded(path: string, options: EmbeddedOptions): SqlConnect
     },
     commit() {
       statement("COMMIT").run([]);
+      if (options.checkpointInBackground && !checkpointer && ++commits >= COMMITS_BEFORE_BACKGROUND_CHECKPOINTS) {
+        startCheckpointer();
+      }
     },
     rollback() {
       if (engine.inTransaction) statement("ROLLBACK").run([]);
     },
     close() {
+      checkpointer?.terminate();
       statements.clear();
+      if (options.checkpointInBackground) engine.exec("PRAGMA wal_checkpoint(TRUNCATE)");
       engine.close();
     },
   };

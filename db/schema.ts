@@ -144,7 +144,8 @@ export const clients = sqliteTable("clients", {
   updatedAt: ms("updated_at").notNull(),
 }, (t) => [
   uniqueIndex("clients_partner_external").on(t.partnerId, t.externalUserId),
-  index("clients_partner_created").on(t.partnerId, t.createdAt, t.id),
+  // Covers the list page (newest first), so paging never reads the table itself.
+  index("clients_partner_list").on(t.partnerId, t.createdAt, t.id, t.externalUserId, t.tenantId, t.status, t.updatedAt),
 ]);
 
 /**

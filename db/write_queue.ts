@@ -71,8 +71,18 @@ export class WriteQueue<H> {
       return;
     }
     let open = true;
+    let yielded = false;
     try {
-      while (this.#pending.length && settled.length < MAX_GROUP) {
+      while (settled.length < MAX_GROUP) {
+        if (!this.#pending.length) {
+          // The engine is synchronous, so a unit runs from BEGIN to here in one turn of the event
+          // loop and nothing could join it. Let requests that have arrived meanwhile run once:
+          // those that write join this transaction and share its COMMIT.
+          if (yielded || !open) break;
+          yielded = true;
+          await nextTurn();
+          continue;
+        }
         const unit = this.#pending.shift()!;
         if (settled.length === 0) {
           try {
@@ -128,4 +138,9 @@ export class WriteQueue<H> {
       }
     }
   }
+}
+
+/** Resolves after the event loop has polled for I/O once (new requests get to run). */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }

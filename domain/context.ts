@@ -8,6 +8,7 @@ import type { VenueRegistry } from "../venues/types.ts";
 import type { Caches } from "./cache.ts";
 import type { Clock, TestableClock } from "./clock.ts";
 import type { Logger } from "./logger.ts";
+import type { IdempotentAnswer } from "./idempotency/idempotency_keys.ts";
 import type { SecretBox } from "./secrets/secret_box.ts";
 import type { VenueAvailability } from "./venues/call_venue.ts";
 import type { RateLimiter } from "./usage/rate_limiter.ts";
@@ -35,6 +36,11 @@ export type Actor =
 export interface Ctx extends Deps {
   actor: Actor;
   requestId: string;
+  /**
+   * Present when the request carries an Idempotency-Key: the verb records its
+   * answer with it inside the transaction of its effect.
+   */
+  idempotency?: IdempotentAnswer;
 }
 
 /** How an actor is written in audit entries. */

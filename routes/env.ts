@@ -1,6 +1,7 @@
 /** The Hono environment shared by every route: per-request variables. */
 import type { Ctx, Deps } from "../domain/context.ts";
 import type { PartnerPrincipal } from "../domain/credentials/authenticate_partner.ts";
+import type { IdempotentAnswer } from "../domain/idempotency/idempotency_keys.ts";
 
 export interface AppEnv {
   Variables: {
@@ -11,6 +12,8 @@ export interface AppEnv {
     jsonBody: unknown;
     /** Set when the response was built with its X-Request-Id (routes/respond.ts). */
     requestIdSent: boolean;
+    /** On IK routes: the answer to store for the request's Idempotency-Key. */
+    idempotency: IdempotentAnswer | undefined;
   };
 }
 

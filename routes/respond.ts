@@ -9,7 +9,10 @@ import type { Context } from "hono";
 import type { TypedResponse } from "hono/types";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { JSONParsed } from "hono/utils/types";
-import type { AppEnv } from "./env.ts";
+import type { Ctx } from "../domain/context.ts";
+import { ApiError } from "../domain/errors.ts";
+import { AnsweredMeanwhile, answerFromRow, type StoredAnswer } from "../domain/idempotency/idempotency_keys.ts";
+import { type AppEnv, partnerCtx } from "./env.ts";
 
 export type JsonReply<T, S extends ContentfulStatusCode> = Response & TypedResponse<JSONParsed<T>, S, "json">;
 
@@ -34,4 +37,42 @@ export function jsonText(
     status,
     headers: { "content-type": "application/json", "x-request-id": requestId, ...extraHeaders },
   });
+}
+
+/** A stored idempotent answer, exactly as first given. */
+export function replay(c: Context<AppEnv>, answer: StoredAnswer): Response {
+  return jsonText(c, answer.body, answer.status, { "idempotent-replayed": "true" });
+}
+
+/**
+ * An IK route's answer: `verb` runs with the request's IdempotentAnswer on its
+ * context and records `view(output)` inside the transaction of its effect. If
+ * another request with the same key committed first, this one's effect was
+ * rolled back and the other's answer is replayed (or, for another body,
+ * IDEMPOTENCY_CONFLICT).
+ */
+export async function idempotentJson<T, V, S extends ContentfulStatusCode>(
+  c: Context<AppEnv>,
+  status: S,
+  verb: (ctx: Ctx) => Promise<T>,
+  view: (output: T) => V,
+): Promise<JsonReply<V, S>> {
+  const answer = c.get("idempotency");
+  if (!answer) throw new Error("idempotentJson needs the idempotent() middleware on its route");
+  answer.encodeWith((output) => ({ status, body: JSON.stringify(view(output as T)) }));
+  const ctx = { ...partnerCtx(c), idempotency: answer };
+  let output: T;
+  try {
+    output = await verb(ctx);
+  } catch (error) {
+    answer.stored = null;
+    if (!(error instanceof AnsweredMeanwhile)) throw error;
+    const stored = answerFromRow(error.row, answer.hash, answer.now);
+    if (!stored) throw new ApiError("IDEMPOTENCY_IN_PROGRESS");
+    return replay(c, stored) as JsonReply<V, S>;
+  }
+  if (answer.stored) return jsonText(c, answer.stored.body, status) as JsonReply<V, S>;
+  // A verb that forgot to record: the middleware stores the answer afterwards, outside the effect's transaction.
+  ctx.logger.error("An IK verb did not record its answer with its effect", { route: answer.scope.route });
+  return json(c, view(output), status);
 }

@@ -1,5 +1,5 @@
 /** Clients (`/v1/users`): onboarding, reads, suspension and strategy selection. */
-import { json } from "./respond.ts";
+import { idempotentJson, json } from "./respond.ts";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { getClient, getClientCommercial, getClientStatus } from "../domain/clients/client_reads.ts";
 import { getClientStrategies, setClientStrategies } from "../domain/clients/client_strategies.ts";
@@ -71,10 +71,13 @@ app.openapi(
     },
     responses: { 201: jsonContent(CreatedResponse, "The client."), ...partnerErrors, ...idempotencyErrors },
   }),
-  async (c) => {
-    const client = await createClient({ ctx: partnerCtx(c), input: c.req.valid("json") });
-    return json(c, CreatedResponse.parse({ ...client, requestId: c.get("requestId") }), 201);
-  },
+  (c) =>
+    idempotentJson(
+      c,
+      201,
+      (ctx) => createClient({ ctx, input: c.req.valid("json") }),
+      (client) => CreatedResponse.parse({ ...client, requestId: c.get("requestId") }),
+    ),
 );
 
 const ListResponse = z.object({

@@ -3,14 +3,32 @@
  * partner + externalUserId, so the same id under another partner is another
  * client. Creating an existing pair is not an error: it answers the same client
  * with `created: false`.
+ *
+ * One short transaction holds the whole effect: the client row, its
+ * `client.updated` event and the request's idempotent answer, every statement
+ * prepared once. Partner and contract are read inside it, so a suspension
+ * committed by any instance applies to the next create.
  */
-import { withTransaction } from "../../db/client.ts";
+import { sql } from "drizzle-orm";
+import { preparedFor, withTransaction } from "../../db/client.ts";
 import { clients } from "../../db/schema.ts";
 import { type Ctx, partnerOf } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { emitEvent } from "../events/emit_event.ts";
-import { loadEffectiveAccess } from "../grants/effective_access.ts";
+import { contractInForce, loadPartner } from "../partners/load_partner.ts";
 import { type ClientView, clientView, findClient } from "./load_client.ts";
+
+const insertClient = preparedFor((db) =>
+  db.insert(clients).values({
+    partnerId: sql.placeholder("partnerId"),
+    tenantId: sql.placeholder("tenantId"),
+    externalUserId: sql.placeholder("externalUserId"),
+    status: "ACTIVE",
+    strategySelection: null,
+    createdAt: sql.placeholder("now"),
+    updatedAt: sql.placeholder("now"),
+  }).returning().prepare()
+);
 
 export async function createClient(
   { ctx, input }: { ctx: Ctx; input: { externalUserId: string; tenantId?: string } },
@@ -18,35 +36,32 @@ export async function createClient(
   const partnerId = partnerOf(ctx);
   const now = ctx.clock.now();
   return await withTransaction(ctx.db, async (tx) => {
-    const { partner, contract } = await loadEffectiveAccess(tx, partnerId, now);
+    const partner = await loadPartner(tx, partnerId);
+    if (partner.status !== "ACTIVE") throw new ApiError("PRINCIPAL_NOT_ACTIVE");
     const tenants = [partner.partnerId, ...partner.legacyTenantIds];
     if (input.tenantId === undefined && partner.legacyTenantIds.length > 0) throw new ApiError("TENANT_REQUIRED");
     const tenantId = input.tenantId ?? partner.partnerId;
     if (!tenants.includes(tenantId)) throw new ApiError("NOT_FOUND");
     const existing = await findClient(tx, partnerId, input.externalUserId);
+    let result: ClientView & { created: boolean };
     if (existing) {
       if (existing.tenantId !== tenantId) throw new ApiError("TENANT_MISMATCH");
-      return { ...clientView(existing), created: false };
+      result = { ...clientView(existing), created: false };
+    } else {
+      // No new clients under a suspended contract; existing ones stay readable.
+      if ((await contractInForce(tx, partnerId, now)).suspended) throw new ApiError("TENANT_NOT_ACTIVE");
+      const [row] = await insertClient(tx).execute({ partnerId, tenantId, externalUserId: input.externalUserId, now });
+      await emitEvent(tx, {
+        type: "client.updated",
+        partnerId,
+        tenantId,
+        externalUserId: input.externalUserId,
+        occurredAt: now,
+        data: { change: "CREATED", status: "ACTIVE" },
+      });
+      result = { ...clientView(row), created: true };
     }
-    // No new clients under a suspended contract; existing ones stay readable.
-    if (contract.suspended) throw new ApiError("TENANT_NOT_ACTIVE");
-    const [row] = await tx.insert(clients).values({
-      partnerId,
-      tenantId,
-      externalUserId: input.externalUserId,
-      status: "ACTIVE",
-      strategySelection: null,
-      createdAt: now,
-      updatedAt: now,
-    }).returning();
-    await emitEvent(tx, {
-      type: "client.updated",
-      partnerId,
-      tenantId,
-      externalUserId: input.externalUserId,
-      occurredAt: now,
-      data: { change: "CREATED", status: "ACTIVE" },
-    });
-    return { ...clientView(row), created: true };
+    await ctx.idempotency?.record(tx, result);
+    return result;
   });
 }

@@ -2,7 +2,8 @@
  * The outbox: every state change writes its event row in the same transaction
  * as the change, so the feed and the webhook job never miss or invent a fact.
  */
-import type { Tx } from "../../db/client.ts";
+import { sql } from "drizzle-orm";
+import { preparedFor, type Tx } from "../../db/client.ts";
 import { events } from "../../db/schema.ts";
 import { newId } from "../ids.ts";
 
@@ -37,16 +38,20 @@ export interface NewEvent {
   occurredAt: number;
 }
 
+const insertEvent = preparedFor((db) =>
+  db.insert(events).values({
+    eventId: sql.placeholder("eventId"),
+    eventType: sql.placeholder("type"),
+    partnerId: sql.placeholder("partnerId"),
+    tenantId: sql.placeholder("tenantId"),
+    externalUserId: sql.placeholder("externalUserId"),
+    occurredAt: sql.placeholder("occurredAt"),
+    data: sql.placeholder("data"),
+  }).prepare()
+);
+
 export async function emitEvent(tx: Tx, event: NewEvent): Promise<string> {
   const eventId = newId("evt", event.occurredAt);
-  await tx.insert(events).values({
-    eventId,
-    eventType: event.type,
-    partnerId: event.partnerId,
-    tenantId: event.tenantId,
-    externalUserId: event.externalUserId,
-    occurredAt: event.occurredAt,
-    data: event.data,
-  });
+  await insertEvent(tx).run({ ...event, eventId });
   return eventId;
 }

@@ -9,13 +9,14 @@
  */
 import { eq } from "drizzle-orm";
 import type { Executor } from "../../db/client.ts";
-import { contractVersions, type EnvelopeMicros, strategies } from "../../db/schema.ts";
+import { type EnvelopeMicros, strategies } from "../../db/schema.ts";
 import type { Ctx } from "../context.ts";
 import type { ProviderId } from "../../venues/types.ts";
 import { PROVIDER_IDS } from "../../venues/types.ts";
 import { tighterEnvelope } from "../partners/envelope.ts";
 import {
   type ContractRow,
+  loadContractVersions,
   loadPartner,
   loadRestrictions,
   type PartnerRow,
@@ -44,7 +45,7 @@ export interface PartnerSnapshot {
 async function loadSnapshot(db: Executor, partnerId: string): Promise<PartnerSnapshot> {
   return {
     partner: await loadPartner(db, partnerId),
-    contracts: await db.select().from(contractVersions).where(eq(contractVersions.partnerId, partnerId)),
+    contracts: await loadContractVersions(db, partnerId),
     restrictions: await loadRestrictions(db, partnerId),
     published: (await db.select({ id: strategies.strategyId }).from(strategies)
       .where(eq(strategies.status, "PUBLISHED"))).map((s) => s.id),

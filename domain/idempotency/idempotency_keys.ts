@@ -2,14 +2,21 @@
  * Idempotency keys for the mutations the spec marks IK, scoped per partner and
  * route (method + concrete path).
  *
- * A key is claimed IN_PROGRESS with a lease before the work starts and
- * completed with the stored response after; a key whose lease ran out (the
- * process died mid-request) can be claimed again, so no key is stuck forever.
- * Outcomes that say "try again" (5xx, rate limit, a busy account) are not
- * stored: the key is released so the same request can be retried with it.
+ * The answer to a mutation is stored in the same transaction as its effect
+ * (`IdempotentAnswer.record`): a crash can never leave an effect without its
+ * stored answer, or an answer without its effect. The record is checked under
+ * the write lock, so when two requests with one key race (two instances, or a
+ * retry beside a slow first try) exactly one effect commits; the other rolls
+ * back and replays the winner's answer.
+ *
+ * Answers that changed nothing (refusals) are stored after the fact, in a
+ * transaction of their own. Outcomes that say "try again" (5xx, rate limit,
+ * a busy account) are not stored, so the same request may retry with its key.
+ * A request that claimed its key with a lease (`claimKey`) and died leaves it
+ * free again once the lease ends.
  */
-import { and, eq, lt } from "drizzle-orm";
-import { type Database, withTransaction } from "../../db/client.ts";
+import { and, eq, lt, sql } from "drizzle-orm";
+import { type Database, type Executor, preparedFor, type Tx, withTransaction } from "../../db/client.ts";
 import { idempotencyKeys } from "../../db/schema.ts";
 import { DAY_MS, MINUTE_MS } from "../clock.ts";
 import { ApiError } from "../errors.ts";
@@ -25,7 +32,12 @@ export interface KeyScope {
   key: string;
 }
 
-export type Claim = { kind: "claimed" } | { kind: "replay"; status: number; body: string };
+export interface StoredAnswer {
+  status: number;
+  body: string;
+}
+
+export type KeyRow = typeof idempotencyKeys.$inferSelect;
 
 export function requestHash(body: unknown): string {
   return sha256Hex(canonicalJson(body ?? null));
@@ -39,26 +51,125 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
 }
 
-function whereScope(scope: KeyScope) {
-  return and(
-    eq(idempotencyKeys.partnerId, scope.partnerId),
-    eq(idempotencyKeys.route, scope.route),
-    eq(idempotencyKeys.key, scope.key),
-  );
+const keyRow = preparedFor((db) =>
+  db.select().from(idempotencyKeys).where(and(
+    eq(idempotencyKeys.partnerId, sql.placeholder("partnerId")),
+    eq(idempotencyKeys.route, sql.placeholder("route")),
+    eq(idempotencyKeys.key, sql.placeholder("key")),
+  )).prepare()
+);
+
+/** The key's row while it is within its retention, else null. */
+export async function findKey(db: Executor, scope: KeyScope, now: number): Promise<KeyRow | null> {
+  const row = await keyRow(db).get({ ...scope });
+  return row && row.expiresAt > now ? row : null;
 }
 
-export async function claimKey(db: Database, scope: KeyScope, hash: string, now: number): Promise<Claim> {
-  return await withTransaction(db, async (tx) => {
-    const [row] = await tx.select().from(idempotencyKeys).where(whereScope(scope));
-    if (row && row.expiresAt > now) {
-      if (row.requestHash !== hash) throw new ApiError("IDEMPOTENCY_CONFLICT");
-      if (row.state === "DONE") return { kind: "replay", status: row.responseStatus!, body: row.responseBody! };
-      if (row.lockedUntil > now) throw new ApiError("IDEMPOTENCY_IN_PROGRESS");
-      // The request that held the key died without finishing: take it over.
-      await tx.update(idempotencyKeys).set({ lockedUntil: now + LEASE_MS }).where(whereScope(scope));
-      return { kind: "claimed" };
-    }
-    if (row) await tx.delete(idempotencyKeys).where(whereScope(scope));
+/**
+ * What an existing row means for a new request carrying `hash`: the stored
+ * answer to replay, or a refusal. Null when the request may run.
+ */
+export function answerFromRow(row: KeyRow | null, hash: string, now: number): StoredAnswer | null {
+  if (!row) return null;
+  if (row.requestHash !== hash) throw new ApiError("IDEMPOTENCY_CONFLICT");
+  if (row.state === "DONE") return { status: row.responseStatus!, body: row.responseBody! };
+  if (row.lockedUntil > now) throw new ApiError("IDEMPOTENCY_IN_PROGRESS");
+  // The request that held the key died without finishing: this one may take it over.
+  return null;
+}
+
+const saveAnswer = preparedFor((db) =>
+  db.insert(idempotencyKeys).values({
+    partnerId: sql.placeholder("partnerId"),
+    route: sql.placeholder("route"),
+    key: sql.placeholder("key"),
+    requestHash: sql.placeholder("requestHash"),
+    state: "DONE",
+    lockedUntil: sql.placeholder("now"),
+    responseStatus: sql.placeholder("status"),
+    responseBody: sql.placeholder("body"),
+    createdAt: sql.placeholder("now"),
+    expiresAt: sql.placeholder("expiresAt"),
+  }).onConflictDoUpdate({
+    target: [idempotencyKeys.partnerId, idempotencyKeys.route, idempotencyKeys.key],
+    set: {
+      requestHash: sql`excluded.request_hash`,
+      state: "DONE",
+      responseStatus: sql`excluded.response_status`,
+      responseBody: sql`excluded.response_body`,
+      createdAt: sql`excluded.created_at`,
+      expiresAt: sql`excluded.expires_at`,
+    },
+  }).prepare()
+);
+
+/** Another request with the same key committed its answer first; nothing of this one was kept. */
+export class AnsweredMeanwhile extends Error {
+  constructor(readonly row: KeyRow) {
+    super("The idempotency key was answered by another request");
+  }
+}
+
+/**
+ * Store `answer` for the key in the caller's transaction, unless a live
+ * answer is already there (then throw AnsweredMeanwhile, rolling the caller's
+ * effect back). Runs under the write lock, so the check and the write are one.
+ */
+async function storeAnswer(tx: Tx, scope: KeyScope, hash: string, answer: StoredAnswer, now: number) {
+  const current = await findKey(tx, scope, now);
+  if (current && (current.state === "DONE" || current.lockedUntil > now)) throw new AnsweredMeanwhile(current);
+  await saveAnswer(tx).run({ ...scope, requestHash: hash, ...answer, now, expiresAt: now + RETENTION_MS });
+}
+
+/**
+ * The answer of one idempotent request. The route supplies `encode` (how an
+ * output becomes the HTTP answer); the domain verb calls `record` inside the
+ * transaction of its effect.
+ */
+export class IdempotentAnswer {
+  #encode: ((output: unknown) => StoredAnswer) | null = null;
+  /** The answer committed with the effect, once its transaction committed. */
+  stored: StoredAnswer | null = null;
+
+  constructor(readonly scope: KeyScope, readonly hash: string, readonly now: number) {}
+
+  encodeWith(encode: (output: unknown) => StoredAnswer): void {
+    this.#encode = encode;
+  }
+
+  async record(tx: Tx, output: unknown): Promise<void> {
+    if (!this.#encode) throw new Error("An idempotent answer needs the route's encoder before it is recorded");
+    const answer = this.#encode(output);
+    await storeAnswer(tx, this.scope, this.hash, answer, this.now);
+    // Visible to the route only if the transaction commits; a rollback rethrows past it.
+    this.stored = answer;
+  }
+}
+
+/**
+ * Store an answer that was not recorded with an effect (a refusal, which
+ * changed nothing), in a transaction of its own.
+ */
+export async function storeAnswerAfterwards(
+  db: Database,
+  answer: IdempotentAnswer,
+  stored: StoredAnswer,
+): Promise<void> {
+  try {
+    await withTransaction(db, (tx) => storeAnswer(tx, answer.scope, answer.hash, stored, answer.now));
+  } catch (error) {
+    // A concurrent request answered first: its answer stands.
+    if (!(error instanceof AnsweredMeanwhile)) throw error;
+  }
+}
+
+/**
+ * Claim a key with a lease before long work (e.g. a venue call): a request
+ * that dies holding it leaves the key free again after the lease.
+ */
+export async function claimKey(db: Database, scope: KeyScope, hash: string, now: number): Promise<void> {
+  await withTransaction(db, async (tx) => {
+    if (answerFromRow(await findKey(tx, scope, now), hash, now)) throw new ApiError("IDEMPOTENCY_IN_PROGRESS");
     await tx.insert(idempotencyKeys).values({
       ...scope,
       requestHash: hash,
@@ -66,21 +177,10 @@ export async function claimKey(db: Database, scope: KeyScope, hash: string, now:
       lockedUntil: now + LEASE_MS,
       createdAt: now,
       expiresAt: now + RETENTION_MS,
+    }).onConflictDoUpdate({
+      target: [idempotencyKeys.partnerId, idempotencyKeys.route, idempotencyKeys.key],
+      set: { requestHash: hash, state: "IN_PROGRESS", lockedUntil: now + LEASE_MS, expiresAt: now + RETENTION_MS },
     });
-    return { kind: "claimed" };
-  });
-}
-
-export async function completeKey(db: Database, scope: KeyScope, status: number, body: string): Promise<void> {
-  await withTransaction(db, async (tx) => {
-    await tx.update(idempotencyKeys).set({ state: "DONE", responseStatus: status, responseBody: body })
-      .where(whereScope(scope));
-  });
-}
-
-export async function releaseKey(db: Database, scope: KeyScope): Promise<void> {
-  await withTransaction(db, async (tx) => {
-    await tx.delete(idempotencyKeys).where(whereScope(scope));
   });
 }
 

@@ -1,6 +1,6 @@
 /** Reading a partner and the contract version in force. */
-import { desc, eq } from "drizzle-orm";
-import type { Executor } from "../../db/client.ts";
+import { desc, eq, sql } from "drizzle-orm";
+import { type Executor, preparedFor } from "../../db/client.ts";
 import { contractVersions, partnerRestrictions, partners } from "../../db/schema.ts";
 import { ApiError } from "../errors.ts";
 
@@ -8,8 +8,15 @@ export type PartnerRow = typeof partners.$inferSelect;
 export type ContractRow = typeof contractVersions.$inferSelect;
 export type RestrictionRow = typeof partnerRestrictions.$inferSelect;
 
+const partnerById = preparedFor((db) =>
+  db.select().from(partners).where(eq(partners.partnerId, sql.placeholder("partnerId"))).prepare()
+);
+const contractVersionsOf = preparedFor((db) =>
+  db.select().from(contractVersions).where(eq(contractVersions.partnerId, sql.placeholder("partnerId"))).prepare()
+);
+
 export async function loadPartner(db: Executor, partnerId: string): Promise<PartnerRow> {
-  const [row] = await db.select().from(partners).where(eq(partners.partnerId, partnerId));
+  const row = await loadPartnerOrNull(db, partnerId);
   if (!row) throw new ApiError("NOT_FOUND");
   return row;
 }
@@ -23,10 +30,11 @@ export function pickContractInForce(versions: ContractRow[], at: number): Contra
 }
 
 export async function contractInForce(db: Executor, partnerId: string, at: number): Promise<ContractRow> {
-  return pickContractInForce(
-    await db.select().from(contractVersions).where(eq(contractVersions.partnerId, partnerId)),
-    at,
-  );
+  return pickContractInForce(await loadContractVersions(db, partnerId), at);
+}
+
+export async function loadContractVersions(db: Executor, partnerId: string): Promise<ContractRow[]> {
+  return await contractVersionsOf(db).execute({ partnerId });
 }
 
 export async function latestContract(db: Executor, partnerId: string): Promise<ContractRow> {
@@ -43,6 +51,5 @@ export async function loadRestrictions(db: Executor, partnerId: string): Promise
 }
 
 export async function loadPartnerOrNull(db: Executor, partnerId: string): Promise<PartnerRow | null> {
-  const [row] = await db.select().from(partners).where(eq(partners.partnerId, partnerId));
-  return row ?? null;
+  return (await partnerById(db).get({ partnerId })) ?? null;
 }

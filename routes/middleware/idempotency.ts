@@ -1,20 +1,28 @@
 /**
  * `Idempotency-Key` on the mutations the spec marks IK: same key and same body
  * replays the stored status and body; see domain/idempotency for the rules.
+ *
+ * The key is only read here. A verb that changes state stores its answer in
+ * the transaction of its effect (routes/respond.ts `idempotentJson`); what is
+ * left to store here are answers that changed nothing, once the handler is done.
  */
 import type { MiddlewareHandler } from "hono";
 import { ApiError } from "../../domain/errors.ts";
 import {
-  claimKey,
-  completeKey,
+  answerFromRow,
+  findKey,
+  IdempotentAnswer,
   isStorableOutcome,
   KEY_PATTERN,
-  releaseKey,
   requestHash,
+  storeAnswerAfterwards,
 } from "../../domain/idempotency/idempotency_keys.ts";
 import type { AppEnv } from "../env.ts";
+import { replay } from "../respond.ts";
 
 export function idempotent(): MiddlewareHandler<AppEnv> {
+  /** Keys being worked on in this process: a concurrent duplicate is told to wait, not run. */
+  const inFlight = new Set<string>();
   return async (c, next) => {
     const key = c.req.header("idempotency-key");
     if (!key) throw new ApiError("IDEMPOTENCY_KEY_REQUIRED");
@@ -24,19 +32,26 @@ export function idempotent(): MiddlewareHandler<AppEnv> {
       });
     }
     const { db, clock } = c.get("deps");
+    const now = clock.now();
     const scope = { partnerId: c.get("partner").partnerId, route: `${c.req.method} ${c.req.path}`, key };
-    const claim = await claimKey(db, scope, requestHash(c.get("jsonBody")), clock.now());
-    if (claim.kind === "replay") {
-      c.header("Idempotent-Replayed", "true");
-      return c.body(claim.body, claim.status as 200, { "content-type": "application/json" });
-    }
+    const hash = requestHash(c.get("jsonBody"));
+    const stored = answerFromRow(await findKey(db.read, scope, now), hash, now);
+    if (stored) return replay(c, stored);
+    const flightKey = `${scope.partnerId}\u0000${scope.route}\u0000${key}`;
+    if (inFlight.has(flightKey)) throw new ApiError("IDEMPOTENCY_IN_PROGRESS");
+    inFlight.add(flightKey);
+    const answer = new IdempotentAnswer(scope, hash, now);
+    c.set("idempotency", answer);
     try {
       await next();
-    } finally {
+      if (answer.stored) return undefined;
       const body = await c.res.clone().text();
       const code = c.res.status >= 400 ? errorCode(body) : undefined;
-      if (isStorableOutcome(c.res.status, code)) await completeKey(db, scope, c.res.status, body);
-      else await releaseKey(db, scope);
+      if (isStorableOutcome(c.res.status, code)) {
+        await storeAnswerAfterwards(db, answer, { status: c.res.status, body });
+      }
+    } finally {
+      inFlight.delete(flightKey);
     }
     return undefined;
   };

@@ -9,7 +9,7 @@ function setup(thread)
 end
 
 function init(args)
-  run_prefix = args[1] or "run"
+  run_prefix = args[1] or string.format("%d%d", os.time(), math.floor(os.clock() * 1e6))
   counter = 0
 end
 
