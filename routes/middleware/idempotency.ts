@@ -20,9 +20,14 @@ import {
 import type { AppEnv } from "../env.ts";
 import { replay } from "../respond.ts";
 
+/**
+ * Keys being worked on by each running service (one per database handle): a
+ * concurrent duplicate is told to wait, not run. Across instances the check
+ * under the write lock decides (domain/idempotency).
+ */
+const inFlightByService = new WeakMap<object, Set<string>>();
+
 export function idempotent(): MiddlewareHandler<AppEnv> {
-  /** Keys being worked on in this process: a concurrent duplicate is told to wait, not run. */
-  const inFlight = new Set<string>();
   return async (c, next) => {
     const key = c.req.header("idempotency-key");
     if (!key) throw new ApiError("IDEMPOTENCY_KEY_REQUIRED");
@@ -32,6 +37,8 @@ export function idempotent(): MiddlewareHandler<AppEnv> {
       });
     }
     const { db, clock } = c.get("deps");
+    let inFlight = inFlightByService.get(db);
+    if (!inFlight) inFlightByService.set(db, inFlight = new Set());
     const now = clock.now();
     const scope = { partnerId: c.get("partner").partnerId, route: `${c.req.method} ${c.req.path}`, key };
     const hash = requestHash(c.get("jsonBody"));

@@ -35,6 +35,8 @@ export interface TestEnvOptions {
   /** Reuse a database file (e.g. to test a restart). */
   databaseUrl?: string;
   env?: Record<string, string>;
+  /** The database engine (default: chosen by the URL, i.e. embedded). */
+  engine?: "embedded" | "client";
   /** Add test-only routes before the first request builds the router. */
   extend?: (app: ReturnType<typeof createApp>) => void;
 }
@@ -54,7 +56,7 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
     LOG_LEVEL: "warn",
     ...options.env,
   });
-  const db: Database = await openDatabase(config.databaseUrl);
+  const db: Database = await openDatabase(config.databaseUrl, { engine: options.engine });
   const clock = new TestableClock();
   clock.freeze(START);
   const logs: string[] = [];

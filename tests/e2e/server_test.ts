@@ -3,38 +3,7 @@
  * QA secrets generated on first start, then real HTTP calls.
  */
 import assert from "node:assert/strict";
-
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
-
-function spawnService(env: Record<string, string>) {
-  return new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--unstable-cron", MAIN],
-    env: { ...env, NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-}
-
-async function waitUntilUp(url: string): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    try {
-      const response = await fetch(`${url}/v1/openapi.json`);
-      await response.body?.cancel();
-      if (response.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error("The service did not start");
-}
+import { freePort, MAIN, spawnService, waitUntilUp } from "../_helpers/server.ts";
 
 Deno.test("a spawned service starts on its embedded default and serves a partner", async () => {
   const dir = await Deno.makeTempDir({ prefix: "svc-e2e-" });

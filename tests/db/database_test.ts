@@ -1,0 +1,117 @@
+/**
+ * The db/ layer on both of its engines: the embedded libSQL engine, and
+ * `@libsql/client` (the remote path, run here against a local file because no
+ * libSQL server can be installed on these machines).
+ */
+import assert from "node:assert/strict";
+import { eq } from "drizzle-orm";
+import { type Database, openDatabase, withTransaction } from "../../db/client.ts";
+import { clients, partners, settings } from "../../db/schema.ts";
+import { findClient } from "../../domain/clients/load_client.ts";
+
+const ENGINES = ["embedded", "client"] as const;
+
+async function fresh(engine: (typeof ENGINES)[number]): Promise<Database> {
+  const dir = await Deno.makeTempDir({ prefix: "svc-db-" });
+  return await openDatabase(`file:${dir}/db.db`, { engine });
+}
+
+for (const engine of ENGINES) {
+  Deno.test(`db (${engine}): concurrent write units commit together, and a failing one rolls back alone`, async () => {
+    const db = await fresh(engine);
+    try {
+      const write = (key: string, fail: boolean) =>
+        withTransaction(db, async (tx) => {
+          await tx.insert(settings).values({ key, value: "v" });
+          if (fail) throw new Error(`unit ${key} fails`);
+          return key;
+        });
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 20 }, (_, i) => write(`k${i}`, i % 5 === 2)),
+      );
+      const failed = outcomes.flatMap((o, i) => (o.status === "rejected" ? [`k${i}`] : []));
+      assert.deepEqual(failed, ["k2", "k7", "k12", "k17"]);
+      const stored = (await db.read.select().from(settings)).map((row) => row.key).sort();
+      const expected = Array.from({ length: 20 }, (_, i) => `k${i}`).filter((k) => !failed.includes(k)).sort();
+      assert.deepEqual(stored, expected);
+      if (engine === "embedded") assert.ok(db.writes.stats.groups < db.writes.stats.units, "units shared commits");
+    } finally {
+      db.close();
+    }
+  });
+
+  Deno.test(`db (${engine}): the read handle refuses writes, and a transaction's result comes after its commit`, async () => {
+    const db = await fresh(engine);
+    try {
+      if (engine === "embedded") {
+        await assert.rejects(() => db.read.insert(settings).values({ key: "x", value: "y" }));
+      }
+      const value = await withTransaction(db, async (tx) => {
+        await tx.insert(settings).values({ key: "committed", value: "yes" });
+        return "done";
+      });
+      assert.equal(value, "done");
+      const [row] = await db.read.select().from(settings).where(eq(settings.key, "committed"));
+      assert.equal(row.value, "yes");
+    } finally {
+      db.close();
+    }
+  });
+
+  Deno.test(`db (${engine}): strings, JSON columns and integers round-trip exactly`, async () => {
+    const db = await fresh(engine);
+    try {
+      const externalUserId = 'ação 😀 "quoted" \\ back\u2028slash';
+      await withTransaction(db, async (tx) => {
+        await tx.insert(partners).values({
+          partnerId: "p",
+          name: "P",
+          status: "ACTIVE",
+          grants: { providers: [], strategies: [], capabilities: [] },
+          envelope: { maxLeverage: 1, maxMarginPerTradeMicros: 1, maxConcurrentTrades: 1, maxDailyLossMicros: 1 },
+          builderFeeTenthsBps: 0,
+          returnUrlOrigins: [],
+          requestsPerMinute: 1,
+          ordersPerMinute: 1,
+          createdAt: 1,
+          updatedAt: 1,
+        });
+        await tx.insert(clients).values({
+          partnerId: "p",
+          tenantId: "p",
+          externalUserId,
+          status: "ACTIVE",
+          strategySelection: ["a", "b"],
+          createdAt: 1_793_613_600_123,
+          updatedAt: 1_793_613_600_123,
+        });
+      });
+      const row = await findClient(db.read, "p", externalUserId);
+      assert.equal(row?.externalUserId, externalUserId);
+      assert.deepEqual(row?.strategySelection, ["a", "b"]);
+      assert.equal(row?.createdAt, 1_793_613_600_123);
+      assert.equal(await findClient(db.read, "p", "missing"), null);
+    } finally {
+      db.close();
+    }
+  });
+}
+
+Deno.test("db: migrations apply once, and a reopened database keeps its data", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "svc-db-" });
+  const url = `file:${dir}/db.db`;
+  const first = await openDatabase(url);
+  await withTransaction(first, (tx) => tx.insert(settings).values({ key: "kept", value: "1" }));
+  first.close();
+  const again = await openDatabase(url);
+  try {
+    const migrations = await again.read.values(`SELECT count(*) FROM __drizzle_migrations`);
+    const files = [...Deno.readDirSync(new URL("../../db/migrations", import.meta.url))].filter((f) =>
+      f.name.endsWith(".sql")
+    );
+    assert.equal(Number(migrations[0][0]), files.length);
+    assert.equal((await again.read.select().from(settings)).length, 1);
+  } finally {
+    again.close();
+  }
+});

@@ -1,0 +1,108 @@
+/**
+ * Durability of creates under a crash: a real server process is killed with
+ * SIGKILL in the middle of a stream of concurrent `POST /v1/users`. Whatever
+ * it acknowledged must survive, and every client must come with exactly its
+ * `client.updated` event and its stored idempotent answer: the three are one
+ * transaction, so none can exist without the others.
+ */
+import assert from "node:assert/strict";
+import { openDatabase } from "../../db/client.ts";
+import { partnerBody } from "../_helpers/http.ts";
+import { freePort, spawnService, waitUntilUp } from "../_helpers/server.ts";
+
+const WRITERS = 24;
+/** Acknowledged creates before the kill: enough to span several group commits and a background checkpoint. */
+const KILL_AFTER = 900;
+
+Deno.test("a crash (SIGKILL) in a stream of creates loses no acknowledged client and no event", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "svc-crash-" });
+  const databaseUrl = `file:${dir}/service.db`;
+  const port = freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const token = "crash-test-operator-token-0123456789abcdef";
+  const child = spawnService({
+    PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    OPERATOR_TOKEN: token,
+    MASTER_KEY: btoa(String.fromCharCode(...new Uint8Array(32).fill(3))),
+    LOG_LEVEL: "error",
+  });
+  const acknowledged = new Map<string, string>(); // externalUserId -> Idempotency-Key
+  try {
+    await waitUntilUp(url);
+    const created = await fetch(`${url}/operator/v1/partners`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(
+        partnerBody({ partnerId: "crash", limits: { requestsPerMinute: 1_000_000, ordersPerMinute: 10 } }),
+      ),
+    });
+    assert.equal(created.status, 201);
+    const { credential } = await created.json();
+    const authorization = `Basic ${btoa(`${credential.clientId}:${credential.clientSecret}`)}`;
+
+    let killed = false;
+    const writer = async (writerId: number) => {
+      for (let n = 0; !killed; n++) {
+        const externalUserId = `crash-${writerId}-${n}`;
+        const key = `ik-${externalUserId}`;
+        try {
+          const response = await fetch(`${url}/v1/users`, {
+            method: "POST",
+            headers: { authorization, "content-type": "application/json", "idempotency-key": key },
+            body: JSON.stringify({ externalUserId }),
+          });
+          const body = await response.json();
+          if (response.status !== 201) throw new Error(`unexpected ${response.status}: ${JSON.stringify(body)}`);
+          acknowledged.set(externalUserId, key);
+          if (acknowledged.size >= KILL_AFTER && !killed) {
+            killed = true;
+            child.kill("SIGKILL");
+          }
+        } catch (error) {
+          if (!killed) throw error; // after the kill, requests in flight fail: that is the point
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: WRITERS }, (_, i) => writer(i)));
+  } finally {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // already dead
+    }
+    await child.output();
+  }
+
+  const db = await openDatabase(databaseUrl);
+  try {
+    const clients = await db.read.all<[string]>(`SELECT external_user_id FROM clients WHERE partner_id = 'crash'`);
+    const stored = new Set(clients.map(([id]) => id));
+    const lost = [...acknowledged.keys()].filter((id) => !stored.has(id));
+    assert.deepEqual(lost, [], "every acknowledged client survives the crash");
+    assert.ok(stored.size >= acknowledged.size);
+
+    const withoutEvent = await db.read.values(
+      `SELECT c.external_user_id FROM clients c WHERE c.partner_id = 'crash' AND (SELECT count(*) FROM events e
+         WHERE e.partner_id = c.partner_id AND e.external_user_id = c.external_user_id
+           AND e.event_type = 'client.updated' AND json_extract(e.data, '$.change') = 'CREATED') <> 1`,
+    );
+    assert.deepEqual(withoutEvent, [], "every client has exactly one client.updated CREATED event");
+    const eventsWithoutClient = await db.read.values(
+      `SELECT e.external_user_id FROM events e WHERE e.partner_id = 'crash' AND e.event_type = 'client.updated'
+         AND NOT EXISTS (SELECT 1 FROM clients c WHERE c.partner_id = e.partner_id AND c.external_user_id = e.external_user_id)`,
+    );
+    assert.deepEqual(eventsWithoutClient, [], "no event announces a client that does not exist");
+    const answers = await db.read.all<[string, number, string]>(
+      `SELECT key, response_status, response_body FROM idempotency_keys WHERE partner_id = 'crash' AND route = 'POST /v1/users'`,
+    );
+    assert.equal(answers.length, stored.size, "one stored answer per client, committed with it");
+    for (const [key, status, body] of answers) {
+      assert.equal(status, 201);
+      const id = JSON.parse(body).externalUserId;
+      assert.ok(stored.has(id) && key === `ik-${id}`, `the answer stored under ${key} names its own client`);
+    }
+  } finally {
+    db.close();
+  }
+});
