@@ -6,12 +6,13 @@ import type { MiddlewareHandler } from "hono";
 import { authenticatePartner } from "../../domain/credentials/authenticate_partner.ts";
 import type { AppEnv } from "../env.ts";
 
-export function presentedCredential(headers: {
-  authorization?: string;
-  clientId?: string;
-  clientSecret?: string;
-}): { clientId: string; clientSecret: string } | null {
-  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(headers.authorization ?? "");
+/** The pair from `Authorization: Basic`, else from the X-Client-* headers (read only then: each read costs). */
+export function presentedCredential(header: (name: string) => string | undefined): {
+  clientId: string;
+  clientSecret: string;
+} | null {
+  const authorization = header("authorization");
+  const basic = authorization && /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization);
   if (basic) {
     let decoded: string;
     try {
@@ -23,20 +24,15 @@ export function presentedCredential(headers: {
     if (colon <= 0) return null;
     return { clientId: decoded.slice(0, colon), clientSecret: decoded.slice(colon + 1) };
   }
-  if (headers.clientId && headers.clientSecret) {
-    return { clientId: headers.clientId, clientSecret: headers.clientSecret };
-  }
-  return null;
+  const clientId = header("x-client-id");
+  const clientSecret = clientId && header("x-client-secret");
+  return clientId && clientSecret ? { clientId, clientSecret } : null;
 }
 
 export function partnerAuth(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const deps = c.get("deps");
-    const presented = presentedCredential({
-      authorization: c.req.header("authorization"),
-      clientId: c.req.header("x-client-id"),
-      clientSecret: c.req.header("x-client-secret"),
-    });
+    const presented = presentedCredential((name) => c.req.header(name));
     c.set("partner", await authenticatePartner(deps.db.read, deps.caches, presented, deps.clock.now()));
     await next();
   };

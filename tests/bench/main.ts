@@ -3,7 +3,7 @@
  *
  * HTTP: `wrk -t2 -c32` (a native load generator in its own process) against,
  * in the same run: (a) a bare Deno.serve JSON handler, (b) a minimal Hono app
- * with one middleware, and the service with 100,000 clients: (c) authenticated
+ * with one middleware, (b') the same answering with X-Request-Id, and the service with 100,000 clients: (c) authenticated
  * GET /v1/health, (d) GET /v1/users/:id/status, (e) GET /v1/users?limit=100,
  * (f) POST /v1/users creating new clients. Each figure is printed with its
  * share of (a) and its p99. Then the per-query cost of an indexed lookup
@@ -62,6 +62,7 @@ function row(label: string, result: WrkResult, bare: WrkResult, target: string) 
 await ensureWrk();
 const bare = await startTarget(["bare"]);
 const hono = await startTarget(["hono"]);
+const honoRequestId = await startTarget(["hono-request-id"]);
 const app = await startTarget(["app", String(CLIENTS)]);
 const headers = { authorization: app.info.auth! };
 const appUrl = `http://127.0.0.1:${app.info.port}`;
@@ -72,6 +73,7 @@ try {
   }
   await runWrk(`http://127.0.0.1:${bare.info.port}/`, { seconds: 1 });
   await runWrk(`http://127.0.0.1:${hono.info.port}/`, { seconds: 1 });
+  await runWrk(`http://127.0.0.1:${honoRequestId.info.port}/`, { seconds: 1 });
 
   console.log(
     `HTTP on loopback: wrk -t2 -c32, ${SECONDS} s each, ${CLIENTS.toLocaleString("en")} clients in the database\n`,
@@ -79,6 +81,12 @@ try {
   const base = await runWrk(`http://127.0.0.1:${bare.info.port}/`, { seconds: SECONDS });
   row("(a) bare Deno.serve JSON handler", base, base, "");
   row("(b) Hono, one middleware", await runWrk(`http://127.0.0.1:${hono.info.port}/`, { seconds: SECONDS }), base, "");
+  row(
+    "(b') the same, with X-Request-Id",
+    await runWrk(`http://127.0.0.1:${honoRequestId.info.port}/`, { seconds: SECONDS }),
+    base,
+    "every answer of the service carries one",
+  );
   row(
     "(c) GET /v1/health (authenticated)",
     await runWrk(`${appUrl}/v1/health`, { headers, seconds: SECONDS }),
@@ -107,6 +115,7 @@ try {
 } finally {
   await stop(bare.child);
   await stop(hono.child);
+  await stop(honoRequestId.child);
   await stop(app.child);
 }
 

@@ -1,7 +1,8 @@
 /**
  * A benchmark target in its own process, so the load generator does not share
  * its event loop: `bare` is a plain Deno.serve JSON handler; `hono` a minimal
- * Hono app with one middleware (the framework's own floor); `app` is the full
+ * Hono app with one middleware (the framework's own floor), `hono-request-id`
+ * the same answering with an X-Request-Id header; `app` is the full
  * service on a fresh database with one partner and `clients` clients.
  * Prints one JSON line `{port, auth, userId, databaseUrl}` when ready.
  */
@@ -28,13 +29,20 @@ if (mode === "bare") {
     () => Response.json({ api: "UP", providers: [], requestId: crypto.randomUUID() }),
   );
   console.log(JSON.stringify({ port: server.addr.port }));
-} else if (mode === "hono") {
+} else if (mode === "hono" || mode === "hono-request-id") {
+  // (b) the framework's own floor: one middleware, c.json. (b') the same, answering as every answer of
+  // the service must, with an X-Request-Id header (in a plain header record, as routes/respond.ts does).
   const app = new Hono();
-  app.use("*", async (c, next) => {
-    c.header("X-Request-Id", crypto.randomUUID());
+  app.use("*", async (_c, next) => {
     await next();
   });
-  app.get("/", (c) => c.json({ api: "UP", providers: [], requestId: crypto.randomUUID() }));
+  app.get("/", (c) => {
+    const body = { api: "UP", providers: [], requestId: crypto.randomUUID() };
+    if (mode === "hono") return c.json(body);
+    return new Response(JSON.stringify(body), {
+      headers: { "content-type": "application/json", "x-request-id": body.requestId },
+    });
+  });
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
   console.log(JSON.stringify({ port: server.addr.port }));
 } else {
