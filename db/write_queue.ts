@@ -13,6 +13,7 @@
  * group of one); if it fails, the whole transaction, holding only its work,
  * is rolled back and the group starts afresh.
  */
+import { setImmediate } from "node:timers";
 import { isBusy, type SqlConnection } from "./connection.ts";
 
 /** Units per group: bounds how long the first unit of a group waits for its commit. */
@@ -36,6 +37,7 @@ export class WriteQueue<H> {
   #running = false;
   #groups = 0;
   #units = 0;
+  #lastGroupSize = 0;
 
   constructor(readonly connection: SqlConnection, readonly handle: H) {}
 
@@ -71,16 +73,18 @@ export class WriteQueue<H> {
       return;
     }
     let open = true;
-    let yielded = false;
+    let waited = false;
     try {
       while (settled.length < MAX_GROUP) {
         if (!this.#pending.length) {
           // The engine is synchronous, so a unit runs from BEGIN to here in one turn of the event
-          // loop and nothing could join it. Let requests that have arrived meanwhile run once:
-          // those that write join this transaction and share its COMMIT.
-          if (yielded || !open) break;
-          yielded = true;
-          await nextTurn();
+          // loop and nothing could join it. Let requests that arrive meanwhile run once: those that
+          // write join this transaction and share its COMMIT. Under load (the last group had
+          // company) wait one timer turn, which lets the event loop take in new requests; a write
+          // that comes alone pays only an immediate turn (~0.1 ms instead of ~2 ms).
+          if (!open || waited) break;
+          waited = true;
+          await (this.#lastGroupSize > 1 ? timerTurn() : immediateTurn());
           continue;
         }
         const unit = this.#pending.shift()!;
@@ -118,6 +122,7 @@ export class WriteQueue<H> {
       for (const { unit } of settled) unit.reject(error);
       return;
     }
+    this.#lastGroupSize = settled.length;
     if (settled.length) {
       this.#groups++;
       this.#units += settled.length;
@@ -140,7 +145,12 @@ export class WriteQueue<H> {
   }
 }
 
-/** Resolves after the event loop has polled for I/O once (new requests get to run). */
-function nextTurn(): Promise<void> {
+/** One turn of the event loop that also polls for I/O: new requests get to run. */
+function timerTurn(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/** The shortest yield: queued callbacks run, without waiting for the next I/O poll. */
+function immediateTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

@@ -50,7 +50,7 @@ export async function createClient(
     } else {
       // No new clients under a suspended contract; existing ones stay readable.
       if ((await contractInForce(tx, partnerId, now)).suspended) throw new ApiError("TENANT_NOT_ACTIVE");
-      const [row] = await insertClient(tx).execute({ partnerId, tenantId, externalUserId: input.externalUserId, now });
+      const row = (await insertClient(tx).get({ partnerId, tenantId, externalUserId: input.externalUserId, now }))!;
       await emitEvent(tx, {
         type: "client.updated",
         partnerId,

@@ -78,6 +78,11 @@ export function answerFromRow(row: KeyRow | null, hash: string, now: number): St
   return null;
 }
 
+/**
+ * Insert the answer, or overwrite a row no live request holds (one whose
+ * retention or lease ran out). Returns the key when it wrote, nothing when a
+ * live answer or claim is in the way.
+ */
 const saveAnswer = preparedFor((db) =>
   db.insert(idempotencyKeys).values({
     partnerId: sql.placeholder("partnerId"),
@@ -95,12 +100,15 @@ const saveAnswer = preparedFor((db) =>
     set: {
       requestHash: sql`excluded.request_hash`,
       state: "DONE",
+      lockedUntil: sql`excluded.locked_until`,
       responseStatus: sql`excluded.response_status`,
       responseBody: sql`excluded.response_body`,
       createdAt: sql`excluded.created_at`,
       expiresAt: sql`excluded.expires_at`,
     },
-  }).prepare()
+    setWhere:
+      sql`${idempotencyKeys.expiresAt} <= excluded.created_at OR (${idempotencyKeys.state} <> 'DONE' AND ${idempotencyKeys.lockedUntil} <= excluded.created_at)`,
+  }).returning({ key: idempotencyKeys.key }).prepare()
 );
 
 /** Another request with the same key committed its answer first; nothing of this one was kept. */
@@ -116,9 +124,14 @@ export class AnsweredMeanwhile extends Error {
  * effect back). Runs under the write lock, so the check and the write are one.
  */
 async function storeAnswer(tx: Tx, scope: KeyScope, hash: string, answer: StoredAnswer, now: number) {
-  const current = await findKey(tx, scope, now);
-  if (current && (current.state === "DONE" || current.lockedUntil > now)) throw new AnsweredMeanwhile(current);
-  await saveAnswer(tx).run({ ...scope, requestHash: hash, ...answer, now, expiresAt: now + RETENTION_MS });
+  const saved = await saveAnswer(tx).get({
+    ...scope,
+    requestHash: hash,
+    ...answer,
+    now,
+    expiresAt: now + RETENTION_MS,
+  });
+  if (!saved) throw new AnsweredMeanwhile((await findKey(tx, scope, now))!);
 }
 
 /**
