@@ -74,6 +74,8 @@ export class WriteQueue<H> {
     }
     let open = true;
     let waited = false;
+    /** The unit taken off the queue and not yet settled: a failure of the transaction itself must reach it too. */
+    let inHand: Unit<H> | null = null;
     try {
       while (settled.length < MAX_GROUP) {
         if (!this.#pending.length) {
@@ -87,13 +89,15 @@ export class WriteQueue<H> {
           await (this.#lastGroupSize > 1 ? timerTurn() : immediateTurn());
           continue;
         }
-        const unit = this.#pending.shift()!;
+        const unit = inHand = this.#pending.shift()!;
         if (settled.length === 0) {
           try {
             settled.push({ unit: unit as Unit<unknown>, value: await unit.work(this.handle) });
+            inHand = null;
           } catch (error) {
             await this.connection.rollback();
             open = false;
+            inHand = null;
             unit.reject(error);
             if (this.#pending.length) {
               await this.#begin();
@@ -108,17 +112,20 @@ export class WriteQueue<H> {
           const value = await unit.work(this.handle);
           await this.connection.exec(`RELEASE ${savepoint}`);
           settled.push({ unit: unit as Unit<unknown>, value });
+          inHand = null;
         } catch (error) {
           await this.connection.exec(`ROLLBACK TO ${savepoint}`);
           await this.connection.exec(`RELEASE ${savepoint}`);
+          inHand = null;
           unit.reject(error);
         }
       }
       if (open) await this.connection.commit();
       open = false;
     } catch (error) {
-      // The transaction itself failed (commit, savepoint): nothing of this group is durable.
+      // The transaction itself failed (commit, savepoint, rollback): nothing of this group is durable.
       if (open) await Promise.resolve(this.connection.rollback()).catch(() => {});
+      inHand?.reject(error);
       for (const { unit } of settled) unit.reject(error);
       return;
     }

@@ -1,0 +1,42 @@
+/**
+ * The write queue when the transaction itself fails: every unit's promise
+ * settles (none waits forever), and nothing of the failed group is durable.
+ * The failure is injected into a real embedded connection, since SQLite
+ * cannot be made to refuse a SAVEPOINT on demand.
+ */
+import assert from "node:assert/strict";
+import type { SqlConnection } from "../../db/connection.ts";
+import { openEmbedded } from "../../db/embedded.ts";
+import { WriteQueue } from "../../db/write_queue.ts";
+
+function withFailingSavepoint(connection: SqlConnection, failAt: number): SqlConnection {
+  let savepoints = 0;
+  return {
+    ...connection,
+    exec(sql: string) {
+      if (sql.startsWith("SAVEPOINT") && ++savepoints === failAt) throw new Error("injected: disk I/O error");
+      return connection.exec(sql);
+    },
+  };
+}
+
+Deno.test("a failing SAVEPOINT settles every unit of its group and keeps none of their writes", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "svc-queue-" });
+  const connection = openEmbedded(`${dir}/q.db`, { busyTimeoutMs: 0 });
+  try {
+    connection.exec("CREATE TABLE t (k TEXT PRIMARY KEY)");
+    const faulty = withFailingSavepoint(connection, 2);
+    const queue = new WriteQueue(faulty, faulty);
+    const insert = (key: string) =>
+      queue.run(async (c) => {
+        await c.query("INSERT INTO t (k) VALUES (?)", [key], "run");
+        return key;
+      });
+    const outcomes = await Promise.allSettled(["a", "b", "c", "d"].map(insert));
+    assert.deepEqual(outcomes.map((o) => o.status), ["rejected", "rejected", "rejected", "fulfilled"]);
+    const rows = connection.query("SELECT k FROM t ORDER BY k", [], "all") as { rows: string[][] };
+    assert.deepEqual(rows.rows, [["d"]], "only the unit of the next, healthy group committed");
+  } finally {
+    connection.close();
+  }
+});
