@@ -15,6 +15,14 @@ import type { QueryMethod, SqlConnection, SqlParam } from "./connection.ts";
 
 /** Prepared statements kept per connection; the hot set is a few dozen. */
 const STATEMENT_CACHE_SIZE = 500;
+/**
+ * The read connection reads pages through a memory map of the file (the OS
+ * page cache) instead of a read syscall per page missing from SQLite's small
+ * per-connection cache: a random indexed lookup among 100,000 clients goes
+ * from ~18 µs to ~14 µs. Address space, not memory: only pages touched become
+ * resident. (Measured on the writer it changed nothing, so it stays default.)
+ */
+const MMAP_BYTES = 256 * 1024 * 1024;
 /** Commits before the background checkpointer starts: short-lived databases (tests, the CLI) never need it. */
 const COMMITS_BEFORE_BACKGROUND_CHECKPOINTS = 500;
 
@@ -50,7 +58,10 @@ export function openEmbedded(path: string, options: EmbeddedOptions): SqlConnect
 
   engine.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs}`);
   engine.exec("PRAGMA foreign_keys = ON");
-  if (options.readOnly) engine.exec("PRAGMA query_only = ON");
+  if (options.readOnly) {
+    engine.exec("PRAGMA query_only = ON");
+    engine.exec(`PRAGMA mmap_size = ${MMAP_BYTES}`);
+  }
   if (options.checkpointInBackground) engine.exec("PRAGMA wal_autocheckpoint = 0");
   let commits = 0;
   let checkpointer: Worker | null = null;

@@ -37,6 +37,7 @@ report(
 db.close();
 
 const engine = new Libsql(path);
+engine.exec("PRAGMA mmap_size = 268435456"); // as db/embedded.ts opens its connections
 const statement = engine.prepare(SQL).raw(true);
 report(
   "libsql engine, cached statement, raw rows (the floor)",
