@@ -1,5 +1,5 @@
 /** Reading a partner and the contract version in force. */
-import { desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, lte, sql } from "drizzle-orm";
 import { type Executor, preparedFor } from "../../db/client.ts";
 import { contractVersions, partnerRestrictions, partners } from "../../db/schema.ts";
 import { ApiError } from "../errors.ts";
@@ -29,8 +29,22 @@ export function pickContractInForce(versions: ContractRow[], at: number): Contra
   return inForce;
 }
 
+/** The same rule as pickContractInForce, in SQL: one row, for writes that check the contract inside their transaction. */
+const contractInForceAt = preparedFor((db) =>
+  db.select().from(contractVersions)
+    .where(and(
+      eq(contractVersions.partnerId, sql.placeholder("partnerId")),
+      lte(contractVersions.effectiveFrom, sql.placeholder("at")),
+    ))
+    .orderBy(desc(contractVersions.effectiveFrom), desc(contractVersions.version))
+    .limit(1)
+    .prepare()
+);
+
 export async function contractInForce(db: Executor, partnerId: string, at: number): Promise<ContractRow> {
-  return pickContractInForce(await loadContractVersions(db, partnerId), at);
+  const row = await contractInForceAt(db).get({ partnerId, at });
+  if (!row) throw new Error("The partner has no contract in force");
+  return row;
 }
 
 export async function loadContractVersions(db: Executor, partnerId: string): Promise<ContractRow[]> {

@@ -80,6 +80,8 @@ export function bodyGuard(options: { scopeGuard: boolean }): MiddlewareHandler<A
       }
     }
     c.set("jsonBody", body);
+    // Hand the parsed body to Hono's cache, so route validators do not parse it a second time.
+    c.req.bodyCache.json = Promise.resolve(body);
     await next();
   };
 }
