@@ -3,17 +3,19 @@
  *
  * HTTP: `wrk -t2 -c32` (a native load generator in its own process) against,
  * in the same run: (a) a bare Deno.serve JSON handler, (b) a minimal Hono app
- * with one middleware, (b') the same answering with X-Request-Id, and the service with 100,000 clients: (c) authenticated
- * GET /v1/health, (d) GET /v1/users/:id/status, (e) GET /v1/users?limit=100,
- * (f) POST /v1/users creating new clients. Each figure is printed with its
- * share of (a) and its p99. Then the per-query cost of an indexed lookup
- * through db/, and the venue benchmarks.
+ * with one middleware, (b') the same answering with X-Request-Id, and the
+ * service with 100,000 clients: (c) authenticated GET /v1/health,
+ * (d) GET /v1/users/:id/status, (e) GET /v1/users?limit=100, (f) POST /v1/users
+ * creating new clients. Each figure is printed with its share of (a) and its
+ * p99, as the median of interleaved rounds. Then the per-query cost of an
+ * indexed lookup through db/, and the venue benchmarks.
  */
-import { ensureWrk, runWrk, type WrkResult } from "./wrk.ts";
+import { ensureWrk, runWrk, type WrkOptions, type WrkResult } from "./wrk.ts";
 
 const TARGET = new URL("./serve_target.ts", import.meta.url).pathname;
 const CREATE_SCRIPT = new URL("./create_users.lua", import.meta.url).pathname;
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? "10");
+const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? "3");
 const CLIENTS = 100_000;
 
 interface TargetInfo {
@@ -47,6 +49,11 @@ async function stop(child: Deno.ChildProcess) {
   await child.stdout.cancel().catch(() => {});
 }
 
+/** The result with the median throughput (its own latencies with it). */
+function median(results: WrkResult[]): WrkResult {
+  return [...results].sort((a, b) => a.rps - b.rps)[Math.floor(results.length / 2)];
+}
+
 function row(label: string, result: WrkResult, bare: WrkResult, target: string) {
   const share = `${(result.rps / bare.rps * 100).toFixed(1)} %`;
   const problems = result.non2xx + result.socketErrors
@@ -76,42 +83,58 @@ try {
   await runWrk(`http://127.0.0.1:${honoRequestId.info.port}/`, { seconds: 1 });
 
   console.log(
-    `HTTP on loopback: wrk -t2 -c32, ${SECONDS} s each, ${CLIENTS.toLocaleString("en")} clients in the database\n`,
+    `HTTP on loopback: wrk -t2 -c32, ${SECONDS} s each, median of ${ROUNDS} interleaved rounds, ${
+      CLIENTS.toLocaleString("en")
+    } clients in the database\n`,
   );
-  const base = await runWrk(`http://127.0.0.1:${bare.info.port}/`, { seconds: SECONDS });
-  row("(a) bare Deno.serve JSON handler", base, base, "");
-  row("(b) Hono, one middleware", await runWrk(`http://127.0.0.1:${hono.info.port}/`, { seconds: SECONDS }), base, "");
-  row(
-    "(b') the same, with X-Request-Id",
-    await runWrk(`http://127.0.0.1:${honoRequestId.info.port}/`, { seconds: SECONDS }),
-    base,
-    "every answer of the service carries one",
-  );
-  row(
-    "(c) GET /v1/health (authenticated)",
-    await runWrk(`${appUrl}/v1/health`, { headers, seconds: SECONDS }),
-    base,
-    "target >= 40 %",
-  );
-  row(
-    "(d) GET /v1/users/:id/status",
-    await runWrk(`${appUrl}/v1/users/${app.info.userId}/status`, { headers, seconds: SECONDS }),
-    base,
-    "target >= 30 %, p99 < 10 ms",
-  );
-  row(
-    "(e) GET /v1/users?limit=100",
-    await runWrk(`${appUrl}/v1/users?limit=100`, { headers, seconds: SECONDS }),
-    base,
-    "target >= 8 %",
-  );
-  const creates = await runWrk(`${appUrl}/v1/users`, {
-    headers,
-    seconds: SECONDS,
-    script: CREATE_SCRIPT,
-    scriptArgs: [crypto.randomUUID().slice(0, 8)],
-  });
-  row("(f) POST /v1/users (new clients)", creates, base, `target >= 2,000 created/s`);
+  const targets: { label: string; note: string; url: string; options?: Partial<WrkOptions> }[] = [
+    { label: "(a) bare Deno.serve JSON handler", note: "", url: `http://127.0.0.1:${bare.info.port}/` },
+    { label: "(b) Hono, one middleware", note: "", url: `http://127.0.0.1:${hono.info.port}/` },
+    {
+      label: "(b') the same, with X-Request-Id",
+      note: "every answer of the service carries one",
+      url: `http://127.0.0.1:${honoRequestId.info.port}/`,
+    },
+    {
+      label: "(c) GET /v1/health (authenticated)",
+      note: "target >= 40 %",
+      url: `${appUrl}/v1/health`,
+      options: { headers },
+    },
+    {
+      label: "(d) GET /v1/users/:id/status",
+      note: "target >= 30 %, p99 < 10 ms",
+      url: `${appUrl}/v1/users/${app.info.userId}/status`,
+      options: { headers },
+    },
+    {
+      label: "(e) GET /v1/users?limit=100",
+      note: "target >= 8 %",
+      url: `${appUrl}/v1/users?limit=100`,
+      options: { headers },
+    },
+    {
+      label: "(f) POST /v1/users (new clients)",
+      note: "target >= 2,000 created/s",
+      url: `${appUrl}/v1/users`,
+      options: { headers, script: CREATE_SCRIPT },
+    },
+  ];
+  // The machine's speed drifts (a shared VM): every round measures every target, and the medians compare alike.
+  const results = targets.map(() => [] as WrkResult[]);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, target] of targets.entries()) {
+      const scriptArgs = target.options?.script ? [crypto.randomUUID().slice(0, 8)] : undefined;
+      results[i].push(await runWrk(target.url, { seconds: SECONDS, ...target.options, scriptArgs }));
+    }
+  }
+  const medians = results.map(median);
+  for (const [i, target] of targets.entries()) row(target.label, medians[i], medians[0], target.note);
+  console.log("\nshare of the same round's (a), round by round:");
+  for (const [i, target] of targets.entries()) {
+    const shares = results[i].map((r, round) => `${(r.rps / results[0][round].rps * 100).toFixed(1)} %`);
+    console.log(`  ${target.label.padEnd(40)} ${shares.join("   ")}`);
+  }
 } finally {
   await stop(bare.child);
   await stop(hono.child);
