@@ -11,8 +11,14 @@ const INTERVAL_MS = 250;
 const worker = self as unknown as { onmessage: (event: MessageEvent) => void; postMessage(message: unknown): void };
 
 worker.onmessage = (event: MessageEvent<{ path: string }>) => {
-  const engine = new Libsql(event.data.path);
-  engine.exec("PRAGMA busy_timeout = 1000");
+  let engine: InstanceType<typeof Libsql>;
+  try {
+    engine = new Libsql(event.data.path);
+    engine.exec("PRAGMA busy_timeout = 1000");
+  } catch (error) {
+    worker.postMessage({ error: String(error) });
+    return;
+  }
   setInterval(() => {
     try {
       engine.exec("PRAGMA wal_checkpoint(PASSIVE)");

@@ -25,6 +25,8 @@ export interface SqlConnection {
   begin(): Promise<void> | void;
   commit(): Promise<void> | void;
   rollback(): Promise<void> | void;
+  /** Whether a transaction is open: SQLite ends one by itself on some errors (disk full, I/O). */
+  inTransaction(): boolean;
   close(): void;
 }
 

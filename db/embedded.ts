@@ -66,10 +66,19 @@ export function openEmbedded(path: string, options: EmbeddedOptions): SqlConnect
   let commits = 0;
   let checkpointer: Worker | null = null;
 
+  /** Checkpoints are an optimisation: no failure of theirs may reach a commit or the process. */
   function startCheckpointer() {
-    checkpointer = new Worker(new URL("./checkpoint_worker.ts", import.meta.url).href, { type: "module" });
-    checkpointer.onmessage = (event) => console.error("WAL checkpoint failed:", event.data.error);
-    checkpointer.postMessage({ path });
+    try {
+      checkpointer = new Worker(new URL("./checkpoint_worker.ts", import.meta.url).href, { type: "module" });
+      checkpointer.onmessage = (event) => console.error("WAL checkpoint failed:", event.data.error);
+      checkpointer.onerror = (event) => {
+        event.preventDefault();
+        console.error("WAL checkpointer stopped:", event.message);
+      };
+      checkpointer.postMessage({ path });
+    } catch (error) {
+      console.error("WAL checkpointer could not start:", String(error));
+    }
   }
 
   return {
@@ -93,18 +102,24 @@ export function openEmbedded(path: string, options: EmbeddedOptions): SqlConnect
     },
     commit() {
       statement("COMMIT").run([]);
-      if (options.checkpointInBackground && !checkpointer && ++commits >= COMMITS_BEFORE_BACKGROUND_CHECKPOINTS) {
-        startCheckpointer();
+      if (options.checkpointInBackground && !checkpointer && ++commits === COMMITS_BEFORE_BACKGROUND_CHECKPOINTS) {
+        queueMicrotask(startCheckpointer);
       }
     },
     rollback() {
       if (engine.inTransaction) statement("ROLLBACK").run([]);
     },
+    inTransaction() {
+      return engine.inTransaction;
+    },
     close() {
       checkpointer?.terminate();
       statements.clear();
-      if (options.checkpointInBackground) engine.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-      engine.close();
+      try {
+        if (options.checkpointInBackground) engine.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      } finally {
+        engine.close();
+      }
     },
   };
 }

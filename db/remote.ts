@@ -40,6 +40,9 @@ export function clientConnection(client: Client): SqlConnection {
         tx.close();
       }
     },
+    inTransaction() {
+      return open !== null && !open.closed;
+    },
     close() {
       client.close();
     },

@@ -16,7 +16,7 @@
 import { setImmediate } from "node:timers";
 import { isBusy, type SqlConnection } from "./connection.ts";
 
-/** Units per group: bounds how long the first unit of a group waits for its commit. */
+/** Units taken per group (settled or failed): bounds how long the first unit of a group waits for its commit. */
 const MAX_GROUP = 64;
 /** Waiting for another process's write lock: backoff from 1 ms doubling to 50 ms, for at most 5 s. */
 const LOCK_WAIT_MS = 5_000;
@@ -58,6 +58,9 @@ export class WriteQueue<H> {
     this.#running = true;
     try {
       while (this.#pending.length) await this.#runGroup();
+    } catch (error) {
+      // #runGroup settles its own units; this is the last guard for anything still waiting.
+      for (const unit of this.#pending.splice(0)) unit.reject(error);
     } finally {
       this.#running = false;
     }
@@ -74,10 +77,11 @@ export class WriteQueue<H> {
     }
     let open = true;
     let waited = false;
+    let taken = 0;
     /** The unit taken off the queue and not yet settled: a failure of the transaction itself must reach it too. */
     let inHand: Unit<H> | null = null;
     try {
-      while (settled.length < MAX_GROUP) {
+      while (taken < MAX_GROUP) {
         if (!this.#pending.length) {
           // The engine is synchronous, so a unit runs from BEGIN to here in one turn of the event
           // loop and nothing could join it. Let requests that arrive meanwhile run once: those that
@@ -90,6 +94,7 @@ export class WriteQueue<H> {
           continue;
         }
         const unit = inHand = this.#pending.shift()!;
+        taken++;
         if (settled.length === 0) {
           try {
             settled.push({ unit: unit as Unit<unknown>, value: await unit.work(this.handle) });
@@ -106,6 +111,8 @@ export class WriteQueue<H> {
           }
           continue;
         }
+        // SQLite ends a transaction by itself on some errors; a SAVEPOINT then would start a new one.
+        this.#assertOpen();
         const savepoint = `unit_${settled.length}`;
         await this.connection.exec(`SAVEPOINT ${savepoint}`);
         try {
@@ -120,11 +127,20 @@ export class WriteQueue<H> {
           unit.reject(error);
         }
       }
-      if (open) await this.connection.commit();
+      if (open) {
+        this.#assertOpen();
+        await this.connection.commit();
+      }
       open = false;
     } catch (error) {
       // The transaction itself failed (commit, savepoint, rollback): nothing of this group is durable.
-      if (open) await Promise.resolve(this.connection.rollback()).catch(() => {});
+      if (open) {
+        try {
+          await this.connection.rollback();
+        } catch {
+          // Already gone: what matters is that every unit hears of the failure.
+        }
+      }
       inHand?.reject(error);
       for (const { unit } of settled) unit.reject(error);
       return;
@@ -135,6 +151,10 @@ export class WriteQueue<H> {
       this.#units += settled.length;
     }
     for (const { unit, value } of settled) unit.resolve(value);
+  }
+
+  #assertOpen(): void {
+    if (!this.connection.inTransaction()) throw new Error("The write transaction ended unexpectedly");
   }
 
   /** BEGIN IMMEDIATE, retried with backoff while another process holds the write lock. */

@@ -69,6 +69,7 @@ export async function idempotentJson<T, V, S extends ContentfulStatusCode>(
     if (!(error instanceof AnsweredMeanwhile)) throw error;
     const stored = answerFromRow(error.row, answer.hash, answer.now);
     if (!stored) throw new ApiError("IDEMPOTENCY_IN_PROGRESS");
+    answer.stored = stored; // already stored: the middleware must not store it again
     return replay(c, stored) as JsonReply<V, S>;
   }
   if (answer.stored) return jsonText(c, answer.stored.body, status) as JsonReply<V, S>;

@@ -12,18 +12,17 @@
  * Answers that changed nothing (refusals) are stored after the fact, in a
  * transaction of their own. Outcomes that say "try again" (5xx, rate limit,
  * a busy account) are not stored, so the same request may retry with its key.
- * A request that claimed its key with a lease (`claimKey`) and died leaves it
- * free again once the lease ends.
+ * A key left IN_PROGRESS by a request that held a lease and died is free
+ * again once the lease ends.
  */
 import { and, eq, lt, sql } from "drizzle-orm";
 import { type Database, type Executor, preparedFor, type Tx, withTransaction } from "../../db/client.ts";
 import { idempotencyKeys } from "../../db/schema.ts";
-import { DAY_MS, MINUTE_MS } from "../clock.ts";
+import { DAY_MS } from "../clock.ts";
 import { ApiError } from "../errors.ts";
 import { sha256Hex } from "../ids.ts";
 
 export const KEY_PATTERN = /^[A-Za-z0-9._:-]{8,128}$/;
-const LEASE_MS = 2 * MINUTE_MS;
 const RETENTION_MS = DAY_MS;
 
 export interface KeyScope {
@@ -141,7 +140,10 @@ async function storeAnswer(tx: Tx, scope: KeyScope, hash: string, answer: Stored
  */
 export class IdempotentAnswer {
   #encode: ((output: unknown) => StoredAnswer) | null = null;
-  /** The answer committed with the effect, once its transaction committed. */
+  /**
+   * The answer stored for the key: committed with this request's effect, or
+   * the one it replays because another request answered first.
+   */
   stored: StoredAnswer | null = null;
 
   constructor(readonly scope: KeyScope, readonly hash: string, readonly now: number) {}
@@ -174,27 +176,6 @@ export async function storeAnswerAfterwards(
     // A concurrent request answered first: its answer stands.
     if (!(error instanceof AnsweredMeanwhile)) throw error;
   }
-}
-
-/**
- * Claim a key with a lease before long work (e.g. a venue call): a request
- * that dies holding it leaves the key free again after the lease.
- */
-export async function claimKey(db: Database, scope: KeyScope, hash: string, now: number): Promise<void> {
-  await withTransaction(db, async (tx) => {
-    if (answerFromRow(await findKey(tx, scope, now), hash, now)) throw new ApiError("IDEMPOTENCY_IN_PROGRESS");
-    await tx.insert(idempotencyKeys).values({
-      ...scope,
-      requestHash: hash,
-      state: "IN_PROGRESS",
-      lockedUntil: now + LEASE_MS,
-      createdAt: now,
-      expiresAt: now + RETENTION_MS,
-    }).onConflictDoUpdate({
-      target: [idempotencyKeys.partnerId, idempotencyKeys.route, idempotencyKeys.key],
-      set: { requestHash: hash, state: "IN_PROGRESS", lockedUntil: now + LEASE_MS, expiresAt: now + RETENTION_MS },
-    });
-  });
 }
 
 /** Whether an answer is final for its key, or one the caller may retry with the same key. */

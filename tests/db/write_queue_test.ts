@@ -40,3 +40,37 @@ Deno.test("a failing SAVEPOINT settles every unit of its group and keeps none of
     connection.close();
   }
 });
+
+Deno.test("a ROLLBACK that keeps failing settles every unit and does not bring the process down", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "svc-queue-" });
+  const connection = openEmbedded(`${dir}/q.db`, { busyTimeoutMs: 0 });
+  try {
+    connection.exec("CREATE TABLE t (k TEXT PRIMARY KEY)");
+    let broken = true;
+    // A connection that cannot roll back (say, the disk went away): every unit must still hear of it.
+    const faulty: SqlConnection = {
+      ...connection,
+      rollback() {
+        if (broken) throw new Error("injected: rollback failed");
+        return connection.rollback();
+      },
+    };
+    const queue = new WriteQueue(faulty, faulty);
+    const insert = (key: string, fail = false) =>
+      queue.run(async (c) => {
+        await c.query("INSERT INTO t (k) VALUES (?)", [key], "run");
+        if (fail) throw new Error(`unit ${key} fails`);
+        return key;
+      });
+    const outcomes = await Promise.allSettled([insert("a", true), insert("b"), insert("c")]);
+    assert.deepEqual(outcomes.map((o) => o.status), ["rejected", "rejected", "rejected"]);
+    // Once the connection heals, the queue serves again and nothing of the failed units was kept.
+    broken = false;
+    connection.rollback();
+    assert.equal(await insert("d"), "d");
+    const rows = connection.query("SELECT k FROM t ORDER BY k", [], "all") as { rows: string[][] };
+    assert.deepEqual(rows.rows, [["d"]]);
+  } finally {
+    connection.close();
+  }
+});

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { claimKey, requestHash } from "../../domain/idempotency/idempotency_keys.ts";
+import { requestHash } from "../../domain/idempotency/idempotency_keys.ts";
+import { withTransaction } from "../../db/client.ts";
+import { idempotencyKeys } from "../../db/schema.ts";
 import type { AppEnv } from "../../routes/env.ts";
 import { idempotent } from "../../routes/middleware/idempotency.ts";
 import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
@@ -101,8 +103,17 @@ Deno.test("Idempotency-Key under concurrency and crashes", async (t) => {
 
     await t.step("a key left IN_PROGRESS by a crash is free again after its lease", async () => {
       const scope = { partnerId: partner.partnerId, route: "POST /v1/test/counter", key: "key-crashed" };
-      // Simulate a process that claimed the key and died before answering.
-      await claimKey(env.deps.db, scope, requestHash({ n: 2 }), env.clock.now());
+      // What a process leaves behind when it claimed the key with a 2-minute lease and died before answering.
+      const now = env.clock.now();
+      await withTransaction(env.deps.db, (tx) =>
+        tx.insert(idempotencyKeys).values({
+          ...scope,
+          requestHash: requestHash({ n: 2 }),
+          state: "IN_PROGRESS",
+          lockedUntil: now + 2 * 60_000,
+          createdAt: now,
+          expiresAt: now + 24 * 3_600_000,
+        }));
       await expectError(await post(partner, "key-crashed", { n: 2 }), 409, "IDEMPOTENCY_IN_PROGRESS");
       env.clock.freeze(env.clock.now() + 2 * 60_000 + 1);
       await expectJson(await post(partner, "key-crashed", { n: 2 }), 201);
