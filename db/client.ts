@@ -7,8 +7,9 @@
  *
  * Reads and writes use separate connections. Every write goes through
  * `withTransaction`, which queues it on the one writer connection (see
- * write_queue.ts); reads never block it (WAL), and the read connection refuses
- * writes, so a write that bypasses a transaction fails loudly.
+ * write_queue.ts); reads never block it (WAL). The embedded read connection
+ * refuses writes, so a write that bypasses a transaction fails loudly (a
+ * remote server keeps no pragma across HTTP requests, so it cannot).
  */
 import { drizzle, type SqliteRemoteDatabase } from "drizzle-orm/sqlite-proxy";
 import { readMigrationFiles } from "drizzle-orm/migrator";
