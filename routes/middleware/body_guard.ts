@@ -54,8 +54,9 @@ export function bodyGuard(options: { scopeGuard: boolean }): MiddlewareHandler<A
     if (c.req.method === "GET" || c.req.method === "HEAD" || c.req.method === "OPTIONS") return await next();
     const declared = Number(c.req.header("content-length") ?? "0");
     if (declared > MAX_BODY_BYTES) throw tooLarge();
-    const raw = new Uint8Array(await c.req.arrayBuffer());
-    if (raw.byteLength > MAX_BODY_BYTES) throw tooLarge();
+    const raw = await readUpTo(c.req.raw.body, MAX_BODY_BYTES);
+    // Hono keeps promises in its body cache (its type says otherwise): later readers reuse these bytes.
+    c.req.bodyCache.arrayBuffer = Promise.resolve(exactBuffer(raw)) as unknown as ArrayBuffer;
     const text = new TextDecoder().decode(raw);
     if (text.trim() === "") {
       c.set("jsonBody", undefined);
@@ -84,6 +85,42 @@ export function bodyGuard(options: { scopeGuard: boolean }): MiddlewareHandler<A
     c.req.bodyCache.json = Promise.resolve(body);
     await next();
   };
+}
+
+/**
+ * The body's bytes, counted as they stream in: a body without Content-Length
+ * (chunked) or with a false one is cut at `max` and the upload cancelled,
+ * instead of being read whole first.
+ */
+async function readUpTo(body: ReadableStream<Uint8Array> | null, max: number): Promise<Uint8Array> {
+  if (!body) return new Uint8Array(0);
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0];
+  const whole = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    whole.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return whole;
+}
+
+/** The bytes as an ArrayBuffer of exactly their length (a chunk may be a view into a larger one). */
+function exactBuffer(bytes: Uint8Array): ArrayBuffer {
+  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  return (whole ? bytes.buffer : bytes.slice().buffer) as ArrayBuffer;
 }
 
 function tooLarge(): ApiError {
