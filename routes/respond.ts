@@ -39,9 +39,24 @@ export function jsonText(
   });
 }
 
-/** A stored idempotent answer, exactly as first given. */
+/**
+ * A stored idempotent answer, exactly as first given: the same body, and the
+ * X-Request-Id of the request that produced it, so header and body agree.
+ */
 export function replay(c: Context<AppEnv>, answer: StoredAnswer): Response {
+  const original = requestIdIn(answer.body);
+  if (original) c.set("requestId", original);
   return jsonText(c, answer.body, answer.status, { "idempotent-replayed": "true" });
+}
+
+function requestIdIn(body: string): string | undefined {
+  try {
+    const parsed = JSON.parse(body);
+    const id = parsed?.requestId ?? parsed?.error?.requestId;
+    return typeof id === "string" ? id : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -123,3 +123,22 @@ Deno.test("Idempotency-Key under concurrency and crashes", async (t) => {
     await env.close();
   }
 });
+
+Deno.test("a replay's X-Request-Id is the original request's, agreeing with its body", async () => {
+  const env = await startTestEnv({ extend: (app) => mountCounter(app) });
+  try {
+    const partner = await createPartner(env);
+    const first = await post(partner, "key-header-01", { h: 1 });
+    const firstBody = await expectJson(first, 201);
+    assert.equal(first.headers.get("x-request-id"), firstBody.requestId);
+    const again = await partner.call("POST", "/v1/test/counter", {
+      body: { h: 1 },
+      headers: { "idempotency-key": "key-header-01", "x-request-id": "caller-chosen-id" },
+    });
+    assert.equal(again.headers.get("idempotent-replayed"), "true");
+    assert.deepEqual(await expectJson(again, 201), firstBody);
+    assert.equal(again.headers.get("x-request-id"), firstBody.requestId);
+  } finally {
+    await env.close();
+  }
+});
