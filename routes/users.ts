@@ -7,10 +7,9 @@ import { createClient } from "../domain/clients/create_client.ts";
 import { listClients } from "../domain/clients/list_clients.ts";
 import { setClientStatus } from "../domain/clients/set_client_status.ts";
 import { type AppEnv, partnerCtx } from "./env.ts";
-import { idempotent } from "./middleware/idempotency.ts";
+import { idempotentRoute } from "./middleware/idempotency.ts";
 import {
   idempotencyErrors,
-  IdempotencyKeyHeader,
   jsonBody,
   jsonContent,
   partnerErrors,
@@ -55,22 +54,19 @@ const StatusResponse = z.object({
 
 const app = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
 
-app.post("/v1/users", idempotent());
-
 app.openapi(
-  createRoute({
+  createRoute(idempotentRoute({
     method: "post",
     path: "/v1/users",
     tags,
     summary: "Create a client (IK); an existing pair answers created: false",
     request: {
-      headers: IdempotencyKeyHeader,
       body: jsonBody(
         z.object({ externalUserId: ExternalUserId, tenantId: z.string().min(1).max(64).optional() }).strict(),
       ),
     },
     responses: { 201: jsonContent(CreatedResponse, "The client."), ...partnerErrors, ...idempotencyErrors },
-  }),
+  })),
   (c) =>
     idempotentJson(
       c,

@@ -6,6 +6,7 @@
  * the transaction of its effect (routes/respond.ts `idempotentJson`); what is
  * left to store here are answers that changed nothing, once the handler is done.
  */
+import type { RouteConfig } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { ApiError } from "../../domain/errors.ts";
 import {
@@ -19,6 +20,7 @@ import {
 } from "../../domain/idempotency/idempotency_keys.ts";
 import type { AppEnv } from "../env.ts";
 import { replay } from "../respond.ts";
+import { IdempotencyKeyHeader } from "../schemas/common.ts";
 
 /**
  * Keys being worked on by each running service (one per database handle): a
@@ -70,4 +72,21 @@ function errorCode(body: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Makes a route IK in its own definition: the Idempotency-Key header in its
+ * OpenAPI description and the middleware that enforces it come together, so
+ * one cannot be declared without the other (tests compare the documented IK
+ * operations with the spec's list).
+ */
+export function idempotentRoute<R extends RouteConfig>(route: R) {
+  return {
+    ...route,
+    middleware: [idempotent()],
+    request: { ...route.request, headers: IdempotencyKeyHeader },
+  } as R & {
+    middleware: MiddlewareHandler<AppEnv>[];
+    request: R["request"] & { headers: typeof IdempotencyKeyHeader };
+  };
 }
