@@ -11,6 +11,7 @@
  * refuses writes, so a write that bypasses a transaction fails loudly (a
  * remote server keeps no pragma across HTTP requests, so it cannot).
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { drizzle, type SqliteRemoteDatabase } from "drizzle-orm/sqlite-proxy";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 import type { SqlConnection } from "./connection.ts";
@@ -134,18 +135,40 @@ async function migrate(database: Database): Promise<void> {
   });
 }
 
+/** The write transaction the current call runs in, carried along its async calls. */
+interface OpenTransaction {
+  database: Database;
+  tx: Tx;
+  /** False once its unit of work has ended: a call still holding it started work it did not wait for. */
+  open: boolean;
+}
+
+const currentTransaction = new AsyncLocalStorage<OpenTransaction>();
+
 /**
  * Run `work` in one write transaction: everything it writes, events included,
  * commits together or not at all, and the promise settles after the commit.
- * Called with an open transaction it simply joins it, so domain verbs compose.
+ *
+ * Called inside another transaction's work on the same database, it joins that
+ * transaction (the open one travels with the call), so domain verbs compose
+ * without passing it along; queueing behind it instead would wait forever for
+ * the writer it holds. Work that outlives its transaction (a promise it did
+ * not await) fails loudly rather than writing outside any transaction.
  */
-export async function withTransaction<T>(
-  database: Database,
-  work: (tx: Tx) => Promise<T>,
-  outer?: Tx,
-): Promise<T> {
-  if (outer) return await work(outer);
-  return await database.writes.run(work);
+export async function withTransaction<T>(database: Database, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const current = currentTransaction.getStore();
+  if (current?.database === database) {
+    if (!current.open) throw new Error("A write started after its transaction ended: await it inside the work");
+    return await work(current.tx);
+  }
+  return await database.writes.run(async (tx) => {
+    const open: OpenTransaction = { database, tx, open: true };
+    try {
+      return await currentTransaction.run(open, () => work(tx));
+    } finally {
+      open.open = false;
+    }
+  });
 }
 
 /**

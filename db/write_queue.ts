@@ -20,11 +20,27 @@ import { isBusy, type SqlConnection } from "./connection.ts";
 const MAX_GROUP = 64;
 /** Waiting for another process's write lock: backoff from 1 ms doubling to 50 ms, for at most 5 s. */
 const LOCK_WAIT_MS = 5_000;
+/**
+ * Waiting in this queue for the writer: far beyond any healthy wait (a full
+ * queue drains in well under a second), so reaching it means a unit of work
+ * holds the writer and does not finish (e.g. it awaits something outside the
+ * database). Waiters then fail loudly instead of hanging every write.
+ */
+export const QUEUE_WAIT_MS = 10_000;
+
+export class WriteWaitTimeout extends Error {
+  constructor(waitedMs: number) {
+    super(`A write waited ${waitedMs} ms for the writer: a transaction is holding it without finishing`);
+    this.name = "WriteWaitTimeout";
+  }
+}
 
 interface Unit<H> {
   work: (handle: H) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+  /** Fails the unit if it is still waiting after QUEUE_WAIT_MS; cleared when it is taken. */
+  waitTimer: ReturnType<typeof setTimeout>;
 }
 
 interface Settled {
@@ -39,14 +55,42 @@ export class WriteQueue<H> {
   #units = 0;
   #lastGroupSize = 0;
 
-  constructor(readonly connection: SqlConnection, readonly handle: H) {}
+  constructor(
+    readonly connection: SqlConnection,
+    readonly handle: H,
+    readonly queueWaitMs = QUEUE_WAIT_MS,
+  ) {}
 
   /** Run `work` in a write transaction; resolves after its commit. */
   run<T>(work: (handle: H) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      const unit: Unit<H> = {
+        work,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        waitTimer: setTimeout(() => {
+          const at = this.#pending.indexOf(unit);
+          if (at < 0) return;
+          this.#pending.splice(at, 1);
+          reject(new WriteWaitTimeout(this.queueWaitMs));
+        }, this.queueWaitMs),
+      };
+      this.#pending.push(unit);
       if (!this.#running) void this.#drain();
     });
+  }
+
+  #take(): Unit<H> {
+    const unit = this.#pending.shift()!;
+    clearTimeout(unit.waitTimer);
+    return unit;
+  }
+
+  #rejectAllPending(error: unknown): void {
+    for (const unit of this.#pending.splice(0)) {
+      clearTimeout(unit.waitTimer);
+      unit.reject(error);
+    }
   }
 
   /** Groups committed and units run so far (for the benchmark). */
@@ -60,7 +104,7 @@ export class WriteQueue<H> {
       while (this.#pending.length) await this.#runGroup();
     } catch (error) {
       // #runGroup settles its own units; this is the last guard for anything still waiting.
-      for (const unit of this.#pending.splice(0)) unit.reject(error);
+      this.#rejectAllPending(error);
     } finally {
       this.#running = false;
     }
@@ -72,7 +116,7 @@ export class WriteQueue<H> {
       await this.#begin();
     } catch (error) {
       // Not even the lock: every waiting unit fails the same way, nothing was written.
-      for (const unit of this.#pending.splice(0)) unit.reject(error);
+      this.#rejectAllPending(error);
       return;
     }
     let open = true;
@@ -93,7 +137,7 @@ export class WriteQueue<H> {
           await (this.#lastGroupSize > 1 ? timerTurn() : immediateTurn());
           continue;
         }
-        const unit = inHand = this.#pending.shift()!;
+        const unit = inHand = this.#take();
         taken++;
         if (settled.length === 0) {
           try {

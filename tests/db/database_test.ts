@@ -40,6 +40,36 @@ for (const engine of ENGINES) {
     }
   });
 
+  Deno.test(`db (${engine}): a nested withTransaction joins the open one instead of waiting for it`, async () => {
+    const db = await fresh(engine);
+    try {
+      const put = (key: string) => withTransaction(db, (tx) => tx.insert(settings).values({ key, value: "v" }));
+      // Before the open transaction travelled with the call, the inner call queued behind the outer one forever.
+      await withTransaction(db, async () => {
+        await put("outer");
+        await put("inner");
+      });
+      await assert.rejects(
+        withTransaction(db, async () => {
+          await put("doomed-inner");
+          throw new Error("the outer work fails after the inner write");
+        }),
+        /outer work fails/,
+      );
+      const keys = (await db.read.select().from(settings)).map((row) => row.key).sort();
+      assert.deepEqual(keys, ["inner", "outer"], "the inner write rolled back with its outer transaction");
+
+      let late!: Promise<unknown>;
+      await withTransaction(db, () => {
+        late = new Promise((resolve) => setTimeout(resolve, 5)).then(() => put("late"));
+        return Promise.resolve();
+      });
+      await assert.rejects(late, /after its transaction ended/);
+    } finally {
+      db.close();
+    }
+  });
+
   Deno.test(`db (${engine}): the read handle refuses writes, and a transaction's result comes after its commit`, async () => {
     const db = await fresh(engine);
     try {

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import type { SqlConnection } from "../../db/connection.ts";
 import { openEmbedded } from "../../db/embedded.ts";
-import { WriteQueue } from "../../db/write_queue.ts";
+import { WriteQueue, WriteWaitTimeout } from "../../db/write_queue.ts";
 
 function withFailingSavepoint(connection: SqlConnection, failAt: number): SqlConnection {
   let savepoints = 0;
@@ -70,6 +70,31 @@ Deno.test("a ROLLBACK that keeps failing settles every unit and does not bring t
     assert.equal(await insert("d"), "d");
     const rows = connection.query("SELECT k FROM t ORDER BY k", [], "all") as { rows: string[][] };
     assert.deepEqual(rows.rows, [["d"]]);
+  } finally {
+    connection.close();
+  }
+});
+
+Deno.test("a unit that never finishes makes the writes behind it fail loudly, not hang", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "svc-queue-" });
+  const connection = openEmbedded(`${dir}/q.db`, { busyTimeoutMs: 0 });
+  let release!: () => void;
+  try {
+    connection.exec("CREATE TABLE t (k TEXT PRIMARY KEY)");
+    const queue = new WriteQueue(connection, connection, 50);
+    // Holds the writer, as a transaction awaiting something outside the database would.
+    const stuck = queue.run(() => new Promise<void>((resolve) => (release = resolve)));
+    const waiting = queue.run(async (c) => await c.query("INSERT INTO t (k) VALUES ('x')", [], "run"));
+    await assert.rejects(waiting, WriteWaitTimeout);
+    release();
+    await stuck;
+    const later = await queue.run(async (c) => {
+      await c.query("INSERT INTO t (k) VALUES ('y')", [], "run");
+      return "written";
+    });
+    assert.equal(later, "written", "the queue works again once the writer is free");
+    const rows = connection.query("SELECT k FROM t ORDER BY k", [], "all") as { rows: string[][] };
+    assert.deepEqual(rows.rows, [["y"]]);
   } finally {
     connection.close();
   }
