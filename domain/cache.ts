@@ -2,7 +2,9 @@
  * A tiny read-through cache with a short time-to-live, for data read on every
  * request that changes rarely (credentials, provider settings). Writers in this
  * process clear it after they commit, so their changes apply at once; a change
- * made by another process (the operator CLI) applies within the TTL.
+ * made by another process (another instance, the operator CLI) applies to
+ * reads within the TTL. Writes never trust it: each re-checks what authorizes
+ * it inside its own transaction (domain/credentials/partner_transaction.ts).
  *
  * Expiry uses the monotonic clock, not the business clock: it is about
  * freshness of a copy, not about time in the product.
@@ -14,6 +16,11 @@ import type { PartnerSnapshot } from "./grants/effective_access.ts";
 
 export class TtlCache<V> {
   #entries = new Map<string, { value: V; until: number }>();
+  /**
+   * Counts `clear()` calls. A load that began before a clear may have read
+   * the old row; keeping its result would bring back what the clear removed.
+   */
+  #generation = 0;
 
   constructor(readonly ttlMs: number, readonly maxEntries = 10_000) {}
 
@@ -22,8 +29,9 @@ export class TtlCache<V> {
     const now = performance.now();
     const hit = this.#entries.get(key);
     if (hit && hit.until > now) return hit.value;
+    const generation = this.#generation;
     const value = await load();
-    if (value === null) return null;
+    if (value === null || generation !== this.#generation) return value;
     if (this.#entries.size >= this.maxEntries) this.#entries.clear();
     this.#entries.set(key, { value, until: now + this.ttlMs });
     return value;
@@ -31,6 +39,7 @@ export class TtlCache<V> {
 
   clear(): void {
     this.#entries.clear();
+    this.#generation++;
   }
 }
 

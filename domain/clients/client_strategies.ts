@@ -4,7 +4,7 @@
  * (EXPLICIT; empty = no entries at all).
  */
 import { eq, inArray } from "drizzle-orm";
-import { withTransaction } from "../../db/client.ts";
+import { withPartnerTransaction } from "../credentials/partner_transaction.ts";
 import { clients, strategies } from "../../db/schema.ts";
 import { type Ctx, partnerOf } from "../context.ts";
 import { ApiError } from "../errors.ts";
@@ -36,7 +36,7 @@ export async function setClientStrategies(
 ) {
   const partnerId = partnerOf(ctx);
   const now = ctx.clock.now();
-  return await withTransaction(ctx.db, async (tx) => {
+  return await withPartnerTransaction(ctx, async (tx) => {
     const client = await loadActiveClient(tx, partnerId, input.externalUserId);
     const access = await loadEffectiveAccess(tx, partnerId, now);
     const selection = input.strategyIds === null ? null : [...new Set(input.strategyIds)];

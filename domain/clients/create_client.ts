@@ -6,11 +6,13 @@
  *
  * One short transaction holds the whole effect: the client row, its
  * `client.updated` event and the request's idempotent answer, every statement
- * prepared once. Partner and contract are read inside it, so a suspension
- * committed by any instance applies to the next create.
+ * prepared once. The credential, the partner and its contract are checked
+ * inside it, so a revoke or suspension committed by any instance applies to
+ * the next create.
  */
 import { sql } from "drizzle-orm";
-import { preparedFor, withTransaction } from "../../db/client.ts";
+import { preparedFor } from "../../db/client.ts";
+import { withPartnerTransaction } from "../credentials/partner_transaction.ts";
 import { clients } from "../../db/schema.ts";
 import { type Ctx, partnerOf } from "../context.ts";
 import { ApiError } from "../errors.ts";
@@ -35,9 +37,8 @@ export async function createClient(
 ): Promise<ClientView & { created: boolean }> {
   const partnerId = partnerOf(ctx);
   const now = ctx.clock.now();
-  return await withTransaction(ctx.db, async (tx) => {
+  return await withPartnerTransaction(ctx, async (tx) => {
     const partner = await loadPartner(tx, partnerId);
-    if (partner.status !== "ACTIVE") throw new ApiError("PRINCIPAL_NOT_ACTIVE");
     const tenants = [partner.partnerId, ...partner.legacyTenantIds];
     if (input.tenantId === undefined && partner.legacyTenantIds.length > 0) throw new ApiError("TENANT_REQUIRED");
     const tenantId = input.tenantId ?? partner.partnerId;

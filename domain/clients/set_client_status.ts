@@ -5,7 +5,7 @@
  * for the state the client is already in changes nothing and emits nothing.
  */
 import { eq } from "drizzle-orm";
-import { withTransaction } from "../../db/client.ts";
+import { withPartnerTransaction } from "../credentials/partner_transaction.ts";
 import { clients } from "../../db/schema.ts";
 import { type Ctx, partnerOf } from "../context.ts";
 import { recordChange } from "../events/record_change.ts";
@@ -16,7 +16,7 @@ export async function setClientStatus(
 ): Promise<ClientView> {
   const partnerId = partnerOf(ctx);
   const now = ctx.clock.now();
-  return await withTransaction(ctx.db, async (tx) => {
+  return await withPartnerTransaction(ctx, async (tx) => {
     const client = await loadClient(tx, partnerId, input.externalUserId);
     if (client.status === input.status) return clientView(client);
     const [updated] = await tx.update(clients).set({ status: input.status, updatedAt: now })

@@ -3,8 +3,8 @@
  * Every failure of the pair itself (unknown id, wrong secret, revoked, rotated
  * out) is the same 401, so a caller learns nothing about which part was wrong.
  */
-import { eq } from "drizzle-orm";
-import type { Executor } from "../../db/client.ts";
+import { eq, sql } from "drizzle-orm";
+import { type Executor, preparedFor } from "../../db/client.ts";
 import { credentials, partners } from "../../db/schema.ts";
 import { ApiError } from "../errors.ts";
 import type { Caches } from "../cache.ts";
@@ -34,8 +34,8 @@ export interface CredentialRecord {
   ordersPerMinute: number;
 }
 
-async function loadCredential(db: Executor, clientId: string): Promise<CredentialRecord | null> {
-  const [row] = await db.select({
+const credentialWithPartner = preparedFor((db) =>
+  db.select({
     secretHash: credentials.secretHash,
     expiresAt: credentials.expiresAt,
     revokedAt: credentials.revokedAt,
@@ -45,8 +45,29 @@ async function loadCredential(db: Executor, clientId: string): Promise<Credentia
     ordersPerMinute: partners.ordersPerMinute,
   }).from(credentials)
     .innerJoin(partners, eq(partners.partnerId, credentials.partnerId))
-    .where(eq(credentials.clientId, clientId));
-  return row ?? null;
+    .where(eq(credentials.clientId, sql.placeholder("clientId"))).prepare()
+);
+
+async function loadCredential(db: Executor, clientId: string): Promise<CredentialRecord | null> {
+  return (await credentialWithPartner(db).get({ clientId })) ?? null;
+}
+
+/** Whether a credential still authenticates at `now`: neither revoked nor past its overlap expiry. */
+function inForce(row: Pick<CredentialRecord, "revokedAt" | "expiresAt">, now: number): boolean {
+  return row.revokedAt === null && (row.expiresAt === null || row.expiresAt > now);
+}
+
+/**
+ * Authentication again, from the database inside a write's transaction:
+ * the credential must still be in force and its partner ACTIVE. The request
+ * was authenticated through a cache that a revoke or suspension committed by
+ * another instance reaches only after its TTL; under the write lock this
+ * check and the write cannot be separated by such a change.
+ */
+export async function recheckPrincipal(tx: Executor, clientId: string, now: number): Promise<void> {
+  const row = await loadCredential(tx, clientId);
+  if (row === null || !inForce(row, now)) throw new ApiError("B2B_CREDENTIAL_INVALID");
+  if (row.status !== "ACTIVE") throw new ApiError("PRINCIPAL_NOT_ACTIVE");
 }
 
 export async function authenticatePartner(
@@ -59,8 +80,7 @@ export async function authenticatePartner(
   const row = await caches.credentials.get(presented.clientId, () => loadCredential(db, presented.clientId));
   // Hash even when the id is unknown, so timing does not reveal which ids exist.
   if (row === null) sha256Hex(presented.clientSecret);
-  const valid = row !== null && secretMatches(row, presented.clientSecret) && row.revokedAt === null &&
-    (row.expiresAt === null || row.expiresAt > now);
+  const valid = row !== null && secretMatches(row, presented.clientSecret) && inForce(row, now);
   if (!valid) throw new ApiError("B2B_CREDENTIAL_INVALID");
   if (row.status !== "ACTIVE") throw new ApiError("PRINCIPAL_NOT_ACTIVE");
   return {

@@ -6,7 +6,7 @@
  * restriction, an absent field keeps it. Every change is a new version with
  * an audit entry (who, when, why, before, after) and a `tenant.updated` event.
  */
-import { withTransaction } from "../../db/client.ts";
+import { withPartnerTransaction } from "../credentials/partner_transaction.ts";
 import { partnerRestrictions } from "../../db/schema.ts";
 import { type Ctx, partnerOf } from "../context.ts";
 import { ApiError } from "../errors.ts";
@@ -29,7 +29,7 @@ export async function setRestrictions({ ctx, input }: { ctx: Ctx; input: Restric
   const partnerId = partnerOf(ctx);
   if (input.tenantId !== partnerId) throw new ApiError("NOT_FOUND");
   const now = ctx.clock.now();
-  const result = await withTransaction(ctx.db, async (tx) => {
+  const result = await withPartnerTransaction(ctx, async (tx) => {
     const { partner, restrictions: current } = await loadEffectiveAccess(tx, partnerId, now);
     const outside = (asked: string[], granted: string[]) => asked.filter((id) => !granted.includes(id));
     for (
