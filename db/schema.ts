@@ -192,8 +192,13 @@ export const idempotencyKeys = sqliteTable("idempotency_keys", {
   requestHash: text("request_hash").notNull(),
   /** IN_PROGRESS | DONE */
   state: text("state").notNull(),
-  /** While IN_PROGRESS: the lease end; a crashed request's key is free again after it. */
+  /**
+   * While IN_PROGRESS: the lease end in wall-clock ms (liveness of the owning
+   * request, not business time); a crashed request's key is free again after it.
+   */
   lockedUntil: ms("locked_until").notNull(),
+  /** The claim's owner token: every write to a claimed key names it (fencing). Null when never claimed. */
+  owner: text("owner"),
   responseStatus: integer("response_status"),
   responseBody: text("response_body"),
   createdAt: ms("created_at").notNull(),

@@ -126,6 +126,12 @@ export class ApiError extends Error {
       extra?: Record<string, unknown>;
       /** When the caller may try again (rate limits): becomes `Retry-After`. */
       retryAfterSeconds?: number;
+      /**
+       * The action may have taken effect (a venue call whose answer was lost):
+       * the answer is final for the request's Idempotency-Key, so a retry
+       * replays it instead of acting twice.
+       */
+      uncertain?: boolean;
     } = {},
   ) {
     super(options.message ?? ERROR_CATALOG[code].message);
@@ -133,7 +139,9 @@ export class ApiError extends Error {
     this.status = options.status ?? ERROR_CATALOG[code].status;
     this.extra = options.extra;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.uncertain = options.uncertain ?? false;
   }
   readonly extra?: Record<string, unknown>;
   readonly retryAfterSeconds?: number;
+  readonly uncertain: boolean;
 }

@@ -82,7 +82,7 @@ export async function idempotentJson<T, V, S extends ContentfulStatusCode>(
   } catch (error) {
     answer.stored = null;
     if (!(error instanceof AnsweredMeanwhile)) throw error;
-    const stored = answerFromRow(error.row, answer.hash, answer.now);
+    const stored = answerFromRow(error.row, answer.hash);
     if (!stored) throw new ApiError("IDEMPOTENCY_IN_PROGRESS");
     answer.stored = stored; // already stored: the middleware must not store it again
     return replay(c, stored) as JsonReply<V, S>;

@@ -9,11 +9,15 @@
  * retry beside a slow first try) exactly one effect commits; the other rolls
  * back and replays the winner's answer.
  *
+ * Verbs whose effect lies outside the database (a venue call) claim the key
+ * first (`claim`, see key_lease.ts): an owner token and a renewed lease keep
+ * a second request from running beside a live one.
+ *
  * Answers that changed nothing (refusals) are stored after the fact, in a
- * transaction of their own. Outcomes that say "try again" (5xx, rate limit,
- * a busy account) are not stored, so the same request may retry with its key.
- * A key left IN_PROGRESS by a request that held a lease and died is free
- * again once the lease ends.
+ * transaction of their own. Only outcomes where nothing happened and that say
+ * "try again" (5xx, rate limit, a busy account) release the key, so the same
+ * request may retry with it. An uncertain outcome (a venue call whose answer
+ * was lost) is final for its key: retrying it could act twice.
  */
 import { and, eq, lt, sql } from "drizzle-orm";
 import { type Database, type Executor, preparedFor, type Tx, withTransaction } from "../../db/client.ts";
@@ -21,9 +25,10 @@ import { idempotencyKeys } from "../../db/schema.ts";
 import { DAY_MS } from "../clock.ts";
 import { ApiError } from "../errors.ts";
 import { sha256Hex } from "../ids.ts";
+import { KeyLease, LEASE_MS } from "./key_lease.ts";
 
 export const KEY_PATTERN = /^[A-Za-z0-9._:-]{8,128}$/;
-const RETENTION_MS = DAY_MS;
+export const RETENTION_MS = DAY_MS;
 
 export interface KeyScope {
   partnerId: string;
@@ -68,11 +73,12 @@ export async function findKey(db: Executor, scope: KeyScope, now: number): Promi
  * What an existing row means for a new request carrying `hash`: the stored
  * answer to replay, or a refusal. Null when the request may run.
  */
-export function answerFromRow(row: KeyRow | null, hash: string, now: number): StoredAnswer | null {
+export function answerFromRow(row: KeyRow | null, hash: string): StoredAnswer | null {
   if (!row) return null;
   if (row.requestHash !== hash) throw new ApiError("IDEMPOTENCY_CONFLICT");
   if (row.state === "DONE") return { status: row.responseStatus!, body: row.responseBody! };
-  if (row.lockedUntil > now) throw new ApiError("IDEMPOTENCY_IN_PROGRESS");
+  // Leases are wall-clock time (see key_lease.ts).
+  if (row.lockedUntil > Date.now()) throw new ApiError("IDEMPOTENCY_IN_PROGRESS");
   // The request that held the key died without finishing: this one may take it over.
   return null;
 }
@@ -105,14 +111,17 @@ const saveAnswer = preparedFor((db) =>
       createdAt: sql`excluded.created_at`,
       expiresAt: sql`excluded.expires_at`,
     },
-    setWhere:
-      sql`${idempotencyKeys.expiresAt} <= excluded.created_at OR (${idempotencyKeys.state} <> 'DONE' AND ${idempotencyKeys.lockedUntil} <= excluded.created_at)`,
+    setWhere: sql`${idempotencyKeys.expiresAt} <= excluded.created_at OR (${idempotencyKeys.state} <> 'DONE'
+      AND ${idempotencyKeys.lockedUntil} <= ${sql.placeholder("wallNow")})`,
   }).returning({ key: idempotencyKeys.key }).prepare()
 );
 
-/** Another request with the same key committed its answer first; nothing of this one was kept. */
+/**
+ * Another request holds the key (its answer, or its live claim); nothing of
+ * this one was kept. `row` is what holds it now (null if it was just released).
+ */
 export class AnsweredMeanwhile extends Error {
-  constructor(readonly row: KeyRow) {
+  constructor(readonly row: KeyRow | null) {
     super("The idempotency key was answered by another request");
   }
 }
@@ -128,53 +137,82 @@ async function storeAnswer(tx: Tx, scope: KeyScope, hash: string, answer: Stored
     requestHash: hash,
     ...answer,
     now,
+    wallNow: Date.now(),
     expiresAt: now + RETENTION_MS,
   });
-  if (!saved) throw new AnsweredMeanwhile((await findKey(tx, scope, now))!);
+  if (!saved) throw new AnsweredMeanwhile(await findKey(tx, scope, now));
 }
 
 /**
  * The answer of one idempotent request. The route supplies `encode` (how an
  * output becomes the HTTP answer); the domain verb calls `record` inside the
- * transaction of its effect.
+ * transaction of its effect, after `claim` if that effect is outside the
+ * database.
  */
 export class IdempotentAnswer {
   #encode: ((output: unknown) => StoredAnswer) | null = null;
+  #lease: KeyLease | null = null;
   /**
    * The answer stored for the key: committed with this request's effect, or
    * the one it replays because another request answered first.
    */
   stored: StoredAnswer | null = null;
 
-  constructor(readonly scope: KeyScope, readonly hash: string, readonly now: number) {}
+  constructor(
+    readonly db: Database,
+    readonly scope: KeyScope,
+    readonly hash: string,
+    readonly now: number,
+    readonly leaseMs = LEASE_MS,
+  ) {}
 
   encodeWith(encode: (output: unknown) => StoredAnswer): void {
     this.#encode = encode;
   }
 
+  /**
+   * Hold the key before an effect outside the database: a second request
+   * with it is told to wait (or replays) instead of acting beside this one.
+   */
+  async claim(): Promise<void> {
+    this.#lease ??= await KeyLease.take(this.db, this.scope, this.hash, this.now, this.leaseMs);
+  }
+
   async record(tx: Tx, output: unknown): Promise<void> {
     if (!this.#encode) throw new Error("An idempotent answer needs the route's encoder before it is recorded");
     const answer = this.#encode(output);
-    await storeAnswer(tx, this.scope, this.hash, answer, this.now);
+    await this.#store(tx, answer);
     // Visible to the route only if the transaction commits; a rollback rethrows past it.
     this.stored = answer;
   }
-}
 
-/**
- * Store an answer that was not recorded with an effect (a refusal, which
- * changed nothing), in a transaction of its own.
- */
-export async function storeAnswerAfterwards(
-  db: Database,
-  answer: IdempotentAnswer,
-  stored: StoredAnswer,
-): Promise<void> {
-  try {
-    await withTransaction(db, (tx) => storeAnswer(tx, answer.scope, answer.hash, stored, answer.now));
-  } catch (error) {
-    // A concurrent request answered first: its answer stands.
-    if (!(error instanceof AnsweredMeanwhile)) throw error;
+  /**
+   * Store an answer that was not recorded with an effect (a refusal, which
+   * changed nothing, or an uncertain outcome), in a transaction of its own.
+   */
+  async storeAfterwards(stored: StoredAnswer): Promise<void> {
+    try {
+      await withTransaction(this.db, (tx) => this.#store(tx, stored));
+    } catch (error) {
+      // Another request answered first, or took over a lease this one let lapse: its answer stands.
+      if (!(error instanceof AnsweredMeanwhile)) throw error;
+    }
+  }
+
+  /** Nothing happened: a claimed key is free again for a retry (an unclaimed one was never written). */
+  async release(): Promise<void> {
+    await this.#lease?.release();
+  }
+
+  /** The request is over: stop renewing a claim it still holds. */
+  endLease(): void {
+    this.#lease?.stop();
+  }
+
+  #store(tx: Tx, answer: StoredAnswer): Promise<void> {
+    return this.#lease
+      ? this.#lease.complete(tx, answer, this.now)
+      : storeAnswer(tx, this.scope, this.hash, answer, this.now);
   }
 }
 

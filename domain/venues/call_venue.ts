@@ -22,6 +22,14 @@ export class VenueAvailability {
   }
 }
 
+const UNCERTAIN_MESSAGE =
+  "O provedor não confirmou o resultado: a ação pode ter sido executada. Consulte a intenção e reconcilie; não repita.";
+
+/**
+ * Run one adapter call. A lost answer to a mutation (OUTCOME_UNKNOWN) is an
+ * uncertain PROVIDER_DOWN: final for the request's Idempotency-Key, so the
+ * caller queries and reconciles instead of sending the action again.
+ */
 export async function callVenue<T>(
   ctx: Ctx,
   providerId: ProviderId,
@@ -36,6 +44,9 @@ export async function callVenue<T>(
     const unreachable = error.kind === "UNAVAILABLE" || error.kind === "OUTCOME_UNKNOWN";
     ctx.venueAvailability.record(providerId, !unreachable);
     ctx.logger.warn("venue call failed", { requestId: ctx.requestId, providerId, kind: error.kind });
+    if (error.kind === "OUTCOME_UNKNOWN") {
+      throw new ApiError("PROVIDER_DOWN", { message: UNCERTAIN_MESSAGE, uncertain: true });
+    }
     if (unreachable || error.kind === "RATE_LIMITED") throw new ApiError("PROVIDER_DOWN");
     throw error;
   }

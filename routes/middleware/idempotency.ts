@@ -16,7 +16,6 @@ import {
   isStorableOutcome,
   KEY_PATTERN,
   requestHash,
-  storeAnswerAfterwards,
 } from "../../domain/idempotency/idempotency_keys.ts";
 import type { AppEnv } from "../env.ts";
 import { replay } from "../respond.ts";
@@ -29,7 +28,7 @@ import { IdempotencyKeyHeader } from "../schemas/common.ts";
  */
 const inFlightByService = new WeakMap<object, Set<string>>();
 
-export function idempotent(): MiddlewareHandler<AppEnv> {
+export function idempotent(options: { leaseMs?: number } = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const key = c.req.header("idempotency-key");
     if (!key) throw new ApiError("IDEMPOTENCY_KEY_REQUIRED");
@@ -44,22 +43,27 @@ export function idempotent(): MiddlewareHandler<AppEnv> {
     const now = clock.now();
     const scope = { partnerId: c.get("partner").partnerId, route: `${c.req.method} ${c.req.path}`, key };
     const hash = requestHash(c.get("jsonBody"));
-    const stored = answerFromRow(await findKey(db.read, scope, now), hash, now);
+    const stored = answerFromRow(await findKey(db.read, scope, now), hash);
     if (stored) return replay(c, stored);
     const flightKey = `${scope.partnerId}\u0000${scope.route}\u0000${key}`;
     if (inFlight.has(flightKey)) throw new ApiError("IDEMPOTENCY_IN_PROGRESS");
     inFlight.add(flightKey);
-    const answer = new IdempotentAnswer(scope, hash, now);
+    const answer = new IdempotentAnswer(db, scope, hash, now, options.leaseMs);
     c.set("idempotency", answer);
     try {
       await next();
       if (answer.stored) return undefined;
       const body = await c.res.clone().text();
       const code = c.res.status >= 400 ? errorCode(body) : undefined;
-      if (isStorableOutcome(c.res.status, code)) {
-        await storeAnswerAfterwards(db, answer, { status: c.res.status, body });
+      // Hono keeps the error its onError turned into this response.
+      const uncertain = c.error instanceof ApiError && c.error.uncertain;
+      if (uncertain || isStorableOutcome(c.res.status, code)) {
+        await answer.storeAfterwards({ status: c.res.status, body });
+      } else {
+        await answer.release();
       }
     } finally {
+      answer.endLease();
       inFlight.delete(flightKey);
     }
     return undefined;
