@@ -1,11 +1,14 @@
 /**
  * Turning anything thrown into the error envelope `{error:{code,message,requestId}}`.
  * Unexpected exceptions are logged with the request id and answered with a
- * generic 500: their text may hold internals and is never echoed.
+ * generic 500: their text may hold internals and is never echoed, nor logged
+ * (a drizzle error's message quotes every bound parameter), so the log has
+ * their class, code and stack frames only.
  */
 import type { Context, ErrorHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { ApiError, type ErrorCode } from "../../domain/errors.ts";
+import { createLogger, errorFields } from "../../domain/logger.ts";
 import type { AppEnv } from "../env.ts";
 import { jsonText } from "../respond.ts";
 import { newRequestId } from "./request_id.ts";
@@ -25,19 +28,21 @@ export function respondWithError(c: Context<AppEnv>, error: ApiError): Response 
   );
 }
 
+/** For failures before the request context middleware gave the request its dependencies. */
+const contextlessLogger = createLogger("error");
+
 export const onError: ErrorHandler<AppEnv> = (error, c) => {
   if (error instanceof ApiError) return respondWithError(c, error);
   if (error instanceof HTTPException && error.status < 500) {
     // Hono's own refusals (e.g. a malformed JSON body caught by a validator).
     return respondWithError(c, new ApiError("VALIDATION_ERROR", { status: error.status }));
   }
-  const deps = c.get("deps");
-  const log = deps?.logger.error ?? console.error;
-  log("Unexpected error", {
+  const logger = c.get("deps")?.logger ?? contextlessLogger;
+  logger.error("Unexpected error", {
     requestId: c.get("requestId"),
     method: c.req.method,
     path: c.req.path,
-    error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    ...errorFields(error),
   });
   return respondWithError(c, new ApiError("INTERNAL_ERROR"));
 };

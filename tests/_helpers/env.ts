@@ -1,13 +1,16 @@
 /**
  * A complete service for one test: a fresh libSQL file, the real app, a
  * frozen test clock, and both venue simulators served on loopback with the real
- * adapters pointed at them. Always `await env.close()` (sanitizers check it).
+ * adapters pointed at them. Always `await env.close()` (sanitizers check it):
+ * it also fails the test when the service's log holds any secret the test
+ * handled (the configured keys, and every secret field the helpers in http.ts
+ * saw go in or come out).
  */
 import { type Config, parseConfig } from "../../config.ts";
 import { type Database, openDatabase } from "../../db/client.ts";
 import { TestableClock } from "../../domain/clock.ts";
 import type { Deps } from "../../domain/context.ts";
-import { createLogger } from "../../domain/logger.ts";
+import { createLogger, errorFields } from "../../domain/logger.ts";
 import { createSecretBox } from "../../domain/secrets/secret_box.ts";
 import { VenueAvailability } from "../../domain/venues/call_venue.ts";
 import { createCaches } from "../../domain/cache.ts";
@@ -16,6 +19,7 @@ import { createApp } from "../../routes/app.ts";
 import { createVenueRegistry } from "../../venues/registry.ts";
 import { createVenueASimulator } from "../../venues/sim/venue_a/mod.ts";
 import { createVenueBSimulator } from "../../venues/sim/venue_b/mod.ts";
+import { SecretWatch } from "./secret_watch.ts";
 
 export const OPERATOR_TOKEN = "test-operator-token-0123456789abcdef0123";
 export const START = Date.parse("2026-11-02T10:00:00.000Z");
@@ -28,6 +32,8 @@ export interface TestEnv {
   venueUrls: { venueA: string; venueB: string };
   /** Log lines written by the service during the test. */
   logs: string[];
+  /** Secrets the test handled: `close()` checks that `logs` holds none of them. */
+  watchedSecrets: SecretWatch;
   close(): Promise<void>;
 }
 
@@ -61,6 +67,10 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
   clock.freeze(START);
   const logs: string[] = [];
   const logger = createLogger("debug", (line) => logs.push(line));
+  const watch = new SecretWatch();
+  watch.add("OPERATOR_TOKEN", config.operatorToken);
+  watch.add("MASTER_KEY", config.masterKey);
+  watch.add("DATABASE_AUTH_TOKEN", config.databaseAuthToken);
   const secrets = await createSecretBox(config.masterKey!);
   const venueA = serve(createVenueASimulator().fetch);
   const venueB = serve(createVenueBSimulator().fetch);
@@ -74,7 +84,7 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
     caches: createCaches(),
     secrets,
     logger,
-    rateLimiter: createRateLimiter(db, (error) => logs.push(String(error))),
+    rateLimiter: createRateLimiter(db, (error) => logger.error("usage flush failed", errorFields(error))),
   };
   const app = createApp(deps);
   options.extend?.(app);
@@ -85,11 +95,13 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
     databaseUrl,
     venueUrls: { venueA: venueA.url, venueB: venueB.url },
     logs,
+    watchedSecrets: watch,
     async close() {
       await deps.rateLimiter.flush();
       await venueA.server.shutdown();
       await venueB.server.shutdown();
       db.close();
+      watch.assertNotIn(logs, "The service's log");
     },
   };
 }

@@ -1,4 +1,8 @@
-/** Requests through the app as a partner or the operator, and partner set-up. */
+/**
+ * Requests through the app as a partner or the operator, and partner set-up.
+ * Every secret field of a request or JSON answer is remembered in the env's
+ * `watchedSecrets`, so `env.close()` can check the log holds none of them.
+ */
 import assert from "node:assert/strict";
 import type { TestEnv } from "./env.ts";
 import { OPERATOR_TOKEN } from "./env.ts";
@@ -17,7 +21,11 @@ export async function call(env: TestEnv, method: string, path: string, options: 
     body = JSON.stringify(options.body);
     headers["content-type"] ??= "application/json";
   }
-  return await env.app.request(path, { method, headers, body });
+  env.watchedSecrets.addFromHeaders(headers);
+  env.watchedSecrets.addFromJson(options.body);
+  const response = await env.app.request(path, { method, headers, body });
+  await env.watchedSecrets.addFromResponse(response);
+  return response;
 }
 
 export function operator(env: TestEnv, method: string, path: string, body?: unknown): Promise<Response> {
@@ -62,6 +70,7 @@ export function partnerBody(overrides: Record<string, unknown> = {}) {
 }
 
 export function asPartner(env: TestEnv, partnerId: string, clientId: string, clientSecret: string): TestPartner {
+  env.watchedSecrets.add("clientSecret", clientSecret);
   const headers = basicAuth(clientId, clientSecret);
   return {
     partnerId,

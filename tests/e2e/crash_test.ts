@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { openDatabase } from "../../db/client.ts";
 import { partnerBody } from "../_helpers/http.ts";
-import { freePort, spawnService, waitUntilUp } from "../_helpers/server.ts";
+import { freePort, waitUntilUp, WatchedService } from "../_helpers/server.ts";
 
 const WRITERS = 24;
 /** Acknowledged creates before the kill: enough to span several group commits and a background checkpoint. */
@@ -17,11 +17,9 @@ const KILL_AFTER = 900;
 Deno.test("a crash (SIGKILL) in a stream of creates loses no acknowledged client and no event", async () => {
   const dir = await Deno.makeTempDir({ prefix: "svc-crash-" });
   const databaseUrl = `file:${dir}/service.db`;
-  const port = freePort();
-  const url = `http://127.0.0.1:${port}`;
   const token = "crash-test-operator-token-0123456789abcdef";
-  const child = spawnService({
-    PORT: String(port),
+  const service = new WatchedService({
+    PORT: String(freePort()),
     DATABASE_URL: databaseUrl,
     OPERATOR_TOKEN: token,
     MASTER_KEY: btoa(String.fromCharCode(...new Uint8Array(32).fill(3))),
@@ -29,8 +27,8 @@ Deno.test("a crash (SIGKILL) in a stream of creates loses no acknowledged client
   });
   const acknowledged = new Map<string, string>(); // externalUserId -> Idempotency-Key
   try {
-    await waitUntilUp(url);
-    const created = await fetch(`${url}/operator/v1/partners`, {
+    await waitUntilUp(service.url);
+    const created = await service.fetch("/operator/v1/partners", {
       method: "POST",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
       body: JSON.stringify(
@@ -47,7 +45,7 @@ Deno.test("a crash (SIGKILL) in a stream of creates loses no acknowledged client
         const externalUserId = `crash-${writerId}-${n}`;
         const key = `ik-${externalUserId}`;
         try {
-          const response = await fetch(`${url}/v1/users`, {
+          const response = await service.fetch("/v1/users", {
             method: "POST",
             headers: { authorization, "content-type": "application/json", "idempotency-key": key },
             body: JSON.stringify({ externalUserId }),
@@ -57,7 +55,7 @@ Deno.test("a crash (SIGKILL) in a stream of creates loses no acknowledged client
           acknowledged.set(externalUserId, key);
           if (acknowledged.size >= KILL_AFTER && !killed) {
             killed = true;
-            child.kill("SIGKILL");
+            service.kill("SIGKILL");
           }
         } catch (error) {
           if (!killed) throw error; // after the kill, requests in flight fail: that is the point
@@ -66,12 +64,7 @@ Deno.test("a crash (SIGKILL) in a stream of creates loses no acknowledged client
     };
     await Promise.all(Array.from({ length: WRITERS }, (_, i) => writer(i)));
   } finally {
-    try {
-      child.kill("SIGKILL");
-    } catch {
-      // already dead
-    }
-    await child.output();
+    await service.stop("SIGKILL"); // fails if the output holds a secret
   }
 
   const db = await openDatabase(databaseUrl);
