@@ -26,6 +26,11 @@ const EnvSchema = z.object({
   PUBLIC_BASE_URL: url.optional(),
   CONNECT_URL: url.optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number({ error: "deve ser um número de segundos" })
+    .int("deve ser um número inteiro de segundos")
+    .min(1, "deve ser pelo menos 1")
+    .max(600, "deve ser no máximo 600")
+    .default(20),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -45,6 +50,8 @@ export interface Config {
   publicBaseUrl: string;
   connectUrl: string;
   logLevel: Env["LOG_LEVEL"];
+  /** How long a shutdown waits for requests and job runs in flight before cutting them. */
+  shutdownGraceSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -83,6 +90,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     publicBaseUrl: base.replace(/\/$/, ""),
     connectUrl: (e.CONNECT_URL ?? base).replace(/\/$/, ""),
     logLevel: e.LOG_LEVEL,
+    shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
   };
 }
 

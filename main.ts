@@ -1,13 +1,15 @@
 /**
- * Composition root: config -> database (migrate) -> venues -> app -> serve -> jobs.
- * Nothing here decides anything; it only wires.
+ * Composition root: config -> database (migrate) -> venues -> app -> serve -> jobs,
+ * and on SIGTERM/SIGINT the way back (domain/lifecycle.ts). Nothing here
+ * decides anything; it only wires.
  */
 import type { Hono } from "hono";
 import { ConfigError, dataDirOf, parseConfig, withQaSecrets } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
 import { TestableClock } from "./domain/clock.ts";
 import type { Deps } from "./domain/context.ts";
-import { createLogger } from "./domain/logger.ts";
+import { Lifecycle } from "./domain/lifecycle.ts";
+import { createLogger, errorFields } from "./domain/logger.ts";
 import { restoreTestClock } from "./domain/qa/test_clock.ts";
 import { createSecretBox } from "./domain/secrets/secret_box.ts";
 import { VenueAvailability } from "./domain/venues/call_venue.ts";
@@ -54,11 +56,12 @@ const deps: Deps = {
   caches: createCaches(),
   secrets,
   logger,
-  rateLimiter: createRateLimiter(db, (error) => logger.error("usage flush failed", { error: String(error) })),
+  rateLimiter: createRateLimiter(db, (error) => logger.error("usage flush failed", errorFields(error))),
 };
 const app = createApp(deps, { simulators });
 
-Deno.serve({
+const lifecycle = new Lifecycle();
+const server = Deno.serve({
   hostname: config.host,
   port: config.port,
   onListen: ({ hostname, port }) => {
@@ -68,14 +71,14 @@ Deno.serve({
     }
     if (config.serviceEnv === "qa") console.error(`Operator token: in ${dataDirOf(config)}/operator_token`);
   },
-}, app.fetch);
+}, lifecycle.countRequests(app.fetch));
 
-registerJobs(deps);
+registerJobs(deps, lifecycle.gateJobRun);
 
-// Usage counts of the open minute live in memory: write them before leaving.
-for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  Deno.addSignalListener(signal, async () => {
-    await deps.rateLimiter.flush().catch((error) => logger.error("usage flush failed", { error: String(error) }));
-    Deno.exit(0);
-  });
-}
+lifecycle.shutDownOn(["SIGTERM", "SIGINT"], {
+  server,
+  rateLimiter: deps.rateLimiter,
+  db,
+  logger,
+  graceSeconds: config.shutdownGraceSeconds,
+});

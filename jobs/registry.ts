@@ -4,6 +4,7 @@
  * QA operator route `POST /operator/v1/jobs/:job/run` runs one on demand.
  */
 import type { Deps } from "../domain/context.ts";
+import { errorFields } from "../domain/logger.ts";
 import { runExpiry } from "./expiry.ts";
 
 export type JobSummary = Record<string, number | string>;
@@ -23,16 +24,20 @@ export function findJob(name: string): Job | undefined {
   return JOBS.find((job) => job.name === name);
 }
 
+/** Wraps every run, so a shutdown can skip new runs and wait for running ones (domain/lifecycle.ts). */
+export type RunGate = (run: () => Promise<void>) => Promise<void>;
+
 /** Schedule every job; a failing run is logged and retried at its next tick. */
-export function registerJobs(deps: Deps): void {
+export function registerJobs(deps: Deps, gate: RunGate): void {
   for (const job of JOBS) {
-    Deno.cron(job.name, job.schedule, async () => {
-      try {
-        const summary = await job.run(deps);
-        deps.logger.info(`job ${job.name}`, summary);
-      } catch (error) {
-        deps.logger.error(`job ${job.name} failed`, { error: String(error) });
-      }
-    });
+    Deno.cron(job.name, job.schedule, () =>
+      gate(async () => {
+        try {
+          const summary = await job.run(deps);
+          deps.logger.info(`job ${job.name}`, { job: job.name, summary });
+        } catch (error) {
+          deps.logger.error(`job ${job.name} failed`, { job: job.name, ...errorFields(error) });
+        }
+      }));
   }
 }
