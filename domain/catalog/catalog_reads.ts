@@ -7,7 +7,7 @@ import { strategies } from "../../db/schema.ts";
 import { type Market, PROVIDER_IDS, type ProviderId, type VenueAdapter } from "../../venues/types.ts";
 import { type Ctx, partnerOf } from "../context.ts";
 import { ApiError } from "../errors.ts";
-import { effectiveAccessOf } from "../grants/effective_access.ts";
+import { assertProviderUsable, effectiveAccessOf } from "../grants/effective_access.ts";
 import { callVenue } from "../venues/call_venue.ts";
 
 /** What a provider can do, as the catalog names it. */
@@ -44,7 +44,8 @@ export async function listStrategies({ ctx }: { ctx: Ctx }) {
 
 /**
  * Markets of a provider the partner may use. Unknown provider ids are a
- * validation error; known ones outside the contract answer PROVIDER_NOT_ALLOWED.
+ * validation error; known ones outside the contract answer PROVIDER_NOT_ALLOWED,
+ * and ones the partner's own restriction removed PROVIDER_NOT_GRANTED.
  */
 export async function listMarkets(
   { ctx, input }: { ctx: Ctx; input: { providerId: string; symbol?: string } },
@@ -53,8 +54,7 @@ export async function listMarkets(
     throw new ApiError("VALIDATION_ERROR", { message: `Provedor desconhecido: "${input.providerId.slice(0, 32)}".` });
   }
   const providerId = input.providerId as ProviderId;
-  const access = await effectiveAccessOf(ctx, partnerOf(ctx));
-  if (!access.providers.includes(providerId)) throw new ApiError("PROVIDER_NOT_ALLOWED");
+  assertProviderUsable(await effectiveAccessOf(ctx, partnerOf(ctx)), providerId);
   const markets = await callVenue(ctx, providerId, (venue) => venue.listMarkets());
   if (input.symbol === undefined) return { markets: markets.filter((m) => m.active) };
   const wanted = input.symbol.toUpperCase();

@@ -11,6 +11,7 @@ import { eq } from "drizzle-orm";
 import type { Executor } from "../../db/client.ts";
 import { type EnvelopeMicros, strategies } from "../../db/schema.ts";
 import type { Ctx } from "../context.ts";
+import { ApiError } from "../errors.ts";
 import type { ProviderId } from "../../venues/types.ts";
 import { PROVIDER_IDS } from "../../venues/types.ts";
 import { tighterEnvelope } from "../partners/envelope.ts";
@@ -81,6 +82,17 @@ function deriveAccess({ partner, contracts, restrictions, published }: PartnerSn
     ).sort(),
     envelope: tighterEnvelope(partner.envelope, restrictions?.envelope ?? null),
   };
+}
+
+/**
+ * Refuse a provider the partner may not use, with the spec's two meanings:
+ * outside the contract (PROVIDER_NOT_ALLOWED) or inside it but outside the
+ * effective grant, i.e. removed by the partner's own restriction
+ * (PROVIDER_NOT_GRANTED).
+ */
+export function assertProviderUsable(access: EffectiveAccess, providerId: ProviderId): void {
+  if (!access.partner.grants.providers.includes(providerId)) throw new ApiError("PROVIDER_NOT_ALLOWED");
+  if (!access.providers.includes(providerId)) throw new ApiError("PROVIDER_NOT_GRANTED");
 }
 
 /** The client's effective strategies: its selection (null = all) within the partner's. */

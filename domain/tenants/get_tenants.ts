@@ -2,7 +2,7 @@
 import { type Ctx, partnerOf } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { effectiveAccessOf } from "../grants/effective_access.ts";
-import { type TenantView, tenantView } from "./tenant_view.ts";
+import { ownsTenant, type TenantView, tenantView } from "./tenant_view.ts";
 
 export async function listTenants({ ctx }: { ctx: Ctx }): Promise<TenantView[]> {
   const access = await effectiveAccessOf(ctx, partnerOf(ctx));
@@ -10,8 +10,8 @@ export async function listTenants({ ctx }: { ctx: Ctx }): Promise<TenantView[]> 
 }
 
 export async function getTenant({ ctx, input }: { ctx: Ctx; input: { tenantId: string } }): Promise<TenantView> {
-  const partnerId = partnerOf(ctx);
+  const access = await effectiveAccessOf(ctx, partnerOf(ctx));
   // Another partner's tenant answers exactly like a missing one.
-  if (input.tenantId !== partnerId) throw new ApiError("NOT_FOUND");
-  return await tenantView(ctx.db.read, await effectiveAccessOf(ctx, partnerId));
+  if (!ownsTenant(access.partner, input.tenantId)) throw new ApiError("NOT_FOUND");
+  return await tenantView(ctx.db.read, access, input.tenantId);
 }

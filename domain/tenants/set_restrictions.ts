@@ -15,7 +15,8 @@ import { loadEffectiveAccess } from "../grants/effective_access.ts";
 import { ENVELOPE_FIELDS, envelopeToMicros, envelopeToUsd } from "../partners/envelope.ts";
 import type { RiskEnvelopeInput } from "../partners/types.ts";
 import { markSetupsOutsideEnvelope } from "./envelope_fit.ts";
-import { type TenantView, tenantView } from "./tenant_view.ts";
+import type { RestrictionRow } from "../partners/load_partner.ts";
+import { ownsTenant, type TenantView, tenantView } from "./tenant_view.ts";
 
 export interface RestrictionsInput {
   tenantId: string;
@@ -27,10 +28,12 @@ export interface RestrictionsInput {
 
 export async function setRestrictions({ ctx, input }: { ctx: Ctx; input: RestrictionsInput }): Promise<TenantView> {
   const partnerId = partnerOf(ctx);
-  if (input.tenantId !== partnerId) throw new ApiError("NOT_FOUND");
   const now = ctx.clock.now();
   const result = await withPartnerTransaction(ctx, async (tx) => {
-    const { partner, restrictions: current } = await loadEffectiveAccess(tx, partnerId, now);
+    const unchangedAccess = await loadEffectiveAccess(tx, partnerId, now);
+    const { partner, restrictions: current } = unchangedAccess;
+    // A legacy tenant id addresses the same contract; another partner's answers like a missing one.
+    if (!ownsTenant(partner, input.tenantId)) throw new ApiError("NOT_FOUND");
     const outside = (asked: string[], granted: string[]) => asked.filter((id) => !granted.includes(id));
     for (
       const [field, asked, granted] of [
@@ -62,6 +65,8 @@ export async function setRestrictions({ ctx, input }: { ctx: Ctx; input: Restric
         ? current?.envelope ?? null
         : input.envelope && envelopeToMicros(input.envelope),
     };
+    // Asking for what is already in force is not a change: no new version, no audit entry, no event.
+    if (sameRestrictions(current, next)) return { view: await tenantView(tx, unchangedAccess, input.tenantId) };
     const version = (current?.version ?? 0) + 1;
     await tx.insert(partnerRestrictions).values({ partnerId, ...next, version, updatedAt: now })
       .onConflictDoUpdate({ target: partnerRestrictions.partnerId, set: { ...next, version, updatedAt: now } });
@@ -81,9 +86,24 @@ export async function setRestrictions({ ctx, input }: { ctx: Ctx; input: Restric
     });
     const access = await loadEffectiveAccess(tx, partnerId, now);
     await markSetupsOutsideEnvelope(tx, partnerId, access.envelope, now);
-    return await tenantView(tx, access);
+    return { view: await tenantView(tx, access, input.tenantId), changed: true };
   });
   // Reads go through caches: drop them now that the change is committed.
-  ctx.caches.partners.clear();
-  return result;
+  if (result.changed) ctx.caches.partners.clear();
+  return result.view;
+}
+
+type Restrictions = Pick<RestrictionRow, "providers" | "strategies" | "envelope">;
+
+/** Whether `next` restricts exactly as `current` does (lists compared as sets; no row means no restriction). */
+function sameRestrictions(current: Restrictions | null, next: Restrictions): boolean {
+  const sameList = (a: string[] | null, b: string[] | null) =>
+    a === null || b === null
+      ? a === b
+      : a.length === b.length && [...a].sort().join("\u0000") === [...b].sort().join("\u0000");
+  const sameEnvelope = (a: Restrictions["envelope"], b: Restrictions["envelope"]) =>
+    a === null || b === null ? a === b : (Object.keys(a) as (keyof typeof a)[]).every((field) => a[field] === b[field]);
+  const was = current ?? { providers: null, strategies: null, envelope: null };
+  return sameList(was.providers, next.providers) && sameList(was.strategies, next.strategies) &&
+    sameEnvelope(was.envelope, next.envelope);
 }

@@ -61,7 +61,10 @@ Deno.test("catalogs", async (t) => {
       await expectError(await partner.call("GET", "/v1/markets?providerId=V"), 400, "VALIDATION_ERROR");
       await expectError(await partner.call("GET", "/v1/markets?providerId=VENUE_Z"), 400, "VALIDATION_ERROR");
       await expectError(await partner.call("GET", "/v1/markets?providerId=VENUE_B&symbol=BT"), 400, "VALIDATION_ERROR");
-      await expectError(await partner.call("GET", "/v1/markets?providerId=VENUE_A"), 403, "PROVIDER_NOT_ALLOWED");
+      // Removed by acme's own restriction: outside the effective grant, still inside the contract.
+      await expectError(await partner.call("GET", "/v1/markets?providerId=VENUE_A"), 403, "PROVIDER_NOT_GRANTED");
+      // Outside narrow's contract.
+      await expectError(await narrow.call("GET", "/v1/markets?providerId=VENUE_A"), 403, "PROVIDER_NOT_ALLOWED");
       const list = await expectJson(await partner.call("GET", "/v1/markets?providerId=VENUE_B"), 200);
       assert.ok(list.markets.length >= 3);
       assert.ok(list.markets.every((m: { active: boolean }) => m.active));
