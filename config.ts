@@ -19,6 +19,12 @@ const EnvSchema = z.object({
   SERVICE_ENV: z.enum(["qa", "production"]).default("qa"),
   OPERATOR_TOKEN: z.string().min(32, "deve ter pelo menos 32 caracteres").optional(),
   MASTER_KEY: z.string().refine(isBase64Of32Bytes, "deve ser 32 bytes em base64").optional(),
+  MASTER_KEYS_PREVIOUS: z.string()
+    .refine(
+      (list) => list.split(",").every((key) => isBase64Of32Bytes(key.trim())),
+      "deve ser uma lista separada por vírgulas de chaves de 32 bytes em base64",
+    )
+    .optional(),
   VENUE_A_URL: url.optional(),
   VENUE_B_URL: url.optional(),
   EVM_RPC_BNB: url.optional(),
@@ -44,6 +50,11 @@ export interface Config {
   /** Absent in QA until the data dir provides one (see main.ts). */
   operatorToken?: string;
   masterKey?: string;
+  /**
+   * Master keys being rotated out: ciphertexts sealed with them still open
+   * until `rotate-master-key` re-seals them with `masterKey`.
+   */
+  previousMasterKeys: string[];
   venueAUrl?: string;
   venueBUrl?: string;
   evmRpc: { bnb?: string; arbitrum?: string };
@@ -84,6 +95,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     serviceEnv: e.SERVICE_ENV,
     operatorToken: e.OPERATOR_TOKEN,
     masterKey: e.MASTER_KEY,
+    previousMasterKeys: e.MASTER_KEYS_PREVIOUS?.split(",").map((key) => key.trim()) ?? [],
     venueAUrl: e.VENUE_A_URL,
     venueBUrl: e.VENUE_B_URL,
     evmRpc: { bnb: e.EVM_RPC_BNB, arbitrum: e.EVM_RPC_ARBITRUM },

@@ -34,7 +34,7 @@ const logger = createLogger(config.logLevel);
 const db = await openDatabase(config.databaseUrl, { authToken: config.databaseAuthToken });
 const testClock = config.serviceEnv === "qa" ? new TestableClock() : undefined;
 if (testClock) await restoreTestClock(db, testClock);
-const secrets = await createSecretBox(config.masterKey!);
+const secrets = await createSecretBox(config.masterKey!, config.previousMasterKeys);
 
 const simulate = config.serviceEnv === "qa";
 const simulators: Record<string, Hono> = simulate

@@ -6,6 +6,7 @@
  *   deno task operator issue-credential <partnerId> [overlapSeconds]
  *   deno task operator revoke-credential <partnerId> <clientId>
  *   deno task operator show-partner <partnerId>
+ *   deno task operator rotate-master-key   (re-seal stored secrets with MASTER_KEY)
  *
  * A new credential's secret is printed once, to stdout, and stored only hashed.
  */
@@ -20,6 +21,7 @@ import { createLogger } from "./domain/logger.ts";
 import { createPartner } from "./domain/partners/create_partner.ts";
 import { operatorPartnerView } from "./domain/partners/partner_view.ts";
 import { restoreTestClock } from "./domain/qa/test_clock.ts";
+import { rotateMasterKey } from "./domain/secrets/rotate_master_key.ts";
 import { createSecretBox } from "./domain/secrets/secret_box.ts";
 import { createCaches } from "./domain/cache.ts";
 import { createRateLimiter } from "./domain/usage/rate_limiter.ts";
@@ -32,7 +34,8 @@ const USAGE = `usage:
   deno task operator create-partner <partner.json>
   deno task operator issue-credential <partnerId> [overlapSeconds]
   deno task operator revoke-credential <partnerId> <clientId>
-  deno task operator show-partner <partnerId>`;
+  deno task operator show-partner <partnerId>
+  deno task operator rotate-master-key`;
 
 async function buildCtx(): Promise<Ctx> {
   const parsed = parseConfig(Deno.env.toObject());
@@ -40,7 +43,7 @@ async function buildCtx(): Promise<Ctx> {
   const db = await openDatabase(config.databaseUrl, { authToken: config.databaseAuthToken });
   const clock = new TestableClock();
   if (config.serviceEnv === "qa") await restoreTestClock(db, clock);
-  const secrets = await createSecretBox(config.masterKey!);
+  const secrets = await createSecretBox(config.masterKey!, config.previousMasterKeys);
   const logger = createLogger(config.logLevel);
   return {
     config,
@@ -83,6 +86,8 @@ async function run(args: string[]): Promise<unknown> {
       case "show-partner":
         if (!rest[0]) throw new Error(USAGE);
         return { partner: await operatorPartnerView(ctx.db.read, rest[0], ctx.clock.now()) };
+      case "rotate-master-key":
+        return { rotation: await rotateMasterKey(ctx) };
       default:
         throw new Error(USAGE);
     }

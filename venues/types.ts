@@ -59,18 +59,27 @@ export class VenueError extends Error {
  * that signs with it, through the `SecretOpener` the adapter was built with.
  */
 export type VenueCredentials =
-  | { scheme: "API_KEY"; apiKey: string; sealedApiSecret: string }
+  | { scheme: "API_KEY"; apiKey: string; sealedApiSecret: SealedSecret }
   | {
     scheme: "AGENT_WALLET";
     /** The client's principal wallet: the account that holds funds and positions. */
     accountAddress: HexAddress;
     agentAddress: HexAddress;
-    sealedAgentPrivateKey: string;
+    sealedAgentPrivateKey: SealedSecret;
   };
+
+/**
+ * A sealed value with the binding it was sealed under (its owning row and
+ * purpose). It opens only under that binding.
+ */
+export interface SealedSecret {
+  sealed: string;
+  binding: string;
+}
 
 /** Opens a value sealed by the domain's secret box. Implemented in domain/secrets. */
 export interface SecretOpener {
-  open(sealed: string): Promise<string>;
+  open(secret: SealedSecret): Promise<string>;
 }
 
 // ---------------------------------------------------------------- market data

@@ -70,8 +70,9 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
   const watch = new SecretWatch();
   watch.add("OPERATOR_TOKEN", config.operatorToken);
   watch.add("MASTER_KEY", config.masterKey);
+  for (const key of config.previousMasterKeys) watch.add("MASTER_KEYS_PREVIOUS", key);
   watch.add("DATABASE_AUTH_TOKEN", config.databaseAuthToken);
-  const secrets = await createSecretBox(config.masterKey!);
+  const secrets = await createSecretBox(config.masterKey!, config.previousMasterKeys);
   const venueA = serve(createVenueASimulator().fetch);
   const venueB = serve(createVenueBSimulator().fetch);
   const deps: Deps = {

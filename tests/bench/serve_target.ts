@@ -54,7 +54,7 @@ if (mode === "bare") {
     LOG_LEVEL: "error",
   });
   const db = await openDatabase(config.databaseUrl);
-  const secrets = await createSecretBox(config.masterKey!);
+  const secrets = await createSecretBox(config.masterKey!, config.previousMasterKeys);
   const logger = createLogger("error");
   const deps: Deps = {
     config,

@@ -51,7 +51,11 @@ async function benchRoundTrips(): Promise<void> {
     const secrets = await createSecretBox(bytesToBase64(crypto.getRandomValues(new Uint8Array(32))));
     const created = await fetch(`${baseUrl}/_control/accounts`, { method: "POST", body: "{}" });
     const { apiKey, apiSecret } = await created.json();
-    const credentials = { scheme: "API_KEY" as const, apiKey, sealedApiSecret: await secrets.seal(apiSecret) };
+    const credentials = {
+      scheme: "API_KEY" as const,
+      apiKey,
+      sealedApiSecret: await secrets.seal(apiSecret, "bench/venue-a/api_secret"),
+    };
     const adapter = createVenueAAdapter({ baseUrl, secrets });
     await adapter.listMarkets();
     const place: number[] = [];

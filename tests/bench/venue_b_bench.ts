@@ -64,7 +64,7 @@ async function roundTrips(): Promise<number[]> {
       scheme: "AGENT_WALLET" as const,
       accountAddress: principal.address,
       agentAddress: agent.address,
-      sealedAgentPrivateKey: await box.seal(agent.privateKey),
+      sealedAgentPrivateKey: await box.seal(agent.privateKey, "bench/venue-b/agent_private_key"),
     };
     const timings: number[] = [];
     for (let i = 0; i < WARMUP + ROUND_TRIPS; i++) {

@@ -62,7 +62,11 @@ async function venueAccount(env: TestEnv): Promise<{ apiKey: string; credentials
   await env.deps.venues.VENUE_A.listMarkets();
   return {
     apiKey,
-    credentials: { scheme: "API_KEY", apiKey, sealedApiSecret: await env.deps.secrets.seal(apiSecret) },
+    credentials: {
+      scheme: "API_KEY",
+      apiKey,
+      sealedApiSecret: await env.deps.secrets.seal(apiSecret, `test_credentials/${apiKey}/api_secret`),
+    },
   };
 }
 

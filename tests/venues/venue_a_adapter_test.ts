@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { type PlaceOrderRequest, VenueError, type VenueErrorKind } from "../../venues/types.ts";
 import { encodeParams, signPayload, signRequest } from "../../venues/venue_a/auth.ts";
 import { classifyFailure } from "../../venues/venue_a/errors.ts";
-import { startVenueA } from "./venue_a_harness.ts";
+import { startVenueA, TEST_BINDING } from "./venue_a_harness.ts";
 
 const T0 = Date.UTC(2026, 0, 5, 12, 0, 10);
 
@@ -414,16 +414,19 @@ Deno.test("VENUE_A maps venue rejections to error kinds without leaking secrets"
     secrets,
   );
   assert.equal(reduce.detail.venueCode, -2022);
-  const wrongSecret = { ...keys.credentials, sealedApiSecret: await h.secrets.seal("x".repeat(64)) };
+  const wrongSecret = { ...keys.credentials, sealedApiSecret: await h.secrets.seal("x".repeat(64), TEST_BINDING) };
   const signature = await rejects(adapter.getAccount(wrongSecret), "CREDENTIAL_REJECTED", [...secrets, "x".repeat(64)]);
   assert.equal(signature.detail.venueCode, -1022);
-  await rejects(adapter.getAccount({ ...keys.credentials, sealedApiSecret: "v1.broken.seal" }), "CREDENTIAL_REJECTED");
+  await rejects(
+    adapter.getAccount({ ...keys.credentials, sealedApiSecret: { sealed: "v2.broken.seal", binding: TEST_BINDING } }),
+    "CREDENTIAL_REJECTED",
+  );
   await rejects(
     adapter.getAccount({
       scheme: "AGENT_WALLET",
       accountAddress: "0x1",
       agentAddress: "0x2",
-      sealedAgentPrivateKey: "",
+      sealedAgentPrivateKey: { sealed: "", binding: TEST_BINDING },
     }),
     "CREDENTIAL_REJECTED",
   );

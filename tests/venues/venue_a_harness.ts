@@ -2,7 +2,10 @@
  * Shared setup of the VENUE_A tests: a simulator on a loopback port, the real
  * adapter pointed at it over HTTP, and a secret box like the domain's.
  */
-import { bytesToBase64, createSecretBox, type SecretBox } from "../../domain/secrets/secret_box.ts";
+import { bytesToBase64, createSecretBox, secretBinding, type SecretBox } from "../../domain/secrets/secret_box.ts";
+
+/** The binding test credentials are sealed under (no stored row owns them). */
+export const TEST_BINDING = secretBinding("test_credentials", "venue-a", "api_secret");
 import type { VenueAdapter, VenueCredentials } from "../../venues/types.ts";
 import { createVenueAAdapter, type VenueAAdapterDeps } from "../../venues/venue_a/adapter.ts";
 import { encodeParams, type Params, signPayload } from "../../venues/venue_a/auth.ts";
@@ -72,7 +75,7 @@ export async function startVenueA(options: { now?: () => number } = {}): Promise
       return {
         apiKey,
         apiSecret,
-        credentials: { scheme: "API_KEY", apiKey, sealedApiSecret: await secrets.seal(apiSecret) },
+        credentials: { scheme: "API_KEY", apiKey, sealedApiSecret: await secrets.seal(apiSecret, TEST_BINDING) },
       };
     },
     adapter(overrides = {}) {

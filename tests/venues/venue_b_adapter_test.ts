@@ -5,6 +5,7 @@ import { kindOfVenueMessage } from "../../venues/venue_b/errors.ts";
 import { cloidFromClientOrderId, formatPrice, formatSize } from "../../venues/venue_b/mappers.ts";
 import { generateAgentKey, signUserSignedAction, usdSendAction } from "../../venues/venue_b/signing.ts";
 import {
+  AGENT_KEY_BINDING,
   approveBuilder,
   BUILDER,
   connectClient,
@@ -120,9 +121,15 @@ Deno.test("VENUE_B testCredentials confirms an approved agent and flags one that
   assert.equal(refused.permissions.canFutures, false);
 
   const stranger = generateAgentKey();
-  const wrongKey = { ...client.credentials, sealedAgentPrivateKey: await client.box.seal(stranger.privateKey) };
+  const wrongKey = {
+    ...client.credentials,
+    sealedAgentPrivateKey: await client.box.seal(stranger.privateKey, AGENT_KEY_BINDING),
+  };
   await assertVenueError(client.adapter.testCredentials(wrongKey), "CREDENTIAL_REJECTED");
-  const unopenable = { ...client.credentials, sealedAgentPrivateKey: "v1.AAAA.AAAA" };
+  const unopenable = {
+    ...client.credentials,
+    sealedAgentPrivateKey: { sealed: "v2.AAAA.AAAA.AAAA", binding: AGENT_KEY_BINDING },
+  };
   await assert.rejects(client.adapter.testCredentials(unopenable), (error: VenueError) => {
     assert.equal(error.kind, "CREDENTIAL_REJECTED");
     assert.doesNotMatch(error.message, new RegExp(client.agent.privateKey.slice(2)));
@@ -404,7 +411,7 @@ Deno.test("VENUE_B refuses wrong keys, unapproved, revoked and rejected agents a
   const client = await connectClient(sim);
   const notTheAgent = {
     ...client.credentials,
-    sealedAgentPrivateKey: await client.box.seal(generateAgentKey().privateKey),
+    sealedAgentPrivateKey: await client.box.seal(generateAgentKey().privateKey, AGENT_KEY_BINDING),
   };
   await assertVenueError(
     client.adapter.placeOrder(notTheAgent, smallBuy("bad-sig")),
@@ -431,7 +438,11 @@ Deno.test("VENUE_B refuses wrong keys, unapproved, revoked and rejected agents a
   await assertVenueError(client.adapter.placeOrder(client.credentials, smallBuy("revoked")), "CREDENTIAL_REJECTED");
   assert.deepEqual((await client.adapter.testCredentials(client.credentials)).problems, ["AGENT_NOT_APPROVED"]);
   await assertVenueError(
-    client.adapter.placeOrder({ scheme: "API_KEY", apiKey: "k", sealedApiSecret: "s" }, smallBuy("wrong-scheme")),
+    client.adapter.placeOrder({
+      scheme: "API_KEY",
+      apiKey: "k",
+      sealedApiSecret: { sealed: "s", binding: AGENT_KEY_BINDING },
+    }, smallBuy("wrong-scheme")),
     "CREDENTIAL_REJECTED",
   );
 });

@@ -3,7 +3,10 @@
  * loopback, funded wallets, an approved agent sealed in a real secret box,
  * and an adapter pointed at it.
  */
-import { bytesToBase64, createSecretBox, type SecretBox } from "../../domain/secrets/secret_box.ts";
+import { bytesToBase64, createSecretBox, secretBinding, type SecretBox } from "../../domain/secrets/secret_box.ts";
+
+/** The binding test agent keys are sealed under (no stored row owns them). */
+export const AGENT_KEY_BINDING = secretBinding("test_credentials", "venue-b", "agent_private_key");
 import type { HexAddress, VenueAdapter, VenueCredentials } from "../../venues/types.ts";
 import { createVenueBAdapter, type VenueBAdapterDeps } from "../../venues/venue_b/adapter.ts";
 import {
@@ -126,7 +129,7 @@ export async function connectClient(
       scheme: "AGENT_WALLET",
       accountAddress: principal.address,
       agentAddress: agent.address,
-      sealedAgentPrivateKey: await box.seal(agent.privateKey),
+      sealedAgentPrivateKey: await box.seal(agent.privateKey, AGENT_KEY_BINDING),
     },
   };
 }

@@ -1,0 +1,26 @@
+/**
+ * Every database column that holds a sealed secret, and the binding each of
+ * its values is sealed under. Code that seals or opens a stored secret builds
+ * the binding with `bindingOf`, so a rotation re-seals exactly what the domain
+ * will later open.
+ *
+ * A new sealed column is added here, nowhere else: `rotate-master-key` walks
+ * this list.
+ */
+import { secretBinding } from "./secret_box.ts";
+
+export interface SealedColumn {
+  table: string;
+  /** The row's primary key column: part of the binding, and the order a rotation walks in. */
+  idColumn: string;
+  column: string;
+  /** What the secret is for; two sealed columns of one row never share a purpose. */
+  purpose: string;
+}
+
+/** The sealed columns of the schema. Venue credentials and webhook secrets join this list as they are built. */
+export const SEALED_COLUMNS: readonly SealedColumn[] = [];
+
+export function bindingOf(column: SealedColumn, rowId: string): string {
+  return secretBinding(column.table, rowId, column.purpose);
+}

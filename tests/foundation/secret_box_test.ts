@@ -1,0 +1,104 @@
+import assert from "node:assert/strict";
+import { sql } from "drizzle-orm";
+import { ConfigError, parseConfig } from "../../config.ts";
+import { openDatabase, withTransaction } from "../../db/client.ts";
+import { rotateMasterKey } from "../../domain/secrets/rotate_master_key.ts";
+import { bindingOf, type SealedColumn } from "../../domain/secrets/sealed_columns.ts";
+import { bytesToBase64, createSecretBox, secretBinding } from "../../domain/secrets/secret_box.ts";
+
+const newKey = () => bytesToBase64(crypto.getRandomValues(new Uint8Array(32)));
+
+Deno.test("a sealed secret opens only under the binding of the row and purpose it was sealed for", async () => {
+  const box = await createSecretBox(newKey());
+  const alice = secretBinding("accounts", "acc_alice", "api_secret");
+  const sealed = await box.seal("alice's venue secret", alice);
+  assert.equal(await box.open(sealed), "alice's venue secret");
+  assert.doesNotMatch(sealed.sealed, /alice/);
+
+  // Copied into another row, or into another column of the same row, it does not open.
+  await assert.rejects(
+    box.open({ sealed: sealed.sealed, binding: secretBinding("accounts", "acc_bob", "api_secret") }),
+  );
+  await assert.rejects(box.open({ sealed: sealed.sealed, binding: secretBinding("accounts", "acc_alice", "webhook") }));
+  // Tampering with any part fails, and so does a ciphertext in the unbound v1 form.
+  const [version, keyId, iv, cipher] = sealed.sealed.split(".");
+  const flipped = `${cipher.slice(0, -3)}${cipher.at(-3) === "A" ? "B" : "A"}${cipher.slice(-2)}`;
+  await assert.rejects(box.open({ sealed: [version, keyId, iv, flipped].join("."), binding: alice }));
+  await assert.rejects(box.open({ sealed: `v1.${iv}.${cipher}`, binding: alice }), /unknown format/);
+  await assert.rejects(box.seal("x", ""), /binding/);
+});
+
+Deno.test("a new master key opens what the previous one sealed until a rotation re-seals it", async () => {
+  const oldKey = newKey();
+  const currentKey = newKey();
+  const before = await createSecretBox(oldKey);
+  const during = await createSecretBox(currentKey, [oldKey]);
+  const after = await createSecretBox(currentKey);
+  const binding = secretBinding("accounts", "acc_1", "api_secret");
+  const old = await before.seal("s3cret", binding);
+
+  assert.equal(during.isStale(old.sealed), true);
+  assert.equal(await during.open(old), "s3cret");
+  await assert.rejects(after.open(old), /does not hold/);
+  const fresh = await during.seal("s3cret", binding);
+  assert.equal(during.isStale(fresh.sealed), false);
+  assert.equal(await after.open(fresh), "s3cret", "new seals use the current key");
+});
+
+Deno.test("rotate-master-key re-seals every stale row once, even run twice at once, and leaves what it cannot open", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "secret-box-" });
+  const db = await openDatabase(`file:${dir}/service.db`);
+  try {
+    const column: SealedColumn = {
+      table: "test_vault",
+      idColumn: "id",
+      column: "sealed_secret",
+      purpose: "api_secret",
+    };
+    await withTransaction(db, (tx) => tx.run("CREATE TABLE test_vault (id text PRIMARY KEY, sealed_secret text)"));
+    const oldKey = newKey();
+    const currentKey = newKey();
+    const before = await createSecretBox(oldKey);
+    const ids = Array.from({ length: 450 }, (_, i) => `row_${String(i).padStart(4, "0")}`);
+    const sealedRows = await Promise.all(
+      ids.map(async (id) => [id, (await before.seal(`secret of ${id}`, bindingOf(column, id))).sealed] as const),
+    );
+    // A row carrying a ciphertext copied from another row, and a row with no secret.
+    const moved = ["row_moved", sealedRows[0][1]] as const;
+    await withTransaction(db, async (tx) => {
+      for (const [id, sealed] of [...sealedRows, moved]) {
+        await tx.run(sql`INSERT INTO test_vault VALUES (${id}, ${sealed})`);
+      }
+      await tx.run(sql`INSERT INTO test_vault VALUES ('row_empty', NULL)`);
+    });
+
+    const during = await createSecretBox(currentKey, [oldKey]);
+    // Two operators run it at once: the compare-and-set lets exactly one write each row.
+    const [[first], [second]] = await Promise.all([
+      rotateMasterKey({ db, secrets: during }, [column]),
+      rotateMasterKey({ db, secrets: during }, [column]),
+    ]);
+    assert.equal(first.resealed + second.resealed, 450);
+    assert.ok(first.changedMeanwhile + second.changedMeanwhile > 0, "the runs overlapped");
+    assert.equal(first.unopenable, 1);
+
+    const after = await createSecretBox(currentKey);
+    const stored = await db.read.values<[string, string | null]>(sql`SELECT id, sealed_secret FROM test_vault`);
+    for (const [id, sealed] of stored) {
+      if (id === "row_moved") assert.equal(sealed, moved[1], "what could not be opened is left as it was");
+      else if (id === "row_empty") assert.equal(sealed, null);
+      else assert.equal(await after.open({ sealed: sealed!, binding: bindingOf(column, id) }), `secret of ${id}`);
+    }
+    const [again] = await rotateMasterKey({ db, secrets: during }, [column]);
+    assert.deepEqual(again, { column: "test_vault.sealed_secret", resealed: 0, changedMeanwhile: 0, unopenable: 1 });
+  } finally {
+    db.close();
+  }
+});
+
+Deno.test("MASTER_KEYS_PREVIOUS takes a comma list of 32-byte keys and refuses anything else", () => {
+  const [a, b] = [newKey(), newKey()];
+  assert.deepEqual(parseConfig({ MASTER_KEYS_PREVIOUS: `${a}, ${b}` }).previousMasterKeys, [a, b]);
+  assert.deepEqual(parseConfig({}).previousMasterKeys, []);
+  assert.throws(() => parseConfig({ MASTER_KEYS_PREVIOUS: `${a},short` }), ConfigError);
+});
