@@ -17,6 +17,15 @@ export function usdToMicros(value: number | string): number {
   return Number(micros);
 }
 
+/** Whether `value` converts with `usdToMicros` and is not negative: the one test of every money field. */
+export function isUsdAmount(value: number | string): boolean {
+  try {
+    return usdToMicros(value) >= 0;
+  } catch {
+    return false;
+  }
+}
+
 /** Micro-units as a JSON number (exactly representable decimal with ≤ 6 places). */
 export function microsToUsd(micros: number): number {
   return Number(formatDec({ units: BigInt(micros), scale: 6 }));

@@ -3,8 +3,9 @@
  * operator API under /operator/v1, the reference docs, and in QA the venue
  * simulators under /sim.
  *
- * Partner pipeline: request id → authentication → rate limit → body guard
- * (size, JSON, platform-controlled fields) → per-route idempotency → handler.
+ * Partner pipeline: request id → authentication → rate limit → path guard
+ * (percent-encoding) → body guard (size, JSON, depth, platform-controlled
+ * fields; only for routes that exist) → per-route idempotency → handler.
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Hono } from "hono";
@@ -17,6 +18,7 @@ import { bodyGuard } from "./middleware/body_guard.ts";
 import { notFound, onError } from "./middleware/errors.ts";
 import { operatorAuth } from "./middleware/operator_auth.ts";
 import { partnerAuth } from "./middleware/partner_auth.ts";
+import { pathGuard } from "./middleware/path_guard.ts";
 import { rateLimit } from "./middleware/rate_limit.ts";
 import { requestContext } from "./middleware/request_id.ts";
 import { operatorCatalog } from "./operator/catalog.ts";
@@ -77,7 +79,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const docsHtml = docsPage(partnerDocument).toString();
   app.get("/docs", (c) => c.html(docsHtml));
 
-  app.use("/v1/*", partnerAuth(), rateLimit(), bodyGuard({ scopeGuard: true }));
+  app.use("/v1/*", partnerAuth(), rateLimit(), pathGuard(), bodyGuard({ scopeGuard: true }));
   app.route("/", partnerApi);
 
   app.use("/operator/v1/*", operatorAuth(), bodyGuard({ scopeGuard: false }));

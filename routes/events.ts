@@ -4,13 +4,13 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { listEvents } from "../domain/events/list_events.ts";
 import type { AppEnv } from "./env.ts";
 import { partnerCtx } from "./env.ts";
-import { jsonContent, partnerErrors, RequestId } from "./schemas/common.ts";
+import { jsonContent, partnerErrors, RequestId, ShortId } from "./schemas/common.ts";
 import { throwOnInvalid } from "./validation.ts";
 
 const EventsQuery = z.object({
-  after: z.string().min(1).max(64).optional().openapi({ description: "eventId to resume after (the last `next`)." }),
+  after: ShortId.optional().openapi({ description: "eventId to resume after (the last `next`)." }),
   limit: z.coerce.number().int().min(1).max(500).default(100).openapi({ description: "1-500, default 100." }),
-  type: z.string().min(1).max(64).optional().openapi({ description: "Only events of this eventType." }),
+  type: ShortId.optional().openapi({ description: "Only events of this eventType." }),
 });
 
 export const EventSchema = z.object({

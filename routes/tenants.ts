@@ -4,24 +4,24 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { getTenant, listTenants } from "../domain/tenants/get_tenants.ts";
 import { setRestrictions } from "../domain/tenants/set_restrictions.ts";
 import { type AppEnv, partnerCtx } from "./env.ts";
-import { jsonBody, jsonContent, partnerErrors, ProviderIdSchema, RequestId } from "./schemas/common.ts";
+import { jsonBody, jsonContent, partnerErrors, ProviderIdSchema, RequestId, ShortId } from "./schemas/common.ts";
 import { EnvelopeSchema, TenantSchema } from "./schemas/resources.ts";
 import { throwOnInvalid } from "./validation.ts";
 
 const tags = ["Health, usage, contract"];
 const TenantResponse = z.object({ tenant: TenantSchema, requestId: RequestId });
-const TenantParams = z.object({ tenantId: z.string().min(1).max(64) });
+const TenantParams = z.object({ tenantId: ShortId });
 
 const RestrictionsBody = z.object({
   providers: z.array(ProviderIdSchema).nullable().optional().openapi({
     description: "Subset of the grant; null removes.",
   }),
-  strategies: z.array(z.string().min(1).max(64)).nullable().optional(),
+  strategies: z.array(ShortId).nullable().optional(),
   envelope: EnvelopeSchema.nullable().optional().openapi({
     description: "Values at most the received ones; null removes.",
   }),
   reason: z.string().min(3).max(500),
-}).strict().openapi("TenantRestrictions");
+}).openapi("TenantRestrictions");
 
 export const tenants = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
   .openapi(

@@ -10,11 +10,13 @@ import { type AppEnv, partnerCtx } from "./env.ts";
 import { idempotentRoute } from "./middleware/idempotency.ts";
 import {
   idempotencyErrors,
+  identifier,
   jsonBody,
   jsonContent,
   partnerErrors,
   ProviderIdSchema,
   RequestId,
+  ShortId,
 } from "./schemas/common.ts";
 import { ClientSchema, CommercialSchema, StrategySelectionSchema } from "./schemas/resources.ts";
 import { throwOnInvalid } from "./validation.ts";
@@ -22,14 +24,22 @@ import { throwOnInvalid } from "./validation.ts";
 const tags = ["Clients"];
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
-/** The partner's own id for an end user: 1-120 characters, safe in a URL path, never an e-mail address. */
-export const ExternalUserId = z.string().min(1).max(120)
-  .regex(/^[^\s/?#%\\]+$/, "não pode conter espaços nem os caracteres / ? # % \\")
+/**
+ * The partner's own id for an end user: 1-120 printable characters, never an
+ * e-mail address, and not `.` or `..` (URL clients resolve those as path
+ * steps, so such a client could never be addressed). Anything else is
+ * accepted and travels percent-encoded in paths.
+ */
+export const ExternalUserId = identifier(120)
+  .refine((value) => value !== "." && value !== "..", 'não pode ser "." nem ".."')
   .refine((value) => !EMAIL.test(value), "não pode ser um endereço de e-mail")
-  .openapi({ description: "Chosen by the partner; 1-120 characters; never an e-mail address.", example: "user-4821" });
+  .openapi({
+    description: "Chosen by the partner; 1-120 characters; never an e-mail address; percent-encoded in paths.",
+    example: "user-4821",
+  });
 
 const UserParams = z.object({ id: ExternalUserId });
-const ReasonBody = z.object({ reason: z.string().min(3).max(500) }).strict();
+const ReasonBody = z.object({ reason: z.string().min(3).max(500) });
 const ClientResponse = ClientSchema.extend({ requestId: RequestId });
 const CreatedResponse = ClientSchema.extend({ created: z.boolean(), requestId: RequestId });
 
@@ -62,7 +72,7 @@ app.openapi(
     summary: "Create a client (IK); an existing pair answers created: false",
     request: {
       body: jsonBody(
-        z.object({ externalUserId: ExternalUserId, tenantId: z.string().min(1).max(64).optional() }).strict(),
+        z.object({ externalUserId: ExternalUserId, tenantId: ShortId.optional() }),
       ),
     },
     responses: { 201: jsonContent(CreatedResponse, "The client."), ...partnerErrors, ...idempotencyErrors },
@@ -90,7 +100,7 @@ app.openapi(
     summary: "List clients, newest first",
     request: {
       query: z.object({
-        tenantId: z.string().min(1).max(64).optional(),
+        tenantId: ShortId.optional(),
         status: z.enum(["ACTIVE", "SUSPENDED"]).optional(),
         limit: z.coerce.number().int().min(1).max(500).default(100),
         cursor: z.string().min(1).max(200).optional().openapi({ description: "nextCursor of the previous page." }),
@@ -202,7 +212,7 @@ app.openapi(
     summary: "Select strategies: null = all granted, [] = none",
     request: {
       params: UserParams,
-      body: jsonBody(z.object({ strategyIds: z.array(z.string().min(1).max(64)).max(100).nullable() }).strict()),
+      body: jsonBody(z.object({ strategyIds: z.array(ShortId).max(100).nullable() })),
     },
     responses: { 200: jsonContent(StrategySelectionSchema, "The new selection."), ...partnerErrors },
   }),

@@ -5,7 +5,7 @@
 import { z } from "@hono/zod-openapi";
 import { ApiError } from "../domain/errors.ts";
 
-z.config(z.locales.pt());
+z.config(z.locales.ptBR());
 
 export function validationError(error: z.ZodError): ApiError {
   const details = error.issues.slice(0, 5).map((issue) => {
@@ -15,7 +15,14 @@ export function validationError(error: z.ZodError): ApiError {
   return new ApiError("VALIDATION_ERROR", { message: `Dados inválidos. ${details.join("; ")}` });
 }
 
-/** `defaultHook` of every OpenAPIHono: throw instead of answering zod's own shape. */
-export function throwOnInvalid(result: { success: boolean; error?: unknown }): void {
-  if (!result.success) throw validationError(result.error as z.ZodError);
+/**
+ * `defaultHook` of every OpenAPIHono: throw instead of answering zod's own
+ * shape. A path parameter that fails its schema names a resource that cannot
+ * exist, and the spec answers a nonexistent resource with 404: the same
+ * answer as a well-formed id nobody has.
+ */
+export function throwOnInvalid(result: { success: boolean; error?: unknown; target?: string }): void {
+  if (result.success) return;
+  if (result.target === "param") throw new ApiError("NOT_FOUND");
+  throw validationError(result.error as z.ZodError);
 }

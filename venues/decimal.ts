@@ -27,12 +27,23 @@ export function parseDec(text: string | number): Dec {
   return { units: sign === "-" ? -units : units, scale: fraction.length };
 }
 
-/** Plain notation of a JS number (no exponent), for values that arrive as JSON numbers. */
+/**
+ * Plain notation of a JS number (no exponent), for values that arrive as JSON
+ * numbers. Starts from `String(value)`, the shortest decimal that reads back
+ * as the same number (what the sender most likely wrote), and only moves its
+ * decimal point: `1e-7` is "0.0000001", never a binary expansion.
+ */
 function numberToPlain(value: number): string {
   if (!Number.isFinite(value)) throw new RangeError(`Not a finite number: "${value}"`);
   const text = String(value);
-  if (!/e/i.test(text)) return text;
-  return value.toFixed(20).replace(/\.?0+$/, "");
+  const match = /^(-?)(\d+)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
+  if (!match) return text;
+  const [, sign, whole, fraction = "", exponent] = match;
+  const digits = whole + fraction;
+  const point = whole.length + Number(exponent);
+  if (point <= 0) return `${sign}0.${"0".repeat(-point)}${digits}`;
+  if (point >= digits.length) return sign + digits + "0".repeat(point - digits.length);
+  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
 }
 
 function rescale(value: Dec, scale: number): bigint {

@@ -1,10 +1,15 @@
 /**
  * Checks on the request body before any handler sees it: size, content type,
- * well-formed JSON, and the platform-controlled fields a partner must never
- * send (spec, Authentication item 9), at any depth, including inside arrays.
- * The parsed body is kept on the context, so it is read exactly once.
+ * well-formed JSON, nesting depth, text the service can store whole, and the
+ * platform-controlled fields a partner must never send (spec, Authentication
+ * item 9), at any depth, including inside arrays. The parsed body is kept on
+ * the context, so it is read exactly once.
+ *
+ * A request for a route that does not exist skips all of this and answers 404:
+ * what its body holds does not matter, so it is not even read.
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
+import { matchedRoutes } from "hono/route";
 import { ApiError } from "../../domain/errors.ts";
 import type { AppEnv } from "../env.ts";
 
@@ -30,28 +35,65 @@ const FORBIDDEN_FIELDS = new Set([
 ]);
 const FORBIDDEN_PREFIXES = ["builder", "performancefee", "subscription"];
 
-export function findForbiddenField(value: unknown, depth = 0): string | null {
-  if (depth > 32 || value === null || typeof value !== "object") return null;
-  if (Array.isArray(value)) {
-    for (const item of value) {
-      const found = findForbiddenField(item, depth + 1);
-      if (found) return found;
+/**
+ * Deeper than any body the API defines; a deeper one is refused rather than
+ * walked, so no later code (validators, hashing, logging) meets it.
+ */
+export const MAX_BODY_DEPTH = 32;
+
+type BodyProblem =
+  | { kind: "forbidden"; field: string }
+  | { kind: "tooDeep" }
+  | { kind: "unstorableText" };
+
+/**
+ * The first problem of a parsed body, walked without recursion: a
+ * platform-controlled field name, nesting beyond MAX_BODY_DEPTH, or a string
+ * (key or value) with NUL or an unpaired surrogate, which the database driver
+ * would cut short or rewrite.
+ */
+export function findBodyProblem(body: unknown, scopeGuard: boolean): BodyProblem | null {
+  const pending: [value: unknown, depth: number][] = [[body, 0]];
+  while (pending.length) {
+    const [value, depth] = pending.pop()!;
+    if (typeof value === "string") {
+      if (!isStorableText(value)) return { kind: "unstorableText" };
+      continue;
     }
-    return null;
-  }
-  for (const [name, item] of Object.entries(value)) {
-    const lower = name.toLowerCase();
-    if (FORBIDDEN_FIELDS.has(lower) || FORBIDDEN_PREFIXES.some((p) => lower.startsWith(p))) return name;
-    const found = findForbiddenField(item, depth + 1);
-    if (found) return found;
+    if (value === null || typeof value !== "object") continue;
+    if (depth >= MAX_BODY_DEPTH) return { kind: "tooDeep" };
+    if (Array.isArray(value)) {
+      for (const item of value) pending.push([item, depth + 1]);
+      continue;
+    }
+    for (const [name, item] of Object.entries(value)) {
+      if (!isStorableText(name)) return { kind: "unstorableText" };
+      if (scopeGuard && isForbiddenField(name)) return { kind: "forbidden", field: name };
+      pending.push([item, depth + 1]);
+    }
   }
   return null;
+}
+
+function isForbiddenField(name: string): boolean {
+  const lower = name.toLowerCase();
+  return FORBIDDEN_FIELDS.has(lower) || FORBIDDEN_PREFIXES.some((prefix) => lower.startsWith(prefix));
+}
+
+function isStorableText(text: string): boolean {
+  return !text.includes("\0") && text.isWellFormed();
+}
+
+/** Whether a handler (not only middleware) exists for this method and path. */
+function routeExists(c: Context): boolean {
+  return matchedRoutes(c).some((route) => route.method === c.req.method);
 }
 
 /** Parse and vet the JSON body. `scopeGuard` is on for partner routes. */
 export function bodyGuard(options: { scopeGuard: boolean }): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (c.req.method === "GET" || c.req.method === "HEAD" || c.req.method === "OPTIONS") return await next();
+    if (!routeExists(c)) return await next();
     const declared = Number(c.req.header("content-length") ?? "0");
     if (declared > MAX_BODY_BYTES) throw tooLarge();
     const raw = await readUpTo(c.req.raw.body, MAX_BODY_BYTES);
@@ -72,14 +114,8 @@ export function bodyGuard(options: { scopeGuard: boolean }): MiddlewareHandler<A
     } catch {
       throw new ApiError("VALIDATION_ERROR", { message: "O corpo não é um JSON válido." });
     }
-    if (options.scopeGuard) {
-      const field = findForbiddenField(body);
-      if (field) {
-        throw new ApiError("SCOPE_FIELD_REJECTED", {
-          message: `O campo "${field.slice(0, 64)}" é controlado pela plataforma e não pode ser enviado.`,
-        });
-      }
-    }
+    const problem = findBodyProblem(body, options.scopeGuard);
+    if (problem) throw refusal(problem);
     c.set("jsonBody", body);
     // Hand the parsed body to Hono's cache, so route validators do not parse it a second time.
     c.req.bodyCache.json = Promise.resolve(body);
@@ -121,6 +157,23 @@ async function readUpTo(body: ReadableStream<Uint8Array> | null, max: number): P
 function exactBuffer(bytes: Uint8Array): ArrayBuffer {
   const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
   return (whole ? bytes.buffer : bytes.slice().buffer) as ArrayBuffer;
+}
+
+function refusal(problem: BodyProblem): ApiError {
+  switch (problem.kind) {
+    case "forbidden":
+      return new ApiError("SCOPE_FIELD_REJECTED", {
+        message: `O campo "${problem.field.slice(0, 64)}" é controlado pela plataforma e não pode ser enviado.`,
+      });
+    case "tooDeep":
+      return new ApiError("VALIDATION_ERROR", {
+        message: `O corpo tem mais de ${MAX_BODY_DEPTH} níveis de aninhamento.`,
+      });
+    case "unstorableText":
+      return new ApiError("VALIDATION_ERROR", {
+        message: "O corpo contém texto com o caractere NUL ou Unicode inválido (surrogate isolado).",
+      });
+  }
 }
 
 function tooLarge(): ApiError {

@@ -1,5 +1,6 @@
 /** Wire schemas shared by every route: the error envelope and common fields. */
 import { z } from "@hono/zod-openapi";
+import { isUsdAmount } from "../../domain/money.ts";
 
 export const RequestId = z.string().openapi({ description: "Id of this request; also in the X-Request-Id header." });
 
@@ -60,10 +61,44 @@ export const jsonBody = <T extends z.ZodType>(schema: T) => ({
 
 export const ProviderIdSchema = z.enum(["VENUE_A", "VENUE_B"]).openapi({ description: "Provider id." });
 
-/** A USD amount: a number with at most 6 decimals. */
-export const UsdAmount = z.number().min(0).refine(
-  (n) => Number.isFinite(n) && Math.abs(n * 1e6 - Math.round(n * 1e6)) < 1e-6,
-  {
-    message: "no máximo 6 casas decimais",
-  },
-).openapi({ description: "USD, up to 6 decimals." });
+/**
+ * A USD amount: a finite number, at least 0, with at most 6 decimals once
+ * written in exact decimal, and small enough to count in micro-units. The same
+ * test the domain converts with, so whatever passes converts.
+ */
+export const UsdAmount = z.number().min(0).refine(isUsdAmount, {
+  message: "deve ser um valor em USD com no máximo 6 casas decimais",
+}).openapi({ description: "USD, up to 6 decimals." });
+
+/**
+ * Text the service can store and answer byte for byte: well-formed UTF-16 (no
+ * unpaired surrogate, which UTF-8 cannot carry) and no C0 or C1 control
+ * character (invisible in any display, and NUL cuts strings short in the
+ * database driver).
+ */
+export function isPrintableText(value: string): boolean {
+  if (!value.isWellFormed()) return false;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return false;
+  }
+  return true;
+}
+
+/**
+ * An identifier a partner chooses or sends back: 1 to `max` characters
+ * (Unicode code points, so an emoji counts once), printable.
+ */
+export function identifier(max: number) {
+  return z.string().superRefine((value, context) => {
+    const length = [...value].length;
+    if (length === 0) context.addIssue({ code: "custom", message: "não pode ser vazio" });
+    else if (length > max) context.addIssue({ code: "custom", message: `deve ter no máximo ${max} caracteres` });
+    else if (!isPrintableText(value)) {
+      context.addIssue({ code: "custom", message: "não pode conter caracteres de controle nem Unicode inválido" });
+    }
+  }).openapi({ minLength: 1, maxLength: max });
+}
+
+/** Ids of the platform's own catalogs and of tenants: 1-64 printable characters. */
+export const ShortId = identifier(64);

@@ -2,6 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { ProviderIdSchema, RequestId, UsdAmount } from "./common.ts";
 
+/** Strict on purpose: the spec says an envelope has "no other keys" (unknown keys elsewhere are ignored). */
 export const EnvelopeSchema = z.object({
   maxLeverage: z.number().min(0).openapi({ description: "Integer leverage ceiling." }),
   maxMarginPerTradeUsd: UsdAmount,

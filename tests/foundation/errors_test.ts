@@ -19,7 +19,7 @@ Deno.test("error envelope and request ids", async (t) => {
 
     await t.step("malformed JSON answers 400 VALIDATION_ERROR", async () => {
       await expectError(
-        await partner.call("POST", "/v1/health", { raw: "{not json", headers: { "content-type": "application/json" } }),
+        await partner.call("POST", "/v1/users", { raw: "{not json", headers: { "content-type": "application/json" } }),
         400,
         "VALIDATION_ERROR",
       );
@@ -27,7 +27,7 @@ Deno.test("error envelope and request ids", async (t) => {
 
     await t.step("a body that is not JSON answers 415 VALIDATION_ERROR", async () => {
       await expectError(
-        await partner.call("POST", "/v1/health", {
+        await partner.call("POST", "/v1/users", {
           raw: "a=b",
           headers: { "content-type": "application/x-www-form-urlencoded" },
         }),
@@ -39,7 +39,7 @@ Deno.test("error envelope and request ids", async (t) => {
     await t.step("a 1 MiB body answers 413 VALIDATION_ERROR", async () => {
       const big = JSON.stringify({ filler: "x".repeat(1024 * 1024) });
       await expectError(
-        await partner.call("POST", "/v1/health", { raw: big, headers: { "content-type": "application/json" } }),
+        await partner.call("POST", "/v1/users", { raw: big, headers: { "content-type": "application/json" } }),
         413,
         "VALIDATION_ERROR",
       );

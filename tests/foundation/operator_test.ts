@@ -84,8 +84,8 @@ Deno.test("operator API", async (t) => {
       );
       await expectError(
         await operator(env, "PUT", "/operator/v1/providers/VENUE_X", { realExecution: true }),
-        400,
-        "VALIDATION_ERROR",
+        404,
+        "NOT_FOUND",
       );
     });
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { findForbiddenField } from "../../routes/middleware/body_guard.ts";
+import { findBodyProblem, MAX_BODY_DEPTH } from "../../routes/middleware/body_guard.ts";
 import { startTestEnv } from "../_helpers/env.ts";
 import { createPartner, expectError } from "../_helpers/http.ts";
 
@@ -20,8 +20,27 @@ Deno.test("platform-controlled fields are rejected at any depth", async (t) => {
         { paymentRecipient: "0x" },
         { obligationStatus: "PAID" },
       ]
-    ) assert.ok(findForbiddenField(body), JSON.stringify(body));
-    assert.equal(findForbiddenField({ externalUserId: "u", envelope: { maxLeverage: 2 }, reason: "abc" }), null);
+    ) assert.equal(findBodyProblem(body, true)?.kind, "forbidden", JSON.stringify(body));
+    assert.equal(findBodyProblem({ externalUserId: "u", envelope: { maxLeverage: 2 }, reason: "abc" }, true), null);
+    assert.equal(findBodyProblem({ principalId: "p" }, false), null, "the operator API may send them");
+  });
+
+  await t.step("bodies nested deeper than the limit are refused, whatever they hold, without recursion", () => {
+    const nest = (levels: number, inner: unknown) => {
+      let value = inner;
+      for (let i = 0; i < levels; i++) value = i % 2 ? [value] : { next: value };
+      return value;
+    };
+    assert.equal(findBodyProblem(nest(MAX_BODY_DEPTH, 1), true), null);
+    assert.equal(findBodyProblem(nest(MAX_BODY_DEPTH + 1, 1), true)?.kind, "tooDeep");
+    assert.equal(findBodyProblem(nest(200_000, { partnerId: "p" }), true)?.kind, "tooDeep");
+  });
+
+  await t.step("NUL and unpaired surrogates anywhere, keys included, are text the service cannot store whole", () => {
+    for (const body of [{ reason: "a\u0000b" }, { list: [{ x: "\ud800" }] }, { ["k\u0000"]: 1 }, "\udc00"]) {
+      assert.equal(findBodyProblem(body, true)?.kind, "unstorableText", JSON.stringify(body));
+    }
+    assert.equal(findBodyProblem({ reason: "tab\tnew\nline é 😀" }, true), null);
   });
 
   const env = await startTestEnv();

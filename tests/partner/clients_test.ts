@@ -46,11 +46,13 @@ Deno.test("clients", async (t) => {
       assert.equal(theirs.tenantId, "globex");
     });
 
-    await t.step("externalUserId is 1-120 characters and never an e-mail address", async () => {
-      for (const bad of ["", "x".repeat(121), "ana@example.com", "a b", "a/b"]) {
+    await t.step("externalUserId is 1-120 printable characters, never an e-mail address, never . or ..", async () => {
+      const refused = ["", "x".repeat(121), "😀".repeat(121), "ana@example.com", ".", "..", "tab\there", "\u0085"];
+      for (const bad of refused) {
         await expectError(await create(partner, { externalUserId: bad }), 400, "VALIDATION_ERROR");
       }
       await expectJson(await create(partner, { externalUserId: "x".repeat(120) }), 201);
+      await expectJson(await create(partner, { externalUserId: "😀".repeat(120) }), 201); // 120 code points
       await expectError(await create(partner, {}), 400, "VALIDATION_ERROR");
       await expectError(
         await partner.call("POST", "/v1/users", { body: { externalUserId: "no-key" } }),
@@ -84,14 +86,14 @@ Deno.test("clients", async (t) => {
         seen.push(...page.users.map((u: { externalUserId: string }) => u.externalUserId));
         cursor = page.nextCursor;
       } while (cursor);
-      assert.equal(seen.length, 10);
+      assert.equal(seen.length, 11);
       assert.deepEqual(seen.slice(0, 3), ["page-6", "page-5", "page-4"]);
       assert.equal(new Set(seen).size, seen.length);
       await expectError(await partner.call("GET", "/v1/users?limit=0"), 400, "VALIDATION_ERROR");
       await expectError(await partner.call("GET", "/v1/users?limit=501"), 400, "VALIDATION_ERROR");
       await expectError(await partner.call("GET", "/v1/users?cursor=%%%"), 400, "VALIDATION_ERROR");
       const tenant = await expectJson(await partner.call("GET", "/v1/tenants/acme"), 200);
-      assert.equal(tenant.tenant.clients, 10);
+      assert.equal(tenant.tenant.clients, 11);
     });
 
     await t.step("POST /v1/users replays the stored response for the same key and refuses another body", async () => {
