@@ -165,6 +165,74 @@ export const clientSetups = sqliteTable("client_setups", {
   updatedAt: ms("updated_at").notNull(),
 }, (t) => [primaryKey({ columns: [t.clientId, t.providerId] })]);
 
+// ---------------------------------------------------------------- provider connections
+
+/**
+ * A hosted-page session that connects one client's account at one provider.
+ * Only hashes of the link token and of the page ticket are stored.
+ */
+export const connectSessions = sqliteTable("connect_sessions", {
+  sessionId: text("session_id").primaryKey(),
+  partnerId: text("partner_id").notNull(),
+  tenantId: text("tenant_id").notNull(),
+  clientId: integer("client_id").notNull().references(() => clients.id),
+  providerId: text("provider_id").notNull(),
+  /** API_KEY | AGENT_WALLET */
+  scheme: text("scheme").notNull(),
+  /** CONNECT | BUILDER_APPROVAL */
+  purpose: text("purpose").notNull(),
+  /** PENDING | CONNECTED | FAILED | CANCELLED (EXPIRED is PENDING past expires_at, stored once used) */
+  status: text("status").notNull(),
+  failureCode: text("failure_code"),
+  /** SHA-256 hex of the link token (the fragment of connectUrl). */
+  tokenHash: text("token_hash").notNull().unique(),
+  /** SHA-256 hex of the page ticket the token was exchanged for; replaced on each exchange. */
+  ticketHash: text("ticket_hash").unique(),
+  ticketExpiresAt: ms("ticket_expires_at"),
+  returnUrl: text("return_url"),
+  attempts: integer("attempts").notNull().default(0),
+  opened: bool("opened").notNull().default(false),
+  /**
+   * VENUE_B, while the client signs: the principal wallet, the agent created
+   * for it (its key sealed, bound to this row) and the actions awaiting a
+   * signature, so the page relays exactly what the server built.
+   */
+  walletAddress: text("wallet_address"),
+  agentAddress: text("agent_address"),
+  sealedAgentKey: text("sealed_agent_key"),
+  pendingAction: json<Record<string, unknown>>("pending_action"),
+  createdAt: ms("created_at").notNull(),
+  expiresAt: ms("expires_at").notNull(),
+  completedAt: ms("completed_at"),
+}, (t) => [index("connect_sessions_client").on(t.clientId, t.providerId, t.status)]);
+
+/** A client's connected account at one provider. Credential material is sealed, bound to this row. */
+export const providerAccounts = sqliteTable("provider_accounts", {
+  accountId: text("account_id").primaryKey(),
+  clientId: integer("client_id").notNull().references(() => clients.id),
+  providerId: text("provider_id").notNull(),
+  scheme: text("scheme").notNull(),
+  /** CONNECTED | ACCESS_LOST | RECOVERING | REVOKED */
+  connection: text("connection").notNull(),
+  /** VENUE_A: the API key (sent in a header, not a secret on its own). */
+  apiKey: text("api_key"),
+  /** VENUE_B: the principal wallet and the agent that trades for it. */
+  accountAddress: text("account_address"),
+  agentAddress: text("agent_address"),
+  /** VENUE_A API secret or VENUE_B agent private key, sealed. */
+  sealedSecret: text("sealed_secret").notNull(),
+  permissions: json<{ canRead: boolean; canFutures: boolean; canWithdraw: boolean }>("permissions").notNull(),
+  /** Account settings the service cannot trade with, from the last credential test. */
+  problems: json<string[]>("problems").notNull().default([]),
+  accountHint: text("account_hint"),
+  /** VENUE_B: the builder fee the wallet approved (tenths of a bp), null until checked. */
+  approvedBuilderFeeTenthsBps: integer("approved_builder_fee_tenths_bps"),
+  secretRetainedForReconciliation: bool("secret_retained").notNull().default(false),
+  connectedAt: ms("connected_at").notNull(),
+  revokedAt: ms("revoked_at"),
+  updatedAt: ms("updated_at").notNull(),
+}, (t) => [uniqueIndex("provider_accounts_client").on(t.clientId, t.providerId)]);
+
 // ---------------------------------------------------------------- events (outbox)
 
 export const events = sqliteTable("events", {

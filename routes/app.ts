@@ -28,6 +28,7 @@ import { tenants } from "./tenants.ts";
 import { usage } from "./usage.ts";
 import { users } from "./users.ts";
 import { catalogs } from "./catalogs.ts";
+import { connections } from "./connections.ts";
 import { throwOnInvalid } from "./validation.ts";
 
 export const API_VERSION = "1.0.0-mvp";
@@ -39,7 +40,7 @@ export interface AppOptions {
 
 export function buildPartnerApi(): OpenAPIHono<AppEnv> {
   const api = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
-  for (const routes of [health, usage, tenants, catalogs, users, eventsRoutes]) api.route("/", routes);
+  for (const routes of [health, usage, tenants, catalogs, users, connections, eventsRoutes]) api.route("/", routes);
   return api;
 }
 

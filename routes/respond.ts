@@ -73,7 +73,8 @@ export async function idempotentJson<T, V, S extends ContentfulStatusCode>(
   view: (output: T) => V,
 ): Promise<JsonReply<V, S>> {
   const answer = c.get("idempotency");
-  if (!answer) throw new Error("idempotentJson needs the idempotent() middleware on its route");
+  // An optional key that was not sent: the verb runs as a plain mutation.
+  if (!answer) return json(c, view(await verb(partnerCtx(c))), status);
   answer.encodeWith((output) => ({ status, body: JSON.stringify(view(output as T)) }));
   const ctx = { ...partnerCtx(c), idempotency: answer };
   let output: T;

@@ -18,8 +18,13 @@ export interface SealedColumn {
   purpose: string;
 }
 
-/** The sealed columns of the schema. Venue credentials and webhook secrets join this list as they are built. */
-export const SEALED_COLUMNS: readonly SealedColumn[] = [];
+/** The sealed columns of the schema. */
+export const SEALED_COLUMNS: readonly SealedColumn[] = [
+  // A VENUE_A API secret or a VENUE_B agent key of a connected account.
+  { table: "provider_accounts", idColumn: "account_id", column: "sealed_secret", purpose: "credential_secret" },
+  // A VENUE_B agent key created for a connect session, until the wallet approves it.
+  { table: "connect_sessions", idColumn: "session_id", column: "sealed_agent_key", purpose: "agent_private_key" },
+];
 
 export function bindingOf(column: SealedColumn, rowId: string): string {
   return secretBinding(column.table, rowId, column.purpose);

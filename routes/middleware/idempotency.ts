@@ -19,7 +19,7 @@ import {
 } from "../../domain/idempotency/idempotency_keys.ts";
 import type { AppEnv } from "../env.ts";
 import { replay } from "../respond.ts";
-import { IdempotencyKeyHeader } from "../schemas/common.ts";
+import { IdempotencyKeyHeader, OptionalIdempotencyKeyHeader } from "../schemas/common.ts";
 
 /**
  * Keys being worked on by each running service (one per database handle): a
@@ -28,9 +28,16 @@ import { IdempotencyKeyHeader } from "../schemas/common.ts";
  */
 const inFlightByService = new WeakMap<object, Set<string>>();
 
-export function idempotent(options: { leaseMs?: number } = {}): MiddlewareHandler<AppEnv> {
+export interface IdempotencyOptions {
+  leaseMs?: number;
+  /** The key is honoured when sent but not required (a route the spec does not mark IK). */
+  optional?: boolean;
+}
+
+export function idempotent(options: IdempotencyOptions = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const key = c.req.header("idempotency-key");
+    if (!key && options.optional) return await next();
     if (!key) throw new ApiError("IDEMPOTENCY_KEY_REQUIRED");
     if (!KEY_PATTERN.test(key)) {
       throw new ApiError("VALIDATION_ERROR", {
@@ -79,16 +86,17 @@ function errorCode(body: string): string | undefined {
 }
 
 /**
- * Makes a route IK in its own definition: the Idempotency-Key header in its
+ * Makes a route IK in its own definition (or, with `optional`, a route that
+ * honours a key when one is sent): the Idempotency-Key header in its
  * OpenAPI description and the middleware that enforces it come together, so
  * one cannot be declared without the other (tests compare the documented IK
  * operations with the spec's list).
  */
-export function idempotentRoute<R extends RouteConfig>(route: R) {
+export function idempotentRoute<R extends RouteConfig>(route: R, options: { optional?: boolean } = {}) {
   return {
     ...route,
-    middleware: [idempotent()],
-    request: { ...route.request, headers: IdempotencyKeyHeader },
+    middleware: [idempotent(options)],
+    request: { ...route.request, headers: options.optional ? OptionalIdempotencyKeyHeader : IdempotencyKeyHeader },
   } as R & {
     middleware: MiddlewareHandler<AppEnv>[];
     request: R["request"] & { headers: typeof IdempotencyKeyHeader };

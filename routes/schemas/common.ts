@@ -1,6 +1,7 @@
 /** Wire schemas shared by every route: the error envelope and common fields. */
 import { z } from "@hono/zod-openapi";
 import { isUsdAmount } from "../../domain/money.ts";
+import { isPrintableText } from "../../domain/text.ts";
 
 export const RequestId = z.string().openapi({ description: "Id of this request; also in the X-Request-Id header." });
 
@@ -49,6 +50,13 @@ export const IdempotencyKeyHeader = z.object({
   }),
 });
 
+export const OptionalIdempotencyKeyHeader = z.object({
+  "idempotency-key": z.string().optional().openapi({
+    description: "Optional: 8-128 characters of A-Z a-z 0-9 . _ : -; when sent, a retry replays the first answer",
+    example: "connect-user-42-0001",
+  }),
+});
+
 export const jsonContent = <T extends z.ZodType>(schema: T, description: string) => ({
   description,
   content: { "application/json": { schema } },
@@ -69,21 +77,6 @@ export const ProviderIdSchema = z.enum(["VENUE_A", "VENUE_B"]).openapi({ descrip
 export const UsdAmount = z.number().min(0).refine(isUsdAmount, {
   message: "deve ser um valor em USD com no máximo 6 casas decimais",
 }).openapi({ description: "USD, up to 6 decimals." });
-
-/**
- * Text the service can store and answer byte for byte: well-formed UTF-16 (no
- * unpaired surrogate, which UTF-8 cannot carry) and no C0 or C1 control
- * character (invisible in any display, and NUL cuts strings short in the
- * database driver).
- */
-export function isPrintableText(value: string): boolean {
-  if (!value.isWellFormed()) return false;
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
-    if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return false;
-  }
-  return true;
-}
 
 /**
  * An identifier a partner chooses or sends back: 1 to `max` characters
