@@ -31,6 +31,8 @@ export interface Deps {
 export type Actor =
   | { kind: "partner"; partnerId: string; clientId: string }
   | { kind: "operator" }
+  /** The end user on a hosted page, acting within the session its ticket names. */
+  | { kind: "hostedPage" }
   | { kind: "system"; job: string };
 
 export interface Ctx extends Deps {
@@ -50,6 +52,8 @@ export function actorLabel(actor: Actor): string {
       return `partner:${actor.clientId}`;
     case "operator":
       return "operator";
+    case "hostedPage":
+      return "hosted-page";
     case "system":
       return `system:${actor.job}`;
   }

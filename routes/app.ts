@@ -10,6 +10,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Hono } from "hono";
 import type { Deps } from "../domain/context.ts";
+import { hostedConnect } from "../hosted-pages/connect/routes.ts";
 import { docsPage } from "./docs.tsx";
 import type { AppEnv } from "./env.ts";
 import { eventsRoutes } from "./events.ts";
@@ -82,6 +83,8 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
 
   app.use("/v1/*", partnerAuth(), rateLimit(), pathGuard(), bodyGuard({ scopeGuard: true }));
   app.route("/", partnerApi);
+
+  app.route("/connect", hostedConnect());
 
   app.use("/operator/v1/*", operatorAuth(), bodyGuard({ scopeGuard: false }));
   app.route("/", operatorApi);

@@ -14,6 +14,8 @@ export interface AppEnv {
     requestIdSent: boolean;
     /** On IK routes: the answer to store for the request's Idempotency-Key. */
     idempotency: IdempotentAnswer | undefined;
+    /** Hosted pages: the nonce their CSP allows scripts and styles by. */
+    cspNonce: string;
   };
 }
 
@@ -25,6 +27,11 @@ export function partnerCtx(c: { get<K extends keyof AppEnv["Variables"]>(key: K)
     actor: { kind: "partner", partnerId: partner.partnerId, clientId: partner.clientId },
     requestId: c.get("requestId"),
   };
+}
+
+/** Domain context of a hosted page: the end user, who is known only through the page's ticket. */
+export function hostedPageCtx(c: { get<K extends keyof AppEnv["Variables"]>(key: K): AppEnv["Variables"][K] }): Ctx {
+  return { ...c.get("deps"), actor: { kind: "hostedPage" }, requestId: c.get("requestId") };
 }
 
 export function operatorCtx(c: { get<K extends keyof AppEnv["Variables"]>(key: K): AppEnv["Variables"][K] }): Ctx {

@@ -38,11 +38,15 @@ export function windowStart(at: number): number {
   return at - (at % MINUTE_MS);
 }
 
-export function createRateLimiter(db: Database, onError: (error: unknown) => void): RateLimiter {
+/**
+ * `db` keeps the counts for usage reports; without one (the hosted pages'
+ * per-IP limit, which no report shows) they live in memory only.
+ */
+export function createRateLimiter(db: Database | null, onError: (error: unknown) => void): RateLimiter {
   const open = new Map<string, Window>();
 
   async function persist(windows: Window[]): Promise<void> {
-    if (!windows.length) return;
+    if (!windows.length || !db) return;
     await withTransaction(db, async (tx) => {
       for (const w of windows) {
         await tx.insert(usageBuckets)

@@ -1,0 +1,73 @@
+/**
+ * The JSON API the connect page's script calls (`/connect/api/*`). It only
+ * relays: the link token is exchanged for a page ticket, and every later call
+ * names the ticket in its Authorization header, never in a URL. Errors use the
+ * API's envelope; refusals that count as an attempt add `attemptsLeft`.
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import { connectApiKey } from "../../domain/connect/connect_api_key.ts";
+import {
+  exchangeLinkToken,
+  type PageSession,
+  pageSessionOf,
+  sessionOfTicket,
+} from "../../domain/connect/hosted_session.ts";
+import { iso } from "../../domain/clock.ts";
+import { ApiError } from "../../domain/errors.ts";
+import { type AppEnv, hostedPageCtx } from "../../routes/env.ts";
+import { json } from "../../routes/respond.ts";
+import { validationError } from "../../routes/validation.ts";
+
+const TOKEN = z.string().regex(/^[A-Za-z0-9_-]{43}$/, "link inválido");
+const ExchangeBody = z.object({ token: TOKEN });
+const ApiKeyBody = z.object({
+  apiKey: z.string().trim().min(16, "chave curta demais").max(256).regex(/^[\x21-\x7e]+$/, "a chave contém espaços"),
+  apiSecret: z.string().trim().min(16, "segredo curto demais").max(256).regex(
+    /^[\x21-\x7e]+$/,
+    "o segredo contém espaços",
+  ),
+});
+
+function parse<T>(schema: z.ZodType<T>, body: unknown): T {
+  const result = schema.safeParse(body);
+  if (!result.success) throw validationError(result.error);
+  return result.data;
+}
+
+/** The page ticket from `Authorization: Bearer <ticket>`. */
+function ticketOf(c: { req: { header(name: string): string | undefined } }): string {
+  const match = /^Bearer ([A-Za-z0-9_-]{43})$/.exec(c.req.header("authorization") ?? "");
+  if (!match) throw new ApiError("CONNECT_INVALID");
+  return match[1];
+}
+
+function sessionWire(session: PageSession, qa: boolean) {
+  return { ...session, expiresAt: iso(session.expiresAt), qa };
+}
+
+export function connectApi(): Hono<AppEnv> {
+  const api = new Hono<AppEnv>();
+
+  api.post("/session", async (c) => {
+    const ctx = hostedPageCtx(c);
+    const { token } = parse(ExchangeBody, c.get("jsonBody"));
+    const { ticket, session } = await exchangeLinkToken(ctx, token);
+    return json(c, { ticket, session: sessionWire(session, ctx.config.serviceEnv === "qa") }, 200);
+  });
+
+  api.get("/session", async (c) => {
+    const ctx = hostedPageCtx(c);
+    const session = await pageSessionOf(ctx, await sessionOfTicket(ctx, ticketOf(c)));
+    return json(c, { session: sessionWire(session, ctx.config.serviceEnv === "qa") }, 200);
+  });
+
+  api.post("/api-key", async (c) => {
+    const ctx = hostedPageCtx(c);
+    const input = parse(ApiKeyBody, c.get("jsonBody"));
+    const connected = await connectApiKey(ctx, ticketOf(c), input);
+    return json(c, { status: "CONNECTED", ...connected }, 200);
+  });
+
+  return api;
+}

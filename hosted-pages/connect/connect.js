@@ -1,0 +1,1 @@
+// the connect page's script

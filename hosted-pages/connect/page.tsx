@@ -1,0 +1,50 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The connect page's HTML shell. Everything that depends on the session is
+ * filled in by connect.js after it exchanged the fragment token, so the
+ * server-rendered HTML holds nothing secret and nothing client-specific.
+ */
+import type { Context } from "hono";
+import type { AppEnv } from "../../routes/env.ts";
+
+const ASSETS: Record<string, { type: string; body: string }> = {
+  "connect.js": {
+    type: "text/javascript; charset=utf-8",
+    body: await Deno.readTextFile(new URL("./connect.js", import.meta.url)),
+  },
+  "connect.css": {
+    type: "text/css; charset=utf-8",
+    body: await Deno.readTextFile(new URL("./connect.css", import.meta.url)),
+  },
+};
+
+export function connectAssets(c: Context<AppEnv>) {
+  const asset = ASSETS[c.req.param("file") ?? ""];
+  if (!asset) return c.notFound();
+  return c.body(asset.body, 200, { "content-type": asset.type });
+}
+
+export function connectPage(c: Context<AppEnv>) {
+  const nonce = c.get("cspNonce");
+  return c.html(
+    "<!doctype html>" +
+      (
+        <html lang="pt-BR">
+          <head>
+            <meta charset="utf-8" />
+            <meta name="viewport" content="width=device-width, initial-scale=1" />
+            <meta name="referrer" content="no-referrer" />
+            <title>Conectar conta</title>
+            <link rel="stylesheet" href="/connect/assets/connect.css" nonce={nonce} />
+          </head>
+          <body>
+            <main id="app" aria-live="polite">
+              <h1>Conectar conta</h1>
+              <p id="status">Carregando…</p>
+            </main>
+            <script src="/connect/assets/connect.js" nonce={nonce} defer></script>
+          </body>
+        </html>
+      ).toString(),
+  );
+}

@@ -1,0 +1,64 @@
+/**
+ * What every hosted page and its API answer with: no referrer (the page's URL
+ * carried a token in its fragment), no framing, a strict CSP whose only
+ * scripts and styles are ours (by nonce), nothing cached, and a per-IP limit.
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import { ApiError } from "../domain/errors.ts";
+import { randomSecret } from "../domain/ids.ts";
+import { createRateLimiter } from "../domain/usage/rate_limiter.ts";
+import type { AppEnv } from "../routes/env.ts";
+
+/** Requests a minute from one IP address across the hosted pages and their API. */
+export const PAGE_REQUESTS_PER_MINUTE = 60;
+
+export function pageHeaders(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const nonce = randomSecret(16);
+    c.set("cspNonce", nonce);
+    await next();
+    c.header(
+      "Content-Security-Policy",
+      [
+        "default-src 'none'",
+        `script-src 'nonce-${nonce}'`,
+        `style-src 'nonce-${nonce}'`,
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "base-uri 'none'",
+        "form-action 'none'",
+        "frame-ancestors 'none'",
+      ].join("; "),
+    );
+    c.header("Referrer-Policy", "no-referrer");
+    c.header("X-Frame-Options", "DENY");
+    c.header("X-Content-Type-Options", "nosniff");
+    c.header("Cache-Control", "no-store");
+    c.header("Cross-Origin-Opener-Policy", "same-origin");
+  };
+}
+
+/**
+ * `429 TOO_MANY_REQUESTS` beyond PAGE_REQUESTS_PER_MINUTE from one address.
+ * The address is the TCP peer's: behind a proxy every client would share its
+ * address, so such a deployment must put the limit at the proxy instead.
+ */
+export function perIpLimit(): MiddlewareHandler<AppEnv> {
+  const limiter = createRateLimiter(null, () => {});
+  return async (c, next) => {
+    const decision = limiter.consume(
+      `ip:${peerAddress(c)}`,
+      { REQUEST: PAGE_REQUESTS_PER_MINUTE },
+      c.get("deps").clock.now(),
+    );
+    if (!decision.allowed) {
+      throw new ApiError("TOO_MANY_REQUESTS", { retryAfterSeconds: decision.retryAfterSeconds });
+    }
+    await next();
+  };
+}
+
+function peerAddress(c: Context): string {
+  const info = c.env as Deno.ServeHandlerInfo<Deno.NetAddr> | undefined;
+  return info?.remoteAddr?.hostname ?? "local";
+}
