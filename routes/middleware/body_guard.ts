@@ -47,17 +47,22 @@ type BodyProblem =
   | { kind: "unstorableText" };
 
 /**
- * The first problem of a parsed body, walked without recursion: a
- * platform-controlled field name, nesting beyond MAX_BODY_DEPTH, or a string
- * (key or value) with NUL or an unpaired surrogate, which the database driver
- * would cut short or rewrite.
+ * The problem of a parsed body, walked without recursion: nesting beyond
+ * MAX_BODY_DEPTH, a string (key or value) with NUL or an unpaired surrogate
+ * (the database driver would cut it short or rewrite it), or a
+ * platform-controlled field name. A body that is too deep is refused as such
+ * whatever else it holds, so the answer never depends on the walk's order.
  */
 export function findBodyProblem(body: unknown, scopeGuard: boolean): BodyProblem | null {
+  let found: BodyProblem | null = null;
+  const note = (problem: BodyProblem) => {
+    if (!found || (found.kind === "forbidden" && problem.kind === "unstorableText")) found = problem;
+  };
   const pending: [value: unknown, depth: number][] = [[body, 0]];
   while (pending.length) {
     const [value, depth] = pending.pop()!;
     if (typeof value === "string") {
-      if (!isStorableText(value)) return { kind: "unstorableText" };
+      if (!isStorableText(value)) note({ kind: "unstorableText" });
       continue;
     }
     if (value === null || typeof value !== "object") continue;
@@ -67,12 +72,12 @@ export function findBodyProblem(body: unknown, scopeGuard: boolean): BodyProblem
       continue;
     }
     for (const [name, item] of Object.entries(value)) {
-      if (!isStorableText(name)) return { kind: "unstorableText" };
-      if (scopeGuard && isForbiddenField(name)) return { kind: "forbidden", field: name };
+      if (!isStorableText(name)) note({ kind: "unstorableText" });
+      else if (scopeGuard && isForbiddenField(name)) note({ kind: "forbidden", field: name });
       pending.push([item, depth + 1]);
     }
   }
-  return null;
+  return found;
 }
 
 function isForbiddenField(name: string): boolean {
