@@ -27,6 +27,8 @@ const EnvSchema = z.object({
     .optional(),
   VENUE_A_URL: url.optional(),
   VENUE_B_URL: url.optional(),
+  VENUE_B_BUILDER_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "deve ser um endereço 0x de 40 hexadecimais")
+    .optional(),
   EVM_RPC_BNB: url.optional(),
   EVM_RPC_ARBITRUM: url.optional(),
   PUBLIC_BASE_URL: url.optional(),
@@ -57,6 +59,11 @@ export interface Config {
   previousMasterKeys: string[];
   venueAUrl?: string;
   venueBUrl?: string;
+  /**
+   * The platform's single builder on VENUE_B: the beneficiary of builder fees
+   * that clients approve. QA uses a fixed address the simulator funds.
+   */
+  venueBBuilderAddress: `0x${string}`;
   evmRpc: { bnb?: string; arbitrum?: string };
   publicBaseUrl: string;
   connectUrl: string;
@@ -66,6 +73,9 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+/** The builder QA runs with (no key behind it is needed: it only receives fees). */
+export const QA_BUILDER_ADDRESS = "0xb0b0000000000000000000000000000000000b0b";
 
 /** Parse and validate; throws ConfigError with one line per bad variable. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
@@ -78,7 +88,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   }
   const e = parsed.data;
   if (e.SERVICE_ENV === "production") {
-    const missing = (["OPERATOR_TOKEN", "MASTER_KEY", "VENUE_A_URL", "VENUE_B_URL"] as const)
+    const missing = (["OPERATOR_TOKEN", "MASTER_KEY", "VENUE_A_URL", "VENUE_B_URL", "VENUE_B_BUILDER_ADDRESS"] as const)
       .filter((name) => !e[name]);
     if (missing.length) {
       throw new ConfigError(
@@ -98,6 +108,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     previousMasterKeys: e.MASTER_KEYS_PREVIOUS?.split(",").map((key) => key.trim()) ?? [],
     venueAUrl: e.VENUE_A_URL,
     venueBUrl: e.VENUE_B_URL,
+    venueBBuilderAddress: (e.VENUE_B_BUILDER_ADDRESS ?? QA_BUILDER_ADDRESS).toLowerCase() as `0x${string}`,
     evmRpc: { bnb: e.EVM_RPC_BNB, arbitrum: e.EVM_RPC_ARBITRUM },
     publicBaseUrl: base.replace(/\/$/, ""),
     connectUrl: (e.CONNECT_URL ?? base).replace(/\/$/, ""),

@@ -293,6 +293,28 @@ export interface LedgerEntry {
   nonce: number | null;
 }
 
+/**
+ * capability agentWallet: the approvals a hosted page asks the client's own
+ * wallet to sign. The venue's protocol decides their shape; the domain only
+ * stores what was built and relays what was signed.
+ */
+export interface WalletApprovals {
+  /** A fresh agent key pair; the private key must go straight into the secret box. */
+  newAgentKey(): { privateKey: HexAddress; address: HexAddress };
+  /** approveAgent for `agentAddress`, signed on the wallet's chain; the nonce comes from the venue's clock. */
+  agentApproval(input: { agentAddress: HexAddress; signatureChainId: HexAddress }): UserSignedAction["action"];
+  /** approveBuilderFee up to `maxFeeTenthsBps` for the platform's builder. */
+  builderApproval(
+    input: { builder: HexAddress; maxFeeTenthsBps: number; signatureChainId: HexAddress },
+  ): UserSignedAction["action"];
+  /** The action as `eth_signTypedData_v4` takes it (JSON-safe). */
+  typedDataForWallet(action: UserSignedAction["action"]): Record<string, unknown>;
+  /** The signed action from the wallet's 65-byte hex signature; throws RangeError when malformed. */
+  withSignature(action: UserSignedAction["action"], signature: string): UserSignedAction;
+  /** The wallet that signed (lowercase); throws when the signature cannot be recovered. */
+  signerOf(signed: UserSignedAction): HexAddress;
+}
+
 // ---------------------------------------------------------------- the adapter
 
 export interface VenueCapabilities {
@@ -338,6 +360,8 @@ export interface VenueAdapter {
 
   /** capability builderFee: the approved maximum for `builder`, in tenths of a basis point. */
   getMaxBuilderFee?(user: HexAddress, builder: HexAddress): Promise<number>;
+  /** capability agentWallet: build and check the approvals the client signs in their wallet. */
+  walletApprovals?: WalletApprovals;
   /** capability agentWallet / paymentLedger: relay an action the client signed in their wallet. */
   submitUserSignedAction?(signed: UserSignedAction): Promise<void>;
   /** capability paymentLedger: the user's non-funding ledger updates since `since`. */

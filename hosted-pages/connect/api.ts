@@ -7,6 +7,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { connectApiKey } from "../../domain/connect/connect_api_key.ts";
+import { startWalletFlow, submitWalletSignature } from "../../domain/connect/connect_wallet.ts";
 import {
   exchangeLinkToken,
   type PageSession,
@@ -28,6 +29,16 @@ const ApiKeyBody = z.object({
     "o segredo contém espaços",
   ),
 });
+
+const HEX_ADDRESS = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "endereço de carteira inválido")
+  .transform((value) => value.toLowerCase() as `0x${string}`);
+const WalletStartBody = z.object({
+  walletAddress: HEX_ADDRESS,
+  chainId: z.string().regex(/^0x[0-9a-fA-F]{1,16}$/, "chainId inválido").transform((value) =>
+    value.toLowerCase() as `0x${string}`
+  ),
+});
+const WalletSignatureBody = z.object({ signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, "assinatura inválida") });
 
 function parse<T>(schema: z.ZodType<T>, body: unknown): T {
   const result = schema.safeParse(body);
@@ -67,6 +78,20 @@ export function connectApi(): Hono<AppEnv> {
     const input = parse(ApiKeyBody, c.get("jsonBody"));
     const connected = await connectApiKey(ctx, ticketOf(c), input);
     return json(c, { status: "CONNECTED", ...connected }, 200);
+  });
+
+  api.post("/wallet/start", async (c) => {
+    const next = await startWalletFlow(hostedPageCtx(c), ticketOf(c), parse(WalletStartBody, c.get("jsonBody")));
+    return json(c, next, 200);
+  });
+
+  api.post("/wallet/sign", async (c) => {
+    const next = await submitWalletSignature(
+      hostedPageCtx(c),
+      ticketOf(c),
+      parse(WalletSignatureBody, c.get("jsonBody")),
+    );
+    return json(c, next, 200);
   });
 
   return api;

@@ -15,6 +15,7 @@ import { DEFAULT_TIMEOUT_MS, PROVIDER_ID, VENUE_NAME } from "./constants.ts";
 import type { VenueBContext } from "./context.ts";
 import { createMarketCatalog } from "./markets.ts";
 import * as trading from "./trading.ts";
+import { walletApprovals } from "./wallet_approvals.ts";
 
 /** What the VENUE_B adapter is built from; everything else has a default. */
 export interface VenueBAdapterDeps {
@@ -72,6 +73,7 @@ export function createVenueBAdapter(deps: VenueBAdapterDeps): VenueAdapter {
     getFills: (credentials, query) => account.getFills(ctx, credentials, query),
     getFunding: (credentials, query) => account.getFunding(ctx, credentials, query),
 
+    walletApprovals: walletApprovals(ctx.isMainnet, now),
     getMaxBuilderFee: (user, builder) => account.getMaxBuilderFee(ctx, user, builder),
     submitUserSignedAction: (signed) => account.submitUserSignedAction(ctx, signed),
     getLedger: (user, since) => account.getLedger(ctx, user, since),

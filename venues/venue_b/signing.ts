@@ -286,6 +286,18 @@ function signDigest(digest: Hex, privateKey: Hex): Signature {
   };
 }
 
+/**
+ * A wallet's 65-byte `r ‖ s ‖ v` hex signature (what `eth_signTypedData_v4`
+ * returns) in the venue's `{r, s, v}` form. Wallets write v as 27/28 or 0/1.
+ */
+export function splitSignature(hex: string): Signature {
+  const match = /^0x([0-9a-fA-F]{64})([0-9a-fA-F]{64})([0-9a-fA-F]{2})$/.exec(hex);
+  if (!match) throw new RangeError("A signature is 0x and 130 hex characters");
+  const v = parseInt(match[3], 16);
+  if (![0, 1, 27, 28].includes(v)) throw new RangeError(`Signature v must be 27 or 28: "${v}"`);
+  return { r: `0x${match[1].toLowerCase()}`, s: `0x${match[2].toLowerCase()}`, v: v < 27 ? v + 27 : v };
+}
+
 function recoverDigestSigner(digest: Hex, signature: Signature): HexAddress {
   if (signature.v !== 27 && signature.v !== 28) throw new RangeError(`Signature v must be 27 or 28: "${signature.v}"`);
   // r and s are numbers: some SDKs send them without zero padding.
