@@ -1,6 +1,10 @@
 /** Provider connection (`/v1/users/:id/...`): connect sessions, accounts and provider views. */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { createConnectSession, getConnectSession } from "../domain/connect/connect_sessions.ts";
+import { getBalanceView, getPositions } from "../domain/accounts/live_reads.ts";
+import { listAccounts, revokeAccount, testAccount } from "../domain/accounts/manage_accounts.ts";
+import { listProviderViews } from "../domain/accounts/provider_views.ts";
+import { ApiError } from "../domain/errors.ts";
 import { type AppEnv, partnerCtx } from "./env.ts";
 import { idempotentRoute } from "./middleware/idempotency.ts";
 import { idempotentJson, json } from "./respond.ts";
@@ -14,6 +18,7 @@ import {
   RequestId,
   ShortId,
 } from "./schemas/common.ts";
+import { CommercialSchema } from "./schemas/resources.ts";
 import { ExternalUserId } from "./users.ts";
 import { throwOnInvalid } from "./validation.ts";
 
@@ -47,6 +52,119 @@ const CreateSessionBody = z.object({
   }),
   purpose: z.enum(["CONNECT", "BUILDER_APPROVAL"]).default("CONNECT"),
 });
+
+const PermissionsSchema = z.object({ canRead: z.boolean(), canFutures: z.boolean(), canWithdraw: z.boolean() });
+
+const AccountSchema = z.object({
+  providerId: ProviderIdSchema,
+  scheme: z.enum(["API_KEY", "AGENT_WALLET"]),
+  configured: z.boolean(),
+  status: z.enum(["CONNECTED", "REVOKED", "NOT_CONNECTED"]),
+  capabilities: z.array(z.string()),
+  permissions: PermissionsSchema,
+  accountHint: z.string().nullable(),
+  updatedAt: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+  secretRetainedForReconciliation: z.boolean().optional().openapi({
+    description: "On a revoked account: true while a position is open, to protect and close it.",
+  }),
+}).openapi("Account");
+
+const ProviderViewSchema = z.object({
+  providerId: ProviderIdSchema,
+  name: z.string(),
+  rollout: z.string(),
+  connectionScheme: z.enum(["API_KEY", "AGENT_WALLET"]),
+  connectionFlow: z.literal("HOSTED"),
+  connection: z.enum(["NOT_CONNECTED", "CONNECT_PENDING", "CONNECTED", "ACCESS_LOST", "RECOVERING", "REVOKED"]),
+  permissions: PermissionsSchema.nullable(),
+  eligibleForNewEntries: z.boolean(),
+  commercial: CommercialSchema,
+  builder: z.object({
+    required: z.boolean(),
+    feeTenthsBps: z.number().int(),
+    approvalRequiredFromWallet: z.boolean(),
+    approvedByUser: z.boolean().nullable().openapi({ description: "null: the check was inconclusive." }),
+    approvalStatus: z.enum(["APPROVED", "REQUIRED", "UNKNOWN", "NOT_CONNECTED"]),
+    approvedMaxFeeTenthsBps: z.number().int().nullable(),
+  }).nullable(),
+}).openapi("ClientProviderView");
+
+const BalanceViewSchema = z.object({
+  providerId: ProviderIdSchema,
+  balances: z.array(z.object({
+    asset: z.string(),
+    free: z.number(),
+    total: z.number(),
+    usdValue: z.number().nullable(),
+  })),
+  positions: z.array(z.object({
+    symbol: z.string(),
+    side: z.enum(["LONG", "SHORT"]),
+    quantity: z.number(),
+    entryPrice: z.number(),
+    markPrice: z.number(),
+    unrealizedPnlUsd: z.number(),
+    unrealizedPnlPercent: z.number().openapi({ description: "On the initial margin, 2 decimals." }),
+    leverage: z.number(),
+    marginMode: z.enum(["ISOLATED", "CROSSED"]),
+    liquidationPrice: z.number().nullable(),
+    providerId: ProviderIdSchema,
+  })),
+  orders: z.array(z.object({
+    orderId: z.string(),
+    clientOrderId: z.string().nullable(),
+    symbol: z.string(),
+    side: z.enum(["BUY", "SELL"]),
+    type: z.string(),
+    status: z.string(),
+    quantity: z.number(),
+    filledQuantity: z.number(),
+    price: z.number().nullable(),
+    averagePrice: z.number().nullable(),
+    triggerPrice: z.number().nullable(),
+    reduceOnly: z.boolean(),
+    timeInForce: z.string().nullable(),
+    createdAt: z.string(),
+    providerId: ProviderIdSchema,
+  })),
+}).openapi("BalanceView");
+
+const ProvidersResponse = z.object({
+  externalUserId: z.string(),
+  tenantId: z.string(),
+  providers: z.array(ProviderViewSchema),
+  requestId: RequestId,
+});
+const AccountsResponse = z.object({
+  externalUserId: z.string(),
+  accounts: z.array(AccountSchema),
+  requestId: RequestId,
+});
+const RevokedResponse = z.object({ externalUserId: z.string(), account: AccountSchema, requestId: RequestId });
+const BalanceResponse = BalanceViewSchema.extend({ requestId: RequestId });
+const PositionsResponse = z.object({
+  providerId: ProviderIdSchema,
+  positions: BalanceViewSchema.shape.positions,
+  requestId: RequestId,
+});
+
+const UserParams = z.object({ id: ExternalUserId });
+const AccountParams = z.object({ id: ExternalUserId, provider: ProviderIdSchema });
+const ProviderQuery = z.object({ providerId: ProviderIdSchema });
+
+const TestResponse = z.object({
+  externalUserId: z.string(),
+  tenantId: z.string(),
+  providerId: ProviderIdSchema,
+  success: z.boolean(),
+  error: z.string().nullable().openapi({
+    description: "On failure: why, in Portuguese (this body has no error.code).",
+  }),
+  latencyMs: z.number().int(),
+  permissions: PermissionsSchema.nullable(),
+  requestId: RequestId,
+}).openapi("ConnectionTest");
 
 export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
   .openapi(
@@ -85,5 +203,141 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
       const { id, sessionId } = c.req.valid("param");
       const session = await getConnectSession({ ctx: partnerCtx(c), input: { externalUserId: id, sessionId } });
       return json(c, SessionResponse.parse({ ...session, requestId: c.get("requestId") }), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/users/{id}/providers",
+      tags,
+      summary: "Per provider: connection, permissions, eligibility, commercial status, builder approval",
+      request: { params: UserParams },
+      responses: {
+        200: jsonContent(ProvidersResponse, "Provider views."),
+        ...partnerErrors,
+      },
+    }),
+    async (c) => {
+      const view = await listProviderViews(partnerCtx(c), { externalUserId: c.req.valid("param").id });
+      return json(c, ProvidersResponse.parse({ ...view, requestId: c.get("requestId") }), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/users/{id}/accounts",
+      tags,
+      summary: "The client's accounts per provider (never credential material)",
+      request: { params: UserParams },
+      responses: {
+        200: jsonContent(AccountsResponse, "Accounts."),
+        ...partnerErrors,
+      },
+    }),
+    async (c) => {
+      const view = await listAccounts(partnerCtx(c), { externalUserId: c.req.valid("param").id });
+      return json(c, AccountsResponse.parse({ ...view, requestId: c.get("requestId") }), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/users/{id}/accounts/{provider}/test",
+      tags,
+      summary: "Test the stored credential read-only; success refreshes permissions, failure changes nothing",
+      request: { params: AccountParams },
+      responses: {
+        200: jsonContent(TestResponse, "The credential works."),
+        ...partnerErrors,
+        400: jsonContent(
+          z.union([TestResponse, z.object({ error: z.object({ code: z.string(), message: z.string() }) })]),
+          "`success: false` in this body when the provider refused the credential; API_NOT_CONFIGURED otherwise.",
+        ),
+        503: errorContent("PROVIDER_DOWN"),
+      },
+    }),
+    async (c) => {
+      const { id, provider } = c.req.valid("param");
+      const result = await testAccount(partnerCtx(c), { externalUserId: id, providerId: provider });
+      return json(c, TestResponse.parse({ ...result, requestId: c.get("requestId") }), result.success ? 200 : 400);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: "/v1/users/{id}/accounts/{provider}",
+      tags,
+      summary: "Disconnect: REVOKED, new entries blocked, history kept",
+      request: { params: AccountParams },
+      responses: {
+        200: jsonContent(RevokedResponse, "The revoked account."),
+        ...partnerErrors,
+        422: errorContent("API_NOT_CONFIGURED: nothing was ever connected at this provider."),
+      },
+    }),
+    async (c) => {
+      const { id, provider } = c.req.valid("param");
+      const result = await revokeAccount(partnerCtx(c), { externalUserId: id, providerId: provider });
+      return json(c, RevokedResponse.parse({ ...result, requestId: c.get("requestId") }), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "put",
+      path: "/v1/users/{id}/accounts/{provider}",
+      tags,
+      summary: "Legacy: secrets are never accepted over REST (always 403 HOSTED_CONNECT_REQUIRED)",
+      request: { params: AccountParams },
+      responses: { ...partnerErrors, 403: errorContent("HOSTED_CONNECT_REQUIRED: always.") },
+    }),
+    () => {
+      throw new ApiError("HOSTED_CONNECT_REQUIRED");
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/users/{id}/account",
+      tags,
+      summary: "Balances, positions and open orders, read live from the provider",
+      request: { params: UserParams, query: ProviderQuery },
+      responses: {
+        200: jsonContent(BalanceResponse, "Balance view."),
+        ...partnerErrors,
+        422: errorContent("CREDENTIALS_MISSING, PROVIDER_CREDENTIAL_REJECTED"),
+        503: errorContent("PROVIDER_DOWN"),
+      },
+    }),
+    async (c) => {
+      const input = { externalUserId: c.req.valid("param").id, providerId: c.req.valid("query").providerId };
+      const view = await getBalanceView(partnerCtx(c), input);
+      return json(c, BalanceResponse.parse({ ...view, requestId: c.get("requestId") }), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/users/{id}/positions",
+      tags,
+      summary: "Open positions, read live from the provider",
+      request: { params: UserParams, query: ProviderQuery },
+      responses: {
+        200: jsonContent(
+          z.object({
+            providerId: ProviderIdSchema,
+            positions: BalanceViewSchema.shape.positions,
+            requestId: RequestId,
+          }),
+          "Positions.",
+        ),
+        ...partnerErrors,
+        422: errorContent("CREDENTIALS_MISSING"),
+        503: errorContent("PROVIDER_DOWN"),
+      },
+    }),
+    async (c) => {
+      const input = { externalUserId: c.req.valid("param").id, providerId: c.req.valid("query").providerId };
+      const view = await getPositions(partnerCtx(c), input);
+      return json(c, PositionsResponse.parse({ ...view, requestId: c.get("requestId") }), 200);
     },
   );

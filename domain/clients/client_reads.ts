@@ -7,6 +7,7 @@ import { type Ctx, partnerOf } from "../context.ts";
 import { commercialStates } from "../commercial/commercial_state.ts";
 import { clientStrategies, effectiveAccessOf, isAccessActive } from "../grants/effective_access.ts";
 import { clientView, loadClient } from "./load_client.ts";
+import { connectionsOf } from "../accounts/connection_state.ts";
 
 export async function getClient({ ctx, input }: { ctx: Ctx; input: { externalUserId: string } }) {
   const client = await loadClient(ctx.db.read, partnerOf(ctx), input.externalUserId);
@@ -57,6 +58,7 @@ export async function getClientStatus({ ctx, input }: { ctx: Ctx; input: { exter
   const setups = parseSetups(row.setups);
   const access = await effectiveAccessOf(ctx, partnerId);
   const commercial = commercialStates(access, client.status);
+  const connectionOf = await connectionsOf(ctx.db.read, client.id, ctx.clock.now());
   return {
     externalUserId: client.externalUserId,
     tenantId: client.tenantId,
@@ -67,8 +69,7 @@ export async function getClientStatus({ ctx, input }: { ctx: Ctx; input: { exter
       const setup = setups.find((s) => s.providerId === entry.providerId);
       return {
         providerId: entry.providerId,
-        // Connections are made on the hosted page; until one completes the account is not connected.
-        connection: "NOT_CONNECTED",
+        connection: connectionOf(entry.providerId).state,
         setup: setup ? { mode: "REAL", enabled: setup.enabled, outsideEnvelope: setup.outsideEnvelope } : null,
         commercial: entry,
       };

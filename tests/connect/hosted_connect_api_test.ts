@@ -1,54 +1,8 @@
 /** The connect page's API (`/connect/api`) with VENUE_A keys from the simulator, through the HTTP stack. */
 import assert from "node:assert/strict";
 import { connectSessions, events, providerAccounts } from "../../db/schema.ts";
-import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
-import { call, createPartner, expectError, expectJson, type TestPartner } from "../_helpers/http.ts";
-
-async function simulatorAccount(env: TestEnv, options: Record<string, unknown> = {}) {
-  const response = await fetch(`${env.venueUrls.venueA}/_control/accounts`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ balances: { USDT: "1000" }, ...options }),
-  });
-  const keys = await response.json() as { apiKey: string; apiSecret: string };
-  env.watchedSecrets.add("apiSecret", keys.apiSecret);
-  return keys;
-}
-
-async function openLink(env: TestEnv, partner: TestPartner, providerId = "VENUE_A") {
-  const session = await expectJson(
-    await partner.call("POST", "/v1/users/ana/connect-sessions", {
-      body: { providerId, returnUrl: "https://app.partner.example/volta" },
-    }),
-    201,
-  );
-  const token = session.connectUrl.split("#t=")[1] as string;
-  env.watchedSecrets.add("connect token", token);
-  return { session, token };
-}
-
-async function exchange(env: TestEnv, token: string) {
-  const body = await expectJson(await call(env, "POST", "/connect/api/session", { body: { token } }), 200);
-  env.watchedSecrets.add("page ticket", body.ticket);
-  return body as { ticket: string; session: Record<string, unknown> };
-}
-
-function submitKey(env: TestEnv, ticket: string, keys: { apiKey: string; apiSecret: string }) {
-  return call(env, "POST", "/connect/api/api-key", { body: keys, headers: { authorization: `Bearer ${ticket}` } });
-}
-
-async function setUp() {
-  const env = await startTestEnv();
-  const partner = await createPartner(env, { name: "Corretora Exemplo" });
-  await expectJson(
-    await partner.call("POST", "/v1/users", {
-      body: { externalUserId: "ana" },
-      headers: { "idempotency-key": "ana-00001" },
-    }),
-    201,
-  );
-  return { env, partner };
-}
+import { call, expectError, expectJson } from "../_helpers/http.ts";
+import { exchange, openLink, setUp, simulatorAccount, submitKey } from "./connect_fixture.ts";
 
 Deno.test("a VENUE_A key pasted on the page connects the account, sealed, with provider.connected", async () => {
   const { env, partner } = await setUp();

@@ -1,0 +1,81 @@
+/**
+ * `GET /v1/users/:id/providers` (spec, Client provider view): per provider of
+ * the contract, its connection state, permissions, commercial status, whether
+ * new entries may open there, and for builder-fee venues the builder approval,
+ * checked live at the venue (null when the check was inconclusive).
+ */
+import { eq } from "drizzle-orm";
+import { partners } from "../../db/schema.ts";
+import { type Ctx, partnerOf } from "../context.ts";
+import { loadClient } from "../clients/load_client.ts";
+import { commercialStates } from "../commercial/commercial_state.ts";
+import { effectiveAccessOf } from "../grants/effective_access.ts";
+import { type HexAddress, type ProviderId, VenueError } from "../../venues/types.ts";
+import { connectionsOf, type ConnectionState } from "./connection_state.ts";
+import type { AccountRow } from "./load_account.ts";
+
+/** Account settings the service cannot trade with (from the last credential test). */
+const BLOCKING_PROBLEMS = [
+  "FUTURES_DISABLED",
+  "HEDGE_MODE_ENABLED",
+  "MULTI_ASSETS_MARGIN_ENABLED",
+  "AGENT_NOT_APPROVED",
+];
+
+export async function listProviderViews(ctx: Ctx, input: { externalUserId: string }) {
+  const partnerId = partnerOf(ctx);
+  const client = await loadClient(ctx.db.read, partnerId, input.externalUserId);
+  const access = await effectiveAccessOf(ctx, partnerId);
+  const connectionOf = await connectionsOf(ctx.db.read, client.id, ctx.clock.now());
+  const [{ builderFee }] = await ctx.db.read.select({ builderFee: partners.builderFeeTenthsBps }).from(partners)
+    .where(eq(partners.partnerId, partnerId));
+  const providers = [];
+  for (const commercial of commercialStates(access, client.status)) {
+    const providerId = commercial.providerId;
+    const adapter = ctx.venues[providerId];
+    const { state, account } = connectionOf(providerId);
+    const builder = adapter.capabilities.builderFee ? await builderView(ctx, builderFee, state, account) : null;
+    const usable = state === "CONNECTED" && !account!.problems.some((p) => BLOCKING_PROBLEMS.includes(p));
+    providers.push({
+      providerId,
+      name: adapter.name,
+      rollout: "PILOT",
+      connectionScheme: adapter.scheme,
+      connectionFlow: "HOSTED",
+      connection: state,
+      permissions: account && state !== "REVOKED" ? account.permissions : null,
+      eligibleForNewEntries: usable && commercial.allowed && access.providers.includes(providerId) &&
+        (builder === null || builder.approvalStatus === "APPROVED"),
+      commercial,
+      builder,
+    });
+  }
+  return { externalUserId: client.externalUserId, tenantId: client.tenantId, providers };
+}
+
+async function builderView(ctx: Ctx, feeTenthsBps: number, state: ConnectionState, account: AccountRow | null) {
+  const base = { required: feeTenthsBps > 0, feeTenthsBps, approvalRequiredFromWallet: feeTenthsBps > 0 };
+  if (!account || state === "REVOKED" || state === "NOT_CONNECTED" || state === "CONNECT_PENDING") {
+    return { ...base, approvedByUser: null, approvalStatus: "NOT_CONNECTED" as const, approvedMaxFeeTenthsBps: null };
+  }
+  let approved: number | null;
+  try {
+    approved = await ctx.venues[account.providerId as ProviderId].getMaxBuilderFee!(
+      account.accountAddress as HexAddress,
+      ctx.config.venueBBuilderAddress,
+    );
+  } catch (error) {
+    if (!(error instanceof VenueError)) throw error;
+    approved = null;
+  }
+  if (approved === null) {
+    return { ...base, approvedByUser: null, approvalStatus: "UNKNOWN" as const, approvedMaxFeeTenthsBps: null };
+  }
+  const covered = approved >= feeTenthsBps;
+  return {
+    ...base,
+    approvedByUser: covered,
+    approvalStatus: covered ? "APPROVED" as const : "REQUIRED" as const,
+    approvedMaxFeeTenthsBps: approved,
+  };
+}
