@@ -27,6 +27,7 @@ const EnvSchema = z.object({
     .optional(),
   VENUE_A_URL: url.optional(),
   VENUE_B_URL: url.optional(),
+  VENUE_B_NETWORK: z.enum(["mainnet", "testnet"]).optional(),
   VENUE_B_BUILDER_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "deve ser um endereço 0x de 40 hexadecimais")
     .optional(),
   EVM_RPC_BNB: url.optional(),
@@ -59,6 +60,12 @@ export interface Config {
   previousMasterKeys: string[];
   venueAUrl?: string;
   venueBUrl?: string;
+  /**
+   * The network every VENUE_B signature names (source "a"/"b",
+   * hyperliquidChain): VENUE_B_NETWORK, else mainnet in production and testnet
+   * in QA. The adapter and the QA simulator read this one value.
+   */
+  venueBMainnet: boolean;
   /**
    * The platform's single builder on VENUE_B: the beneficiary of builder fees
    * that clients approve. QA uses a fixed address the simulator funds.
@@ -108,6 +115,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     previousMasterKeys: e.MASTER_KEYS_PREVIOUS?.split(",").map((key) => key.trim()) ?? [],
     venueAUrl: e.VENUE_A_URL,
     venueBUrl: e.VENUE_B_URL,
+    venueBMainnet: (e.VENUE_B_NETWORK ?? (e.SERVICE_ENV === "production" ? "mainnet" : "testnet")) === "mainnet",
     venueBBuilderAddress: (e.VENUE_B_BUILDER_ADDRESS ?? QA_BUILDER_ADDRESS).toLowerCase() as `0x${string}`,
     evmRpc: { bnb: e.EVM_RPC_BNB, arbitrum: e.EVM_RPC_ARBITRUM },
     publicBaseUrl: base.replace(/\/$/, ""),

@@ -18,8 +18,7 @@ import { createRateLimiter } from "./domain/usage/rate_limiter.ts";
 import { registerJobs } from "./jobs/registry.ts";
 import { createApp } from "./routes/app.ts";
 import { createVenueRegistry } from "./venues/registry.ts";
-import { createVenueASimulator } from "./venues/sim/venue_a/mod.ts";
-import { createVenueBSimulator } from "./venues/sim/venue_b/mod.ts";
+import { createQaSimulators } from "./venues/sim/qa.ts";
 
 let parsed;
 try {
@@ -37,13 +36,14 @@ if (testClock) await restoreTestClock(db, testClock);
 const secrets = await createSecretBox(config.masterKey!, config.previousMasterKeys);
 
 const simulate = config.serviceEnv === "qa";
-const simulators: Record<string, Hono> = simulate
-  ? { "venue-a": createVenueASimulator(), "venue-b": createVenueBSimulator() }
+const qaSimulators = simulate ? createQaSimulators(config) : null;
+const simulators: Record<string, Hono> = qaSimulators
+  ? { "venue-a": qaSimulators.venueA, "venue-b": qaSimulators.venueB }
   : {};
 const venues = createVenueRegistry({
   venueA: config.venueAUrl ?? `http://${config.host}:${config.port}/sim/venue-a`,
   venueB: config.venueBUrl ?? `http://${config.host}:${config.port}/sim/venue-b`,
-  venueBMainnet: config.serviceEnv === "production",
+  venueBMainnet: config.venueBMainnet,
 }, secrets);
 
 const deps: Deps = {

@@ -52,7 +52,7 @@ async function buildCtx(): Promise<Ctx> {
     venues: createVenueRegistry({
       venueA: config.venueAUrl ?? `${config.publicBaseUrl}/sim/venue-a`,
       venueB: config.venueBUrl ?? `${config.publicBaseUrl}/sim/venue-b`,
-      venueBMainnet: config.serviceEnv === "production",
+      venueBMainnet: config.venueBMainnet,
     }, secrets),
     venueAvailability: new VenueAvailability(),
     caches: createCaches(),

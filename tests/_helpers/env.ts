@@ -17,8 +17,7 @@ import { createCaches } from "../../domain/cache.ts";
 import { createRateLimiter } from "../../domain/usage/rate_limiter.ts";
 import { createApp } from "../../routes/app.ts";
 import { createVenueRegistry } from "../../venues/registry.ts";
-import { createVenueASimulator } from "../../venues/sim/venue_a/mod.ts";
-import { createVenueBSimulator } from "../../venues/sim/venue_b/mod.ts";
+import { createQaSimulators } from "../../venues/sim/qa.ts";
 import { SecretWatch } from "./secret_watch.ts";
 
 export const OPERATOR_TOKEN = "test-operator-token-0123456789abcdef0123";
@@ -73,14 +72,18 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
   for (const key of config.previousMasterKeys) watch.add("MASTER_KEYS_PREVIOUS", key);
   watch.add("DATABASE_AUTH_TOKEN", config.databaseAuthToken);
   const secrets = await createSecretBox(config.masterKey!, config.previousMasterKeys);
-  const venueA = serve(createVenueASimulator().fetch);
-  const venueB = serve(createVenueBSimulator().fetch);
+  const simulators = createQaSimulators(config);
+  const venueA = serve(simulators.venueA.fetch);
+  const venueB = serve(simulators.venueB.fetch);
   const deps: Deps = {
     config,
     db,
     clock,
     testClock: clock,
-    venues: createVenueRegistry({ venueA: venueA.url, venueB: venueB.url, venueBMainnet: false }, secrets),
+    venues: createVenueRegistry(
+      { venueA: venueA.url, venueB: venueB.url, venueBMainnet: config.venueBMainnet },
+      secrets,
+    ),
     venueAvailability: new VenueAvailability(),
     caches: createCaches(),
     secrets,

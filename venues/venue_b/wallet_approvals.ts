@@ -16,8 +16,11 @@ import {
   walletTypedData,
 } from "./signing.ts";
 
-/** The name the venue shows for our agents in the client's wallet settings. */
-const AGENT_NAME = "partner-automation";
+/**
+ * The name the venue shows for our agent in the client's wallet settings (at
+ * most 16 characters). One name: a reconnection replaces our earlier agent.
+ */
+const AGENT_NAME = "automation";
 
 /** `now` is the venue-facing clock: user-signed nonces must be near the venue's time. */
 export function walletApprovals(isMainnet: boolean, now: () => number): WalletApprovals {

@@ -5,7 +5,7 @@
  * (`/sim/venue-b` in QA); every instance has its own in-memory state.
  */
 import { type Context, Hono } from "hono";
-import { registerControlRoutes } from "./control.ts";
+import { fundWallet, registerControlRoutes } from "./control.ts";
 import { answerExchange } from "./exchange.ts";
 import { answerInfo } from "./info.ts";
 import { createSimState, type SimState } from "./state.ts";
@@ -16,6 +16,8 @@ export interface VenueBSimulatorOptions {
   now?: () => number;
   /** Network the simulator signs as (source "a" / hyperliquidChain "Mainnet"); default true. */
   isMainnet?: boolean;
+  /** Wallets funded at start (e.g. the platform's builder, which must hold 100 USDC to be approved). */
+  wallets?: { address: string; usdc: string }[];
 }
 
 function unavailable(c: Context) {
@@ -45,6 +47,7 @@ async function serve(c: Context, state: SimState, answer: (state: SimState, body
 /** A fresh simulator with BTC, ETH and SOL listed and no wallets. */
 export function createVenueBSimulator(options: VenueBSimulatorOptions = {}): Hono {
   const state = createSimState({ now: options.now ?? (() => Date.now()), isMainnet: options.isMainnet ?? true });
+  for (const wallet of options.wallets ?? []) fundWallet(state, wallet.address, wallet.usdc);
   const app = new Hono();
   app.post("/info", (c) => serve(c, state, answerInfo));
   app.post("/exchange", async (c) => {

@@ -32,6 +32,14 @@ function controlMarket(state: SimState, name: string) {
   return marketByCoin(state, name) ?? marketByCoin(state, name.replace(/USDC$/, ""));
 }
 
+/** Credits `usdc` to a wallet (created when new) as a deposit in its ledger. */
+export function fundWallet(state: SimState, address: string, usdc: string) {
+  const user = ensureUser(state, address);
+  user.usdc = add(user.usdc, usdc);
+  user.ledger.push({ time: state.now(), hash: nextHash(state), delta: { type: "deposit", usdc: wire(usdc) } });
+  return user;
+}
+
 /** Adds the /_control routes to the simulator app. */
 export function registerControlRoutes(app: Hono, state: SimState): void {
   app.post("/_control/wallets", async (c) => {
@@ -42,9 +50,7 @@ export function registerControlRoutes(app: Hono, state: SimState): void {
     if (typeof usdc !== "string" || !isDecimal(usdc) || cmp(usdc, "0") < 0) {
       return badRequest(c, "usdc must be a non-negative decimal string");
     }
-    const user = ensureUser(state, address);
-    user.usdc = add(user.usdc, usdc);
-    user.ledger.push({ time: state.now(), hash: nextHash(state), delta: { type: "deposit", usdc: wire(usdc) } });
+    const user = fundWallet(state, address, usdc);
     return c.json({ address: user.address, usdc: wire(user.usdc) });
   });
 

@@ -1,0 +1,218 @@
+/**
+ * The connect page's wallet flow (VENUE_B) through the HTTP stack, with a
+ * local key signing the typed data exactly as a browser wallet's
+ * `eth_signTypedData_v4` would.
+ */
+import assert from "node:assert/strict";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { ConfigError, parseConfig, QA_BUILDER_ADDRESS } from "../../config.ts";
+import { events, providerAccounts } from "../../db/schema.ts";
+import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
+import { call, createPartner, expectError, expectJson, type TestPartner } from "../_helpers/http.ts";
+
+type Wallet = ReturnType<typeof privateKeyToAccount>;
+
+async function fund(env: TestEnv, address: string, usdc = "1000") {
+  const response = await fetch(`${env.venueUrls.venueB}/_control/wallets`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ address, usdc }),
+  });
+  assert.equal(response.status, 200, await response.text());
+}
+
+async function setUp(builderFeeTenthsBps = 25) {
+  const env = await startTestEnv();
+  const partner = await createPartner(env, { builder: { feeTenthsBps: builderFeeTenthsBps } });
+  await expectJson(
+    await partner.call("POST", "/v1/users", {
+      body: { externalUserId: "ana" },
+      headers: { "idempotency-key": "ana-00001" },
+    }),
+    201,
+  );
+  const wallet = privateKeyToAccount(generatePrivateKey());
+  await fund(env, wallet.address, "5000");
+  return { env, partner, wallet };
+}
+
+async function openPage(env: TestEnv, partner: TestPartner, purpose = "CONNECT") {
+  const session = await expectJson(
+    await partner.call("POST", "/v1/users/ana/connect-sessions", { body: { providerId: "VENUE_B", purpose } }),
+    201,
+  );
+  const token = session.connectUrl.split("#t=")[1] as string;
+  env.watchedSecrets.add("connect token", token);
+  const page = await expectJson(await call(env, "POST", "/connect/api/session", { body: { token } }), 200);
+  env.watchedSecrets.add("page ticket", page.ticket);
+  const request = (path: string, body: unknown) =>
+    call(env, "POST", `/connect/api${path}`, { body, headers: { authorization: `Bearer ${page.ticket}` } });
+  return { session, request };
+}
+
+/** What a browser wallet does with the typed data the page hands it. */
+// deno-lint-ignore no-explicit-any
+function signAsWallet(wallet: Wallet, typedData: any) {
+  const { EIP712Domain: _domainType, ...types } = typedData.types;
+  return wallet.signTypedData({
+    domain: typedData.domain,
+    types,
+    primaryType: typedData.primaryType,
+    message: typedData.message,
+  });
+}
+
+Deno.test("a wallet approves the agent and the builder fee; the account connects with the agent sealed", async () => {
+  const { env, partner, wallet } = await setUp();
+  try {
+    const { session, request } = await openPage(env, partner);
+    const agentStep = await expectJson(
+      await request("/wallet/start", { walletAddress: wallet.address, chainId: "0x66eee" }),
+      200,
+    );
+    assert.equal(agentStep.step, "AGENT");
+    assert.equal(agentStep.typedData.primaryType, "HyperliquidTransaction:ApproveAgent");
+    assert.equal(agentStep.typedData.domain.chainId, 0x66eee);
+    const builderStep = await expectJson(
+      await request("/wallet/sign", { signature: await signAsWallet(wallet, agentStep.typedData) }),
+      200,
+    );
+    assert.equal(builderStep.step, "BUILDER");
+    assert.equal(builderStep.builderFeeTenthsBps, 25);
+    assert.equal(builderStep.typedData.message.maxFeeRate, "0.025%");
+    assert.equal(builderStep.typedData.message.builder, QA_BUILDER_ADDRESS);
+    const done = await expectJson(
+      await request("/wallet/sign", { signature: await signAsWallet(wallet, builderStep.typedData) }),
+      200,
+    );
+    assert.equal(done.status, "CONNECTED");
+
+    const state = await expectJson(
+      await partner.call("GET", `/v1/users/ana/connect-sessions/${session.sessionId}`),
+      200,
+    );
+    assert.equal(state.status, "CONNECTED");
+    const [account] = await env.deps.db.read.select().from(providerAccounts);
+    assert.equal(account.accountAddress, wallet.address.toLowerCase());
+    assert.equal(account.approvedBuilderFeeTenthsBps, 25);
+    assert.equal(account.connection, "CONNECTED");
+    // The sealed agent key opens as the account's credential and trades-ready per the venue.
+    const check = await env.deps.venues.VENUE_B.testCredentials({
+      scheme: "AGENT_WALLET",
+      accountAddress: account.accountAddress as `0x${string}`,
+      agentAddress: account.agentAddress as `0x${string}`,
+      sealedAgentPrivateKey: {
+        sealed: account.sealedSecret,
+        binding: `provider_accounts/${account.accountId}/credential_secret`,
+      },
+    });
+    assert.deepEqual(check.problems, []);
+    const connected = (await env.deps.db.read.select().from(events)).filter((e) =>
+      e.eventType === "provider.connected"
+    );
+    assert.equal(connected.length, 1);
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("a zero builder fee needs no builder approval", async () => {
+  const { env, partner, wallet } = await setUp(0);
+  try {
+    const { request } = await openPage(env, partner);
+    const agentStep = await expectJson(
+      await request("/wallet/start", { walletAddress: wallet.address, chainId: "0xa4b1" }),
+      200,
+    );
+    const done = await expectJson(
+      await request("/wallet/sign", { signature: await signAsWallet(wallet, agentStep.typedData) }),
+      200,
+    );
+    assert.equal(done.status, "CONNECTED");
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("another wallet's signature is WALLET_MISMATCH and counts as an attempt; garbage is a validation error", async () => {
+  const { env, partner, wallet } = await setUp();
+  try {
+    const { request } = await openPage(env, partner);
+    const agentStep = await expectJson(
+      await request("/wallet/start", { walletAddress: wallet.address, chainId: "0xa4b1" }),
+      200,
+    );
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    const refused = await expectError(
+      await request("/wallet/sign", { signature: await signAsWallet(stranger, agentStep.typedData) }),
+      403,
+      "WALLET_MISMATCH",
+    );
+    assert.equal(refused.attemptsLeft, 4);
+    await expectError(await request("/wallet/sign", { signature: `0x${"ab".repeat(65)}` }), 400, "VALIDATION_ERROR");
+    await expectError(await request("/wallet/sign", { signature: "0x1234" }), 400, "VALIDATION_ERROR");
+    // The right wallet still completes.
+    const next = await expectJson(
+      await request("/wallet/sign", { signature: await signAsWallet(wallet, agentStep.typedData) }),
+      200,
+    );
+    assert.equal(next.step, "BUILDER");
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("BUILDER_APPROVAL runs only the builder step, for the connected wallet only", async () => {
+  const { env, partner, wallet } = await setUp(0);
+  try {
+    const first = await openPage(env, partner);
+    const agentStep = await expectJson(
+      await first.request("/wallet/start", { walletAddress: wallet.address, chainId: "0xa4b1" }),
+      200,
+    );
+    await expectJson(
+      await first.request("/wallet/sign", { signature: await signAsWallet(wallet, agentStep.typedData) }),
+      200,
+    );
+    // The operator raises the fee: the wallet must approve the new ceiling.
+    await env.deps.db.writer.run(`UPDATE partners SET builder_fee_tenths_bps = 40`);
+    const approval = await openPage(env, partner, "BUILDER_APPROVAL");
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    await expectError(
+      await approval.request("/wallet/start", { walletAddress: stranger.address, chainId: "0xa4b1" }),
+      403,
+      "WALLET_MISMATCH",
+    );
+    const builderStep = await expectJson(
+      await approval.request("/wallet/start", { walletAddress: wallet.address, chainId: "0xa4b1" }),
+      200,
+    );
+    assert.equal(builderStep.step, "BUILDER");
+    assert.equal(builderStep.typedData.message.maxFeeRate, "0.04%");
+    const done = await expectJson(
+      await approval.request("/wallet/sign", { signature: await signAsWallet(wallet, builderStep.typedData) }),
+      200,
+    );
+    assert.equal(done.status, "CONNECTED");
+    const [account] = await env.deps.db.read.select().from(providerAccounts);
+    assert.equal(account.approvedBuilderFeeTenthsBps, 40);
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("one VENUE_B network for adapter and simulator: testnet in QA, mainnet in production, or as configured", () => {
+  assert.equal(parseConfig({}).venueBMainnet, false);
+  assert.equal(parseConfig({ VENUE_B_NETWORK: "mainnet" }).venueBMainnet, true);
+  const production = {
+    SERVICE_ENV: "production",
+    OPERATOR_TOKEN: "o".repeat(32),
+    MASTER_KEY: btoa("k".repeat(32)),
+    VENUE_A_URL: "https://fapi.example",
+    VENUE_B_URL: "https://api.example",
+    VENUE_B_BUILDER_ADDRESS: QA_BUILDER_ADDRESS,
+  };
+  assert.equal(parseConfig(production).venueBMainnet, true);
+  assert.equal(parseConfig({ ...production, VENUE_B_NETWORK: "testnet" }).venueBMainnet, false);
+  assert.throws(() => parseConfig({ VENUE_B_NETWORK: "devnet" }), ConfigError);
+});
