@@ -40,11 +40,11 @@ const qaSimulators = simulate ? createQaSimulators(config) : null;
 const simulators: Record<string, Hono> = qaSimulators
   ? { "venue-a": qaSimulators.venueA, "venue-b": qaSimulators.venueB }
   : {};
-const venues = createVenueRegistry({
+const venueUrls = {
   venueA: config.venueAUrl ?? `http://${config.host}:${config.port}/sim/venue-a`,
   venueB: config.venueBUrl ?? `http://${config.host}:${config.port}/sim/venue-b`,
-  venueBMainnet: config.venueBMainnet,
-}, secrets);
+};
+const venues = createVenueRegistry({ ...venueUrls, venueBMainnet: config.venueBMainnet }, secrets);
 
 const deps: Deps = {
   config,
@@ -52,6 +52,7 @@ const deps: Deps = {
   clock: testClock ?? { now: () => Date.now() },
   testClock,
   venues,
+  simulatorUrls: simulate ? venueUrls : undefined,
   venueAvailability: new VenueAvailability(),
   caches: createCaches(),
   secrets,

@@ -20,6 +20,8 @@ export interface Deps {
   /** Present in QA only: the clock the operator may freeze and move. */
   testClock?: TestableClock;
   venues: VenueRegistry;
+  /** QA only: base URLs of the venue simulators, whose control routes make test accounts. */
+  simulatorUrls?: { venueA: string; venueB: string };
   /** Reachability of each venue as last observed by venue calls. */
   venueAvailability: VenueAvailability;
   secrets: SecretBox;

@@ -8,6 +8,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { connectApiKey } from "../../domain/connect/connect_api_key.ts";
 import { startWalletFlow, submitWalletSignature } from "../../domain/connect/connect_wallet.ts";
+import { qaTestCredentials } from "../../domain/qa/test_credentials.ts";
 import {
   exchangeLinkToken,
   type PageSession,
@@ -38,6 +39,7 @@ const WalletStartBody = z.object({
     value.toLowerCase() as `0x${string}`
   ),
 });
+const TestCredentialsBody = z.object({ walletAddress: HEX_ADDRESS.optional() });
 const WalletSignatureBody = z.object({ signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, "assinatura inválida") });
 
 function parse<T>(schema: z.ZodType<T>, body: unknown): T {
@@ -92,6 +94,12 @@ export function connectApi(): Hono<AppEnv> {
       parse(WalletSignatureBody, c.get("jsonBody")),
     );
     return json(c, next, 200);
+  });
+
+  // QA only (the domain answers 404 elsewhere): test credentials, like a payment sandbox's test cards.
+  api.post("/qa/test-credentials", async (c) => {
+    const input = parse(TestCredentialsBody, c.get("jsonBody") ?? {});
+    return json(c, await qaTestCredentials(hostedPageCtx(c), ticketOf(c), input), 200);
   });
 
   return api;

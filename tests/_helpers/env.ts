@@ -84,6 +84,7 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
       { venueA: venueA.url, venueB: venueB.url, venueBMainnet: config.venueBMainnet },
       secrets,
     ),
+    simulatorUrls: { venueA: venueA.url, venueB: venueB.url },
     venueAvailability: new VenueAvailability(),
     caches: createCaches(),
     secrets,

@@ -1,7 +1,8 @@
 /** The connect page's API (`/connect/api`) with VENUE_A keys from the simulator, through the HTTP stack. */
 import assert from "node:assert/strict";
 import { connectSessions, events, providerAccounts } from "../../db/schema.ts";
-import { call, expectError, expectJson } from "../_helpers/http.ts";
+import { startTestEnv } from "../_helpers/env.ts";
+import { call, createPartner, expectError, expectJson } from "../_helpers/http.ts";
 import { exchange, openLink, setUp, simulatorAccount, submitKey } from "./connect_fixture.ts";
 
 Deno.test("a VENUE_A key pasted on the page connects the account, sealed, with provider.connected", async () => {
@@ -180,5 +181,62 @@ Deno.test("one address gets at most 60 hosted-page requests a minute, then 429 T
     await page.body?.cancel();
   } finally {
     await env.close();
+  }
+});
+
+Deno.test("QA test credentials: a funded simulator key that connects, funds for a test wallet, 404 outside QA", async () => {
+  const { env, partner } = await setUp();
+  try {
+    const { ticket } = await exchange(env, (await openLink(env, partner)).token);
+    const ask = (ticketValue: string, body: unknown = {}) =>
+      call(env, "POST", "/connect/api/qa/test-credentials", {
+        body,
+        headers: { authorization: `Bearer ${ticketValue}` },
+      });
+    const keys = await expectJson(await ask(ticket), 200) as { apiKey: string; apiSecret: string };
+    env.watchedSecrets.add("test apiSecret", keys.apiSecret);
+    await expectJson(await submitKey(env, ticket, keys), 200);
+
+    const wallet = await exchange(env, (await openLink(env, partner, "VENUE_B")).token);
+    await expectError(await ask(wallet.ticket), 400, "VALIDATION_ERROR");
+    const address = `0x${"ab".repeat(20)}`;
+    assert.equal((await expectJson(await ask(wallet.ticket, { walletAddress: address }), 200)).funded, true);
+    const state = await fetch(`${env.venueUrls.venueB}/info`, {
+      method: "POST",
+      body: JSON.stringify({ type: "clearinghouseState", user: address }),
+    }).then((response) => response.json());
+    assert.equal(state.marginSummary.accountValue, "10000.0");
+  } finally {
+    await env.close();
+  }
+
+  const production = await startTestEnv({
+    env: {
+      SERVICE_ENV: "production",
+      VENUE_A_URL: "https://fapi.example",
+      VENUE_B_URL: "https://api.example",
+      VENUE_B_BUILDER_ADDRESS: `0x${"cd".repeat(20)}`,
+    },
+  });
+  try {
+    const partner = await createPartner(production);
+    await expectJson(
+      await partner.call("POST", "/v1/users", {
+        body: { externalUserId: "ana" },
+        headers: { "idempotency-key": "ana-00001" },
+      }),
+      201,
+    );
+    const { ticket } = await exchange(production, (await openLink(production, partner)).token);
+    await expectError(
+      await call(production, "POST", "/connect/api/qa/test-credentials", {
+        body: {},
+        headers: { authorization: `Bearer ${ticket}` },
+      }),
+      404,
+      "NOT_FOUND",
+    );
+  } finally {
+    await production.close();
   }
 });
