@@ -32,17 +32,23 @@ interface CursorPosition {
 /** Before every real row: created at and numbered below this, for the first page. */
 const FIRST_PAGE: CursorPosition = { createdAt: Number.MAX_SAFE_INTEGER, id: Number.MAX_SAFE_INTEGER };
 
-function encodeCursor(row: CursorPosition): string {
-  return btoa(`${row.createdAt}.${row.id}`).replace(/=+$/, "");
+/**
+ * The cursor is the last row's position, sealed for the partner it was issued
+ * to: opaque (no creation time, no internal row number), tamper-evident, and
+ * refused when another partner presents it.
+ */
+function cursorBinding(partnerId: string): string {
+  return `clients-list-cursor/${partnerId}`;
 }
 
-function decodeCursor(cursor: string): CursorPosition {
-  try {
-    const [createdAt, id] = atob(cursor).split(".").map(Number);
-    if (Number.isSafeInteger(createdAt) && Number.isSafeInteger(id)) return { createdAt, id };
-  } catch {
-    // fall through to the validation error
-  }
+function encodeCursor(ctx: Ctx, partnerId: string, row: CursorPosition): Promise<string> {
+  return ctx.secrets.tokens.seal(`${row.createdAt}.${row.id}`, cursorBinding(partnerId));
+}
+
+async function decodeCursor(ctx: Ctx, partnerId: string, cursor: string): Promise<CursorPosition> {
+  const payload = await ctx.secrets.tokens.open(cursor, cursorBinding(partnerId));
+  const [createdAt, id] = (payload ?? "").split(".").map(Number);
+  if (Number.isSafeInteger(createdAt) && Number.isSafeInteger(id)) return { createdAt, id };
   throw new ApiError("VALIDATION_ERROR", { message: "O parâmetro 'cursor' é inválido." });
 }
 
@@ -72,9 +78,10 @@ const clientPage = preparedFor((db) =>
 export async function listClients(
   { ctx, input }: { ctx: Ctx; input: ListClientsInput },
 ): Promise<{ users: ClientView[]; nextCursor: string | null }> {
-  const before = input.cursor ? decodeCursor(input.cursor) : FIRST_PAGE;
+  const partnerId = partnerOf(ctx);
+  const before = input.cursor ? await decodeCursor(ctx, partnerId, input.cursor) : FIRST_PAGE;
   const { page } = (await clientPage(ctx.db.read).get({
-    partnerId: partnerOf(ctx),
+    partnerId,
     beforeCreatedAt: before.createdAt,
     beforeId: before.id,
     tenantId: input.tenantId ?? null,
@@ -94,6 +101,8 @@ export async function listClients(
       createdAt: iso(createdAt),
       updatedAt: iso(updatedAt),
     })),
-    nextCursor: rows.length > input.limit && last ? encodeCursor({ createdAt: last[3], id: last[5] }) : null,
+    nextCursor: rows.length > input.limit && last
+      ? await encodeCursor(ctx, partnerId, { createdAt: last[3], id: last[5] })
+      : null,
   };
 }

@@ -13,6 +13,7 @@
  *   (`deno task operator rotate-master-key`) without downtime.
  */
 import type { SealedSecret, SecretOpener } from "../../venues/types.ts";
+import { createTokenSealer, type TokenSealer } from "./opaque_token.ts";
 
 const VERSION = "v2";
 
@@ -20,6 +21,8 @@ export interface SecretBox extends SecretOpener {
   seal(plain: string, binding: string): Promise<SealedSecret>;
   /** True when `sealed` was made with a key other than the current one (a rotation re-seals it). */
   isStale(sealed: string): boolean;
+  /** Short URL-safe tokens handed to callers (list cursors), bound like sealed secrets, with derived keys. */
+  tokens: TokenSealer;
 }
 
 /**
@@ -33,7 +36,9 @@ export function secretBinding(table: string, rowId: string, purpose: string): st
 export async function createSecretBox(currentKeyBase64: string, previousKeysBase64: string[] = []): Promise<SecretBox> {
   const current = await importMasterKey(currentKeyBase64);
   const keys = new Map([current, ...await Promise.all(previousKeysBase64.map(importMasterKey))].map((k) => [k.id, k]));
+  const tokens = await createTokenSealer([currentKeyBase64, ...previousKeysBase64].map(base64ToBytes));
   return {
+    tokens,
     async seal(plain, binding) {
       const iv = crypto.getRandomValues(new Uint8Array(12));
       const cipher = await crypto.subtle.encrypt(
