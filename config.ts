@@ -26,6 +26,7 @@ const EnvSchema = z.object({
     )
     .optional(),
   VENUE_A_URL: url.optional(),
+  VENUE_A_SPOT_URL: url.optional(),
   VENUE_B_URL: url.optional(),
   VENUE_B_NETWORK: z.enum(["mainnet", "testnet"]).optional(),
   VENUE_B_BUILDER_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "deve ser um endereço 0x de 40 hexadecimais")
@@ -59,6 +60,8 @@ export interface Config {
    */
   previousMasterKeys: string[];
   venueAUrl?: string;
+  /** VENUE_A's spot host (the key-permission check); required beside VENUE_A_URL. */
+  venueASpotUrl?: string;
   venueBUrl?: string;
   /**
    * The network every VENUE_B signature names (source "a"/"b",
@@ -95,7 +98,14 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   }
   const e = parsed.data;
   if (e.SERVICE_ENV === "production") {
-    const missing = (["OPERATOR_TOKEN", "MASTER_KEY", "VENUE_A_URL", "VENUE_B_URL", "VENUE_B_BUILDER_ADDRESS"] as const)
+    const missing = ([
+      "OPERATOR_TOKEN",
+      "MASTER_KEY",
+      "VENUE_A_URL",
+      "VENUE_A_SPOT_URL",
+      "VENUE_B_URL",
+      "VENUE_B_BUILDER_ADDRESS",
+    ] as const)
       .filter((name) => !e[name]);
     if (missing.length) {
       throw new ConfigError(
@@ -114,6 +124,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     masterKey: e.MASTER_KEY,
     previousMasterKeys: e.MASTER_KEYS_PREVIOUS?.split(",").map((key) => key.trim()) ?? [],
     venueAUrl: e.VENUE_A_URL,
+    venueASpotUrl: e.VENUE_A_SPOT_URL,
     venueBUrl: e.VENUE_B_URL,
     venueBMainnet: (e.VENUE_B_NETWORK ?? (e.SERVICE_ENV === "production" ? "mainnet" : "testnet")) === "mainnet",
     venueBBuilderAddress: (e.VENUE_B_BUILDER_ADDRESS ?? QA_BUILDER_ADDRESS).toLowerCase() as `0x${string}`,

@@ -38,10 +38,11 @@ const secrets = await createSecretBox(config.masterKey!, config.previousMasterKe
 const simulate = config.serviceEnv === "qa";
 const qaSimulators = simulate ? createQaSimulators(config) : null;
 const simulators: Record<string, Hono> = qaSimulators
-  ? { "venue-a": qaSimulators.venueA, "venue-b": qaSimulators.venueB }
+  ? { "venue-a": qaSimulators.venueA, "venue-a-spot": qaSimulators.venueASpot, "venue-b": qaSimulators.venueB }
   : {};
 const venueUrls = {
   venueA: config.venueAUrl ?? `http://${config.host}:${config.port}/sim/venue-a`,
+  venueASpot: config.venueASpotUrl ?? `http://${config.host}:${config.port}/sim/venue-a-spot`,
   venueB: config.venueBUrl ?? `http://${config.host}:${config.port}/sim/venue-b`,
 };
 const venues = createVenueRegistry({ ...venueUrls, venueBMainnet: config.venueBMainnet }, secrets);

@@ -51,6 +51,7 @@ async function buildCtx(): Promise<Ctx> {
     clock,
     venues: createVenueRegistry({
       venueA: config.venueAUrl ?? `${config.publicBaseUrl}/sim/venue-a`,
+      venueASpot: config.venueASpotUrl ?? `${config.publicBaseUrl}/sim/venue-a-spot`,
       venueB: config.venueBUrl ?? `${config.publicBaseUrl}/sim/venue-b`,
       venueBMainnet: config.venueBMainnet,
     }, secrets),

@@ -8,15 +8,18 @@ import { createVenueAAdapter } from "./venue_a/adapter.ts";
 import { createVenueBAdapter } from "./venue_b/adapter.ts";
 
 export interface VenueUrls {
+  /** VENUE_A's futures host. */
   venueA: string;
+  /** VENUE_A's spot host, where the key-permission check lives. */
+  venueASpot: string;
   venueB: string;
-  /** VENUE_B signs for mainnet or testnet; simulators behave as mainnet. */
+  /** VENUE_B signs for mainnet or testnet (the QA simulator is built for the same network). */
   venueBMainnet: boolean;
 }
 
 export function createVenueRegistry(urls: VenueUrls, secrets: SecretOpener): VenueRegistry {
   return {
-    VENUE_A: createVenueAAdapter({ baseUrl: urls.venueA, secrets }),
+    VENUE_A: createVenueAAdapter({ baseUrl: urls.venueA, spotBaseUrl: urls.venueASpot, secrets }),
     VENUE_B: createVenueBAdapter({ baseUrl: urls.venueB, secrets, isMainnet: urls.venueBMainnet }),
   };
 }

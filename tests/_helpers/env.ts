@@ -74,6 +74,7 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
   const secrets = await createSecretBox(config.masterKey!, config.previousMasterKeys);
   const simulators = createQaSimulators(config);
   const venueA = serve(simulators.venueA.fetch);
+  const venueASpot = serve(simulators.venueASpot.fetch);
   const venueB = serve(simulators.venueB.fetch);
   const deps: Deps = {
     config,
@@ -81,7 +82,7 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
     clock,
     testClock: clock,
     venues: createVenueRegistry(
-      { venueA: venueA.url, venueB: venueB.url, venueBMainnet: config.venueBMainnet },
+      { venueA: venueA.url, venueASpot: venueASpot.url, venueB: venueB.url, venueBMainnet: config.venueBMainnet },
       secrets,
     ),
     simulatorUrls: { venueA: venueA.url, venueB: venueB.url },
@@ -104,6 +105,7 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
     async close() {
       await deps.rateLimiter.flush();
       await venueA.server.shutdown();
+      await venueASpot.server.shutdown();
       await venueB.server.shutdown();
       db.close();
       watch.assertNotIn(logs, "The service's log");

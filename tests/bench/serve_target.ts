@@ -61,7 +61,12 @@ if (mode === "bare") {
     db,
     clock: new TestableClock(),
     venues: createVenueRegistry(
-      { venueA: "http://127.0.0.1:9", venueB: "http://127.0.0.1:9", venueBMainnet: config.venueBMainnet },
+      {
+        venueA: "http://127.0.0.1:9",
+        venueASpot: "http://127.0.0.1:9",
+        venueB: "http://127.0.0.1:9",
+        venueBMainnet: config.venueBMainnet,
+      },
       secrets,
     ),
     venueAvailability: new VenueAvailability(),

@@ -45,7 +45,7 @@ function benchSigning(): void {
 }
 
 async function benchRoundTrips(): Promise<void> {
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, createVenueASimulator().fetch);
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, createVenueASimulator().futures.fetch);
   const baseUrl = `http://127.0.0.1:${server.addr.port}`;
   try {
     const secrets = await createSecretBox(bytesToBase64(crypto.getRandomValues(new Uint8Array(32))));
@@ -56,7 +56,7 @@ async function benchRoundTrips(): Promise<void> {
       apiKey,
       sealedApiSecret: await secrets.seal(apiSecret, "bench/venue-a/api_secret"),
     };
-    const adapter = createVenueAAdapter({ baseUrl, secrets });
+    const adapter = createVenueAAdapter({ baseUrl, spotBaseUrl: baseUrl, secrets });
     await adapter.listMarkets();
     const place: number[] = [];
     const cancel: number[] = [];

@@ -214,6 +214,7 @@ Deno.test("QA test credentials: a funded simulator key that connects, funds for 
     env: {
       SERVICE_ENV: "production",
       VENUE_A_URL: "https://fapi.example",
+      VENUE_A_SPOT_URL: "https://api.example",
       VENUE_B_URL: "https://api.example",
       VENUE_B_BUILDER_ADDRESS: `0x${"cd".repeat(20)}`,
     },

@@ -148,6 +148,24 @@ Deno.test("VENUE_A testCredentials reports key restrictions and account modes, r
   assert.equal(limited.permissions.canFutures, false);
   assert.ok(log.every((s) => s.method === "GET"), "testCredentials must only read");
   await rejects(adapter.getAccount(noFutures.credentials), "CREDENTIAL_REJECTED");
+  // The key-permission check goes to the spot host, everything else to the futures host.
+  for (const sent of log) {
+    const host = new URL(sent.url).pathname.startsWith("/sapi/") ? h.spotBaseUrl : h.baseUrl;
+    assert.ok(sent.url.startsWith(host), sent.url);
+  }
+  assert.ok(log.some((sent) => sent.url.startsWith(`${h.spotBaseUrl}/sapi/v1/account/apiRestrictions`)));
+});
+
+Deno.test("VENUE_A simulator serves each path on its own host only, as the venue does", async () => {
+  await using h = await startVenueA();
+  const keys = await h.account();
+  const spotOnFutures = await h.signed("GET", "/sapi/v1/account/apiRestrictions", {}, keys);
+  assert.equal(spotOnFutures.status, 200, "the harness routes /sapi to the spot host");
+  for (const [base, path] of [[h.baseUrl, "/sapi/v1/account/apiRestrictions"], [h.spotBaseUrl, "/fapi/v1/time"]]) {
+    const response = await fetch(`${base}${path}`);
+    assert.equal(response.status, 404, `${base}${path}`);
+    await response.body?.cancel();
+  }
 });
 
 Deno.test("VENUE_A getAccount returns balances with USD value, non-zero positions and open orders", async () => {

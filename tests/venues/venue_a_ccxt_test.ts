@@ -8,7 +8,7 @@ import ccxt from "ccxt";
 import { startVenueA } from "./venue_a_harness.ts";
 
 /** ccxt URL keys include the version prefix; the spot-host ones cover its default currency fetch. */
-function simulatorUrls(base: string) {
+function simulatorUrls(base: string, spot: string) {
   return {
     fapiPublic: `${base}/fapi/v1`,
     fapiPublicV2: `${base}/fapi/v2`,
@@ -17,14 +17,18 @@ function simulatorUrls(base: string) {
     fapiPrivateV2: `${base}/fapi/v2`,
     fapiPrivateV3: `${base}/fapi/v3`,
     fapiData: `${base}/futures/data`,
-    sapi: `${base}/sapi/v1`,
+    sapi: `${spot}/sapi/v1`,
   };
 }
 
 Deno.test("ccxt binanceusdm loads markets, reads the balance, places and cancels a limit order", async () => {
   await using h = await startVenueA();
   const { apiKey, apiSecret } = await h.account({ balances: { USDT: "5000" } });
-  const exchange = new ccxt.binanceusdm({ apiKey, secret: apiSecret, urls: { api: simulatorUrls(h.baseUrl) } });
+  const exchange = new ccxt.binanceusdm({
+    apiKey,
+    secret: apiSecret,
+    urls: { api: simulatorUrls(h.baseUrl, h.spotBaseUrl) },
+  });
   // ccxt picks its futures error map by hostname; a loopback URL would otherwise get only the generic one.
   exchange.getExceptionsByUrl = (_url: string, kind: string) => exchange.exceptions.linear?.[kind] ?? {};
 
@@ -62,7 +66,7 @@ Deno.test("ccxt binanceusdm trades, reads positions and routes a stop to the alg
   const exchange = new ccxt.binanceusdm({
     apiKey,
     secret: apiSecret,
-    urls: { api: simulatorUrls(h.baseUrl) },
+    urls: { api: simulatorUrls(h.baseUrl, h.spotBaseUrl) },
     options: { fetchCurrencies: false },
   });
   const filled = await exchange.createOrder("ETH/USDT:USDT", "market", "buy", 0.5);

@@ -3,13 +3,13 @@
  * adapter pointed at it over HTTP, and a secret box like the domain's.
  */
 import { bytesToBase64, createSecretBox, secretBinding, type SecretBox } from "../../domain/secrets/secret_box.ts";
-
-/** The binding test credentials are sealed under (no stored row owns them). */
-export const TEST_BINDING = secretBinding("test_credentials", "venue-a", "api_secret");
 import type { VenueAdapter, VenueCredentials } from "../../venues/types.ts";
 import { createVenueAAdapter, type VenueAAdapterDeps } from "../../venues/venue_a/adapter.ts";
 import { encodeParams, type Params, signPayload } from "../../venues/venue_a/auth.ts";
 import { createVenueASimulator } from "../../venues/sim/venue_a/mod.ts";
+
+/** The binding test credentials are sealed under (no stored row owns them). */
+export const TEST_BINDING = secretBinding("test_credentials", "venue-a", "api_secret");
 
 export type ApiKeyCredentials = Extract<VenueCredentials, { scheme: "API_KEY" }>;
 
@@ -20,7 +20,10 @@ export interface SimAccountKeys {
 }
 
 export interface VenueAHarness extends AsyncDisposable {
+  /** The futures host. */
   baseUrl: string;
+  /** The spot host (`/sapi`), serving the same accounts. */
+  spotBaseUrl: string;
   secrets: SecretBox;
   /** Calls a `/_control` route and returns its JSON, failing on a non-2xx answer. */
   control<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T>;
@@ -39,9 +42,11 @@ export interface VenueAHarness extends AsyncDisposable {
 
 export async function startVenueA(options: { now?: () => number } = {}): Promise<VenueAHarness> {
   const clock = options.now ?? (() => Date.now());
-  const app = createVenueASimulator({ now: clock });
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
+  const hosts = createVenueASimulator({ now: clock });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, hosts.futures.fetch);
+  const spotServer = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, hosts.spot.fetch);
   const baseUrl = `http://127.0.0.1:${server.addr.port}`;
+  const spotBaseUrl = `http://127.0.0.1:${spotServer.addr.port}`;
   const secrets = await createSecretBox(bytesToBase64(crypto.getRandomValues(new Uint8Array(32))));
 
   async function control<T>(method: string, path: string, body?: unknown): Promise<T> {
@@ -60,10 +65,12 @@ export async function startVenueA(options: { now?: () => number } = {}): Promise
     if (closed) return;
     closed = true;
     await server.shutdown();
+    await spotServer.shutdown();
   }
 
   return {
     baseUrl,
+    spotBaseUrl,
     secrets,
     control,
     async account(accountOptions = {}) {
@@ -79,7 +86,7 @@ export async function startVenueA(options: { now?: () => number } = {}): Promise
       };
     },
     adapter(overrides = {}) {
-      return createVenueAAdapter({ baseUrl, secrets, ...overrides });
+      return createVenueAAdapter({ baseUrl, spotBaseUrl, secrets, ...overrides });
     },
     async signed(method, path, params, keys, signOptions = {}) {
       const payload = encodeParams({
@@ -90,7 +97,8 @@ export async function startVenueA(options: { now?: () => number } = {}): Promise
       const signature = signPayload(signOptions.secret ?? keys.apiSecret, payload);
       const signedText = `${payload}&signature=${signature}`;
       const inBody = signOptions.inBody ?? (method === "POST" || method === "PUT");
-      const response = await fetch(`${baseUrl}${path}${inBody ? "" : `?${signedText}`}`, {
+      const host = path.startsWith("/sapi/") ? spotBaseUrl : baseUrl;
+      const response = await fetch(`${host}${path}${inBody ? "" : `?${signedText}`}`, {
         method,
         headers: {
           "X-MBX-APIKEY": keys.apiKey,

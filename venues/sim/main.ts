@@ -14,6 +14,7 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`P
 const simulators = createQaSimulators(parseConfig({ ...Deno.env.toObject(), PORT: undefined }));
 const app = new Hono();
 app.route("/sim/venue-a", simulators.venueA);
+app.route("/sim/venue-a-spot", simulators.venueASpot);
 app.route("/sim/venue-b", simulators.venueB);
 
 Deno.serve({

@@ -10,8 +10,10 @@ import { createVenueASimulator } from "./venue_a/mod.ts";
 import { createVenueBSimulator } from "./venue_b/mod.ts";
 
 export function createQaSimulators(config: Pick<Config, "venueBMainnet" | "venueBBuilderAddress">) {
+  const venueA = createVenueASimulator();
   return {
-    venueA: createVenueASimulator() as Hono,
+    venueA: venueA.futures,
+    venueASpot: venueA.spot,
     venueB: createVenueBSimulator({
       isMainnet: config.venueBMainnet,
       wallets: [{ address: config.venueBBuilderAddress, usdc: "1000" }],

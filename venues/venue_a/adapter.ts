@@ -53,8 +53,8 @@ import type {
 export interface VenueAAdapterDeps {
   /** Futures REST base, e.g. https://fapi.binance.com or the simulator's base. */
   baseUrl: string;
-  /** Spot REST base for /sapi (apiRestrictions); defaults to `baseUrl`, as the simulator serves both. */
-  spotBaseUrl?: string;
+  /** Spot REST base for /sapi (apiRestrictions), e.g. https://api.binance.com or the simulator's spot host. */
+  spotBaseUrl: string;
   secrets: SecretOpener;
   fetch?: typeof fetch;
   now?: () => number;
@@ -72,7 +72,7 @@ export function createVenueAAdapter(deps: VenueAAdapterDeps): VenueAdapter {
     timeUrl: `${deps.baseUrl.replace(/\/+$/, "")}${PATHS.time}`,
   };
   const fapi = createVenueAClient({ ...transport, baseUrl: deps.baseUrl });
-  const spot = createVenueAClient({ ...transport, baseUrl: deps.spotBaseUrl ?? deps.baseUrl });
+  const spot = createVenueAClient({ ...transport, baseUrl: deps.spotBaseUrl });
 
   let cached: { at: number; rules: Map<string, MarketRules> } | undefined;
   async function markets(refresh = false): Promise<Map<string, MarketRules>> {

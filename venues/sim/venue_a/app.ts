@@ -1,6 +1,9 @@
 /**
- * The VENUE_A simulator: a Hono app speaking the venue's wire protocol at the
- * venue's paths (relative to wherever it is mounted), plus `/_control`.
+ * The VENUE_A simulator: the venue's two hosts as Hono apps speaking its wire
+ * protocol at its paths (relative to wherever each is mounted). As at the
+ * real venue, the futures host serves `/fapi` and the spot host `/sapi` (the
+ * key-permission check); one state behind both, so a key works on each.
+ * `/_control` lives on the futures host.
  */
 import { Hono } from "hono";
 import { accountRoutes } from "./routes_account.ts";
@@ -16,13 +19,22 @@ export interface VenueASimulatorOptions {
   now?: () => number;
 }
 
+export interface VenueASimulator {
+  /** fapi.binance.com's role: `/fapi/...` and `/_control`. */
+  futures: Hono;
+  /** api.binance.com's role: `/sapi/...`. */
+  spot: Hono;
+}
+
 /** A fresh simulator with its own in-memory state. */
-export function createVenueASimulator(options: VenueASimulatorOptions = {}): Hono {
+export function createVenueASimulator(options: VenueASimulatorOptions = {}): VenueASimulator {
   const state = createState(options.now ?? (() => Date.now()));
-  const app = new Hono();
-  app.route("/_control", controlRoutes(state));
+  const futures = new Hono();
+  const spot = new Hono();
+  futures.route("/_control", controlRoutes(state));
   for (const spec of [...publicRoutes(), ...orderRoutes(), ...accountRoutes(), ...historyRoutes()]) {
-    app.on(spec.method, spec.path, (c) => runRoute(c, state, spec));
+    const host = spec.path.startsWith("/sapi/") ? spot : futures;
+    host.on(spec.method, spec.path, (c) => runRoute(c, state, spec));
   }
-  return app;
+  return { futures, spot };
 }

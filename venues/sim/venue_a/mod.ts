@@ -1,5 +1,6 @@
 /**
- * VENUE_A simulator entry: `createVenueASimulator()` returns a Hono app to
- * mount (e.g. at `/sim/venue-a`) or serve on its own.
+ * VENUE_A simulator entry: `createVenueASimulator()` returns the futures and
+ * spot hosts as Hono apps to mount (e.g. at `/sim/venue-a` and
+ * `/sim/venue-a-spot`) or serve on their own.
  */
-export { createVenueASimulator, type VenueASimulatorOptions } from "./app.ts";
+export { createVenueASimulator, type VenueASimulator, type VenueASimulatorOptions } from "./app.ts";
