@@ -34,13 +34,15 @@ export function connectPage(c: Context<AppEnv>) {
             <meta charset="utf-8" />
             <meta name="viewport" content="width=device-width, initial-scale=1" />
             <meta name="referrer" content="no-referrer" />
+            <link rel="icon" href="data:," />
             <title>Conectar conta</title>
             <link rel="stylesheet" href="/connect/assets/connect.css" nonce={nonce} />
           </head>
           <body>
             <main id="app" aria-live="polite">
               <h1>Conectar conta</h1>
-              <p id="status">Carregando…</p>
+              <p>Carregando…</p>
+              <noscript>Esta página precisa de JavaScript para conectar sua conta com segurança.</noscript>
             </main>
             <script src="/connect/assets/connect.js" nonce={nonce} defer></script>
           </body>
