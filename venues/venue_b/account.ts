@@ -2,8 +2,10 @@
  * VENUE_B account reads (always with the principal's address: the agent's own
  * address has no state), the credential check, and the user-signed relay.
  */
+import { max, sub } from "../decimal.ts";
 import type {
   AccountSnapshot,
+  Balance,
   CredentialCheck,
   Fill,
   FundingPayment,
@@ -33,6 +35,8 @@ import type {
   WireFrontendOrder,
   WireFunding,
   WireLedgerUpdate,
+  WireSpotClearinghouseState,
+  WireUserAbstraction,
   WireUserRole,
 } from "./wire.ts";
 
@@ -81,24 +85,45 @@ function openOrders(ctx: VenueBContext, user: string) {
   return ctx.client.info<WireFrontendOrder[]>({ type: "frontendOpenOrders", user });
 }
 
-/** USDC balance, positions and regular (non-trigger) open orders of the principal. */
+/**
+ * Balances, positions and regular (non-trigger) open orders of the principal.
+ * Where the balances are depends on the account's abstraction mode: a
+ * unified-account or portfolio-margin user's collateral is in the spot
+ * clearinghouse state (free = total - hold), anyone else's USDC in the perp
+ * state. Positions are always in the perp state.
+ */
 export async function getAccount(ctx: VenueBContext, credentials: VenueCredentials): Promise<AccountSnapshot> {
   const user = principal(agentCredentials(credentials));
-  const [state, orders] = await Promise.all([
+  const [state, orders, abstraction] = await Promise.all([
     ctx.client.info<WireClearinghouseState>({ type: "clearinghouseState", user }),
     openOrders(ctx, user),
+    ctx.client.info<WireUserAbstraction>({ type: "userAbstraction", user }),
   ]);
-  const accountValue = wireDecimal(state.marginSummary.accountValue);
+  const spotCollateral = abstraction === "unifiedAccount" || abstraction === "portfolioMargin";
   return {
-    balances: [{
-      asset: QUOTE_ASSET,
-      free: wireDecimal(state.withdrawable),
-      total: accountValue,
-      usdValue: accountValue,
-    }],
+    balances: spotCollateral ? await spotBalances(ctx, user) : perpBalance(state),
     positions: state.assetPositions.map((entry) => toPosition(entry.position)),
     openOrders: orders.filter((order) => !order.isTrigger).map((order) => toOrder(order, "open", null)),
   };
+}
+
+function perpBalance(state: WireClearinghouseState): Balance[] {
+  const accountValue = wireDecimal(state.marginSummary.accountValue);
+  return [{ asset: QUOTE_ASSET, free: wireDecimal(state.withdrawable), total: accountValue, usdValue: accountValue }];
+}
+
+async function spotBalances(ctx: VenueBContext, user: string): Promise<Balance[]> {
+  const spot = await ctx.client.info<WireSpotClearinghouseState>({ type: "spotClearinghouseState", user });
+  return spot.balances.map((row) => {
+    const total = wireDecimal(row.total);
+    return {
+      asset: row.coin,
+      free: max("0", sub(total, wireDecimal(row.hold))),
+      total,
+      // USDC is the quote; other tokens' USD value would need a spot price the account read does not have.
+      usdValue: row.coin === QUOTE_ASSET ? total : null,
+    };
+  });
 }
 
 /** Open trigger (TP/SL) orders, optionally of one market. */

@@ -117,6 +117,27 @@ export interface WireClearinghouseState {
   time: number;
 }
 
+/**
+ * `userAbstraction` (a bare JSON string). Under `unifiedAccount` and
+ * `portfolioMargin` the account's balances and holds live in the spot
+ * clearinghouse state; the perp state then does not describe collateral.
+ */
+export type WireUserAbstraction = "unifiedAccount" | "portfolioMargin" | "disabled" | "default" | "dexAbstraction";
+
+/** One token row of `spotClearinghouseState.balances`. */
+export interface WireSpotBalance {
+  coin: string;
+  token: number;
+  total: string;
+  hold: string;
+  entryNtl: string;
+}
+
+export interface WireSpotClearinghouseState {
+  balances: WireSpotBalance[];
+  portfolioMarginEnabled?: boolean;
+}
+
 /** One order of `frontendOpenOrders`, also the order inside `orderStatus`. */
 export interface WireFrontendOrder {
   coin: string;

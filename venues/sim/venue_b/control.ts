@@ -7,6 +7,7 @@ import type { Context, Hono } from "hono";
 import { add, cmp, isDecimal } from "../../decimal.ts";
 import type { HexAddress } from "../../types.ts";
 import { applyFunding, matchOnMark } from "./matching.ts";
+import type { WireUserAbstraction } from "../../venue_b/wire.ts";
 import { ensureUser, type FaultMode, marketByCoin, nextHash, type SimState, spreadAround, wire } from "./state.ts";
 
 const FAULT_MODES: FaultMode[] = ["NONE", "DOWN", "SLOW", "LOSE_RESPONSE", "REJECT_KEYS"];
@@ -31,6 +32,14 @@ function positiveDecimal(value: unknown): value is string {
 function controlMarket(state: SimState, name: string) {
   return marketByCoin(state, name) ?? marketByCoin(state, name.replace(/USDC$/, ""));
 }
+
+const ABSTRACTIONS: WireUserAbstraction[] = [
+  "default",
+  "disabled",
+  "unifiedAccount",
+  "portfolioMargin",
+  "dexAbstraction",
+];
 
 /** Credits `usdc` to a wallet (created when new) as a deposit in its ledger. */
 export function fundWallet(state: SimState, address: string, usdc: string) {
@@ -82,6 +91,19 @@ export function registerControlRoutes(app: Hono, state: SimState): void {
       ask: wire(market.ask),
       depth: wire(market.depth),
     });
+  });
+
+  // The venue's own way is the user-signed userSetAbstraction; tests set the mode directly.
+  app.put("/_control/wallets/:address/abstraction", async (c) => {
+    const address = c.req.param("address");
+    if (!ADDRESS.test(address)) return badRequest(c, "address must be a 0x-prefixed 20-byte hex address");
+    const { abstraction } = await jsonBody(c);
+    if (!ABSTRACTIONS.includes(abstraction as WireUserAbstraction)) {
+      return badRequest(c, `abstraction must be one of ${ABSTRACTIONS.join(", ")}`);
+    }
+    const user = ensureUser(state, address);
+    user.abstraction = abstraction as WireUserAbstraction;
+    return c.json({ address: user.address, abstraction: user.abstraction });
   });
 
   app.put("/_control/faults", async (c) => {

@@ -5,7 +5,13 @@
  */
 import { abs, add, cmp, div, mul, roundTo, sub } from "../../decimal.ts";
 import type { HexAddress } from "../../types.ts";
-import type { WireClearinghouseState, WireExtraAgent, WireFrontendOrder, WirePosition } from "../../venue_b/wire.ts";
+import type {
+  WireClearinghouseState,
+  WireExtraAgent,
+  WireFrontendOrder,
+  WirePosition,
+  WireSpotClearinghouseState,
+} from "../../venue_b/wire.ts";
 import { hex, integer, record, WireShapeError } from "./canonical.ts";
 import { bookSide } from "./matching.ts";
 import {
@@ -20,6 +26,7 @@ import {
   type SimState,
   type SimUser,
   unrealizedPnl,
+  usesSpotCollateral,
   wire,
   withdrawable,
 } from "./state.ts";
@@ -130,10 +137,13 @@ function clearinghouse(state: SimState, user: SimUser | undefined): WireClearing
       },
     });
   }
+  // The collateral of a unified or portfolio-margin account is reported in its spot state, not here.
+  const spotCollateral = user !== undefined && usesSpotCollateral(user);
+  const reported = spotCollateral ? sub(value, user.usdc) : value;
   const summary = {
-    accountValue: wire(roundTo(value, 6, "HALF_UP")),
+    accountValue: wire(roundTo(reported, 6, "HALF_UP")),
     totalNtlPos: wire(notional),
-    totalRawUsd: wire(roundTo(sub(value, signedNotional), 6, "HALF_UP")),
+    totalRawUsd: wire(roundTo(sub(reported, signedNotional), 6, "HALF_UP")),
     totalMarginUsed: wire(used),
   };
   return {
@@ -141,9 +151,16 @@ function clearinghouse(state: SimState, user: SimUser | undefined): WireClearing
     marginSummary: summary,
     crossMarginSummary: summary,
     crossMaintenanceMarginUsed: wire(maintenance),
-    withdrawable: wire(roundTo(user ? withdrawable(state, user) : "0", 6, "DOWN")),
+    withdrawable: wire(roundTo(user && !spotCollateral ? withdrawable(state, user) : "0", 6, "DOWN")),
     time: state.now(),
   };
+}
+
+/** USDC is the only token the simulator holds; it shows here for accounts whose collateral lives in spot. */
+function spotClearinghouse(state: SimState, user: SimUser | undefined): WireSpotClearinghouseState {
+  if (!user || !usesSpotCollateral(user)) return { balances: [] };
+  const usdc = { coin: "USDC", token: 0, total: wire(user.usdc), hold: wire(marginUsed(state, user)), entryNtl: "0.0" };
+  return { balances: [usdc], ...(user.abstraction === "portfolioMargin" ? { portfolioMarginEnabled: true } : {}) };
 }
 
 function inRange<T extends { time: number }>(items: T[], body: Record<string, unknown>, cap: number): T[] {
@@ -205,7 +222,9 @@ export function answerInfo(state: SimState, raw: unknown): unknown {
     case "clearinghouseState":
       return clearinghouse(state, user());
     case "spotClearinghouseState":
-      return { balances: [] };
+      return spotClearinghouse(state, user());
+    case "userAbstraction":
+      return user()?.abstraction ?? "default";
     case "openOrders":
       return openOrdersOf(state, address()).map((order) => {
         const { coin, side, limitPx, sz, oid, timestamp, origSz, cloid, reduceOnly } = frontendOrder(state, order);

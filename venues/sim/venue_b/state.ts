@@ -8,7 +8,7 @@ import { bytesToHex } from "@noble/hashes/utils.js";
 import { abs, add, cmp, div, formatDec, max, mul, parseDec, sub } from "../../decimal.ts";
 import type { HexAddress } from "../../types.ts";
 import { priceStep } from "../../venue_b/mappers.ts";
-import type { Tif, WireFill, WireFunding, WireLedgerUpdate } from "../../venue_b/wire.ts";
+import type { Tif, WireFill, WireFunding, WireLedgerUpdate, WireUserAbstraction } from "../../venue_b/wire.ts";
 
 /** A listed perp and its current prices. */
 export interface SimMarket {
@@ -67,6 +67,8 @@ export interface SimOrder {
 /** A wallet the venue knows: funds, positions, history, approvals. */
 export interface SimUser {
   address: HexAddress;
+  /** The account abstraction mode `userAbstraction` reports (set through `/_control`). */
+  abstraction: WireUserAbstraction;
   usdc: string;
   positions: Map<string, SimPosition>;
   leverage: Map<string, SimLeverage>;
@@ -175,6 +177,7 @@ export function ensureUser(state: SimState, address: string): SimUser {
   if (!user) {
     user = {
       address: key,
+      abstraction: "default",
       usdc: "0",
       positions: new Map(),
       leverage: new Map(),
@@ -242,6 +245,11 @@ export function orderHold(state: SimState, user: SimUser): string {
 }
 
 /** What may leave the account: value not held as position margin. */
+/** Unified-account and portfolio-margin users keep their collateral in the spot clearinghouse. */
+export function usesSpotCollateral(user: SimUser): boolean {
+  return user.abstraction === "unifiedAccount" || user.abstraction === "portfolioMargin";
+}
+
 export function withdrawable(state: SimState, user: SimUser): string {
   return max("0", sub(accountValue(state, user), marginUsed(state, user)));
 }
