@@ -42,13 +42,13 @@ function cursorBinding(partnerId: string): string {
 }
 
 function encodeCursor(ctx: Ctx, partnerId: string, row: CursorPosition): Promise<string> {
-  return ctx.secrets.tokens.seal(`${row.createdAt}.${row.id}`, cursorBinding(partnerId));
+  return ctx.secrets.sealToken(`${row.createdAt}.${row.id}`, cursorBinding(partnerId));
 }
 
 async function decodeCursor(ctx: Ctx, partnerId: string, cursor: string): Promise<CursorPosition> {
-  const payload = await ctx.secrets.tokens.open(cursor, cursorBinding(partnerId));
-  const [createdAt, id] = (payload ?? "").split(".").map(Number);
-  if (Number.isSafeInteger(createdAt) && Number.isSafeInteger(id)) return { createdAt, id };
+  const payload = await ctx.secrets.openToken(cursor, cursorBinding(partnerId));
+  const match = payload?.match(/^(\d{1,15})\.(\d{1,15})$/);
+  if (match) return { createdAt: Number(match[1]), id: Number(match[2]) };
   throw new ApiError("VALIDATION_ERROR", { message: "O parâmetro 'cursor' é inválido." });
 }
 

@@ -1,95 +1,78 @@
 /**
  * Compact, URL-safe tokens the service hands out and must read back unchanged
- * (list cursors): AES-256-GCM, associated data = the caller's binding (e.g.
- * the partner the cursor was issued to), with a key derived from each master
- * key by HKDF, so a token never opens as a stored secret or the reverse.
+ * (list cursors): AES-256-GCM with the caller's binding (e.g. the partner a
+ * cursor was issued to) as associated data, so a token is tamper-evident and
+ * opens only where it was issued.
  *
- * Form: base64url(keyId ‖ iv ‖ ciphertext+tag). The 4-byte key id (a
- * labelled hash of the master key) names the key that sealed it, so a token
- * issued before a rotation keeps working while the old key is configured.
+ * Form: base64url(iv ‖ ciphertext+tag), no padding. The AES key is derived
+ * from each master key by HKDF, never the master key itself: a token cannot be
+ * opened as a stored secret, nor a stored secret as a token.
+ *
+ * A token carries no key id: opening tries the current key, then each previous
+ * one. GCM's tag makes a wrong key fail cleanly, the list is one or two keys
+ * long, and the token stays short (~66 characters for a list cursor).
  */
 const HKDF_SALT = new TextEncoder().encode("opaque-token salt v1");
 const HKDF_INFO = new TextEncoder().encode("opaque-token v1");
-const KEY_ID_LABEL = new TextEncoder().encode("opaque-token key id\0");
-const KEY_ID_BYTES = 4;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-interface TokenKey {
-  id: string;
-  key: CryptoKey;
-}
-
 export interface TokenSealer {
+  /** Seals with the current master key. */
   seal(payload: string, binding: string): Promise<string>;
-  /** The payload, or null for anything that does not open under `binding` (never throws). */
+  /** The payload, or null for anything that does not open under `binding` with a configured key (never throws). */
   open(token: string, binding: string): Promise<string | null>;
 }
 
+/** `masterKeys` holds the current key first, then the previous ones. */
 export async function createTokenSealer(masterKeys: Uint8Array<ArrayBuffer>[]): Promise<TokenSealer> {
-  const keys = await Promise.all(masterKeys.map(deriveKey));
-  const byId = new Map(keys.map((entry) => [entry.id, entry.key]));
+  const [current, ...previous] = await Promise.all(masterKeys.map(deriveTokenKey));
   return {
     async seal(payload, binding) {
       const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-      const cipher = new Uint8Array(
-        await crypto.subtle.encrypt(
-          { name: "AES-GCM", iv, additionalData: new TextEncoder().encode(binding) },
-          keys[0].key,
-          new TextEncoder().encode(payload),
-        ),
+      const cipher = await crypto.subtle.encrypt(
+        { name: "AES-GCM", iv, additionalData: new TextEncoder().encode(binding) },
+        current,
+        new TextEncoder().encode(payload),
       );
-      const bytes = new Uint8Array(KEY_ID_BYTES + IV_BYTES + cipher.length);
-      bytes.set(fromHex(keys[0].id));
-      bytes.set(iv, KEY_ID_BYTES);
-      bytes.set(cipher, KEY_ID_BYTES + IV_BYTES);
-      return toBase64Url(bytes);
+      return toBase64Url(concat(iv, new Uint8Array(cipher)));
     },
     async open(token, binding) {
       const bytes = fromBase64Url(token);
-      if (!bytes || bytes.length < KEY_ID_BYTES + IV_BYTES + TAG_BYTES) return null;
-      const key = byId.get(toHex(bytes.subarray(0, KEY_ID_BYTES)));
-      if (!key) return null;
-      try {
-        const plain = await crypto.subtle.decrypt(
-          {
-            name: "AES-GCM",
-            iv: bytes.subarray(KEY_ID_BYTES, KEY_ID_BYTES + IV_BYTES),
-            additionalData: new TextEncoder().encode(binding),
-          },
-          key,
-          bytes.subarray(KEY_ID_BYTES + IV_BYTES),
-        );
-        return new TextDecoder().decode(plain);
-      } catch {
-        return null;
+      if (!bytes || bytes.length < IV_BYTES + TAG_BYTES) return null;
+      const params = {
+        name: "AES-GCM",
+        iv: bytes.subarray(0, IV_BYTES),
+        additionalData: new TextEncoder().encode(binding),
+      };
+      for (const key of [current, ...previous]) {
+        try {
+          return new TextDecoder().decode(await crypto.subtle.decrypt(params, key, bytes.subarray(IV_BYTES)));
+        } catch {
+          // Not this key, another binding, or tampered: GCM cannot tell them apart, so try the next key.
+        }
       }
+      return null;
     },
   };
 }
 
-async function deriveKey(masterKey: Uint8Array<ArrayBuffer>): Promise<TokenKey> {
-  const labelled = new Uint8Array(KEY_ID_LABEL.length + masterKey.length);
-  labelled.set(KEY_ID_LABEL);
-  labelled.set(masterKey, KEY_ID_LABEL.length);
-  const id = toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", labelled)).subarray(0, KEY_ID_BYTES));
+async function deriveTokenKey(masterKey: Uint8Array<ArrayBuffer>): Promise<CryptoKey> {
   const material = await crypto.subtle.importKey("raw", masterKey, "HKDF", false, ["deriveKey"]);
-  const key = await crypto.subtle.deriveKey(
+  return await crypto.subtle.deriveKey(
     { name: "HKDF", hash: "SHA-256", salt: HKDF_SALT, info: HKDF_INFO },
     material,
     { name: "AES-GCM", length: 256 },
     false,
     ["encrypt", "decrypt"],
   );
-  return { id, key };
 }
 
-function toHex(bytes: Uint8Array): string {
-  return [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-}
-
-function fromHex(hex: string): Uint8Array {
-  return new Uint8Array(hex.match(/../g)!.map((pair) => parseInt(pair, 16)));
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
 }
 
 function toBase64Url(bytes: Uint8Array): string {
@@ -99,12 +82,11 @@ function toBase64Url(bytes: Uint8Array): string {
 }
 
 function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | null {
+  // atob alone would accept "+", "/", "=" and whitespace: only the alphabet we emit is a token.
   if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
   try {
     const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
-    const bytes = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    return bytes;
+    return Uint8Array.from(binary, (char) => char.charCodeAt(0));
   } catch {
     return null;
   }

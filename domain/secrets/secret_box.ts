@@ -13,7 +13,7 @@
  *   (`deno task operator rotate-master-key`) without downtime.
  */
 import type { SealedSecret, SecretOpener } from "../../venues/types.ts";
-import { createTokenSealer, type TokenSealer } from "./opaque_token.ts";
+import { createTokenSealer } from "./opaque_token.ts";
 
 const VERSION = "v2";
 
@@ -21,8 +21,10 @@ export interface SecretBox extends SecretOpener {
   seal(plain: string, binding: string): Promise<SealedSecret>;
   /** True when `sealed` was made with a key other than the current one (a rotation re-seals it). */
   isStale(sealed: string): boolean;
-  /** Short URL-safe tokens handed to callers (list cursors), bound like sealed secrets, with derived keys. */
-  tokens: TokenSealer;
+  /** A short URL-safe token handed to callers (a list cursor), bound like a sealed secret, under a derived key. */
+  sealToken(payload: string, binding: string): Promise<string>;
+  /** The token's payload, or null when it does not open under `binding` with a configured key (never throws). */
+  openToken(token: string, binding: string): Promise<string | null>;
 }
 
 /**
@@ -38,7 +40,8 @@ export async function createSecretBox(currentKeyBase64: string, previousKeysBase
   const keys = new Map([current, ...await Promise.all(previousKeysBase64.map(importMasterKey))].map((k) => [k.id, k]));
   const tokens = await createTokenSealer([currentKeyBase64, ...previousKeysBase64].map(base64ToBytes));
   return {
-    tokens,
+    sealToken: tokens.seal,
+    openToken: tokens.open,
     async seal(plain, binding) {
       const iv = crypto.getRandomValues(new Uint8Array(12));
       const cipher = await crypto.subtle.encrypt(

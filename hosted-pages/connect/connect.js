@@ -272,7 +272,7 @@
     const session = state.session;
     const start = el(
       "button",
-      { type: "button", class: "button primary", onClick: () => runWallet(start, feedback) },
+      { type: "button", class: "button primary", onClick: () => runWallet(start, feedback, globalThis.ethereum) },
       "Conectar carteira",
     );
     const feedback = el("div", { id: "feedback", "aria-live": "polite" }, notice ?? null);
@@ -294,8 +294,29 @@
       ),
       feedback,
       start,
+      // A fresh test wallet cannot approve for the wallet already connected.
+      session.qa && !builderOnly && globalThis.createTestWallet
+        ? testBox("Usar carteira de teste", (button) => useTestWallet(button, feedback))
+        : null,
       backButton(),
     );
+  }
+
+  /** QA: a wallet made in this page, funded on the simulator, that signs by itself. */
+  async function useTestWallet(button, feedback) {
+    const wallet = globalThis.createTestWallet();
+    const done = busy(button, "Criando carteira de teste…");
+    try {
+      await api("/qa/test-credentials", { body: { walletAddress: wallet.address } });
+      feedback.replaceChildren(
+        message("info", `Carteira de teste ${wallet.address.slice(0, 8)}… criada com saldo de teste.`),
+      );
+    } catch (error) {
+      feedback.replaceChildren(message("error", error.message));
+      return done();
+    }
+    done();
+    await runWallet(button, feedback, wallet);
   }
 
   const STEP_TEXT = {
@@ -303,8 +324,7 @@
     BUILDER: (fee) => `Assine, na carteira, a aprovação da taxa de builder de até ${feePercent(fee)} por operação.`,
   };
 
-  async function runWallet(button, feedback) {
-    const ethereum = globalThis.ethereum;
+  async function runWallet(button, feedback, ethereum) {
     if (!ethereum) {
       feedback.replaceChildren(
         message(

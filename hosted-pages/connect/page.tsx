@@ -7,10 +7,16 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../../routes/env.ts";
 
-const ASSETS: Record<string, { type: string; body: string }> = {
+const ASSETS: Record<string, { type: string; body: string; qaOnly?: boolean }> = {
   "connect.js": {
     type: "text/javascript; charset=utf-8",
     body: await Deno.readTextFile(new URL("./connect.js", import.meta.url)),
+  },
+  // The in-page test wallet exists only where the venues are simulators.
+  "test_wallet.js": {
+    type: "text/javascript; charset=utf-8",
+    body: await Deno.readTextFile(new URL("./test_wallet.js", import.meta.url)),
+    qaOnly: true,
   },
   "connect.css": {
     type: "text/css; charset=utf-8",
@@ -20,8 +26,12 @@ const ASSETS: Record<string, { type: string; body: string }> = {
 
 export function connectAssets(c: Context<AppEnv>) {
   const asset = ASSETS[c.req.param("file") ?? ""];
-  if (!asset) return c.notFound();
+  if (!asset || (asset.qaOnly && !isQa(c))) return c.notFound();
   return c.body(asset.body, 200, { "content-type": asset.type });
+}
+
+function isQa(c: Context<AppEnv>): boolean {
+  return c.get("deps").config.serviceEnv === "qa";
 }
 
 export function connectPage(c: Context<AppEnv>) {
@@ -44,6 +54,7 @@ export function connectPage(c: Context<AppEnv>) {
               <p>Carregando…</p>
               <noscript>Esta página precisa de JavaScript para conectar sua conta com segurança.</noscript>
             </main>
+            {isQa(c) && <script src="/connect/assets/test_wallet.js" nonce={nonce} defer></script>}
             <script src="/connect/assets/connect.js" nonce={nonce} defer></script>
           </body>
         </html>

@@ -260,3 +260,24 @@ Deno.test("VENUE_B: approving the builder fee from another wallet is WALLET_MISM
     await setup.close();
   }
 });
+
+Deno.test("VENUE_B in QA: a test wallet made in the page, funded on the simulator, connects with no wallet installed", async () => {
+  const setup = await setUp();
+  await using browser = await openBrowser();
+  try {
+    const { page } = await browser.newPage("desktop");
+    await openLink(setup, page, "VENUE_B");
+    await waitForText(page, "Usar carteira de teste");
+    await page.click("aside button");
+    await waitForText(page, "Conta conectada");
+    await snap(page, "b-test-wallet-connected");
+    const providers = await expectJson(await setup.partner.call("GET", "/v1/users/ana/providers"), 200);
+    const venueB = providers.providers.find((p: { providerId: string }) => p.providerId === "VENUE_B");
+    assert.equal(venueB.connection, "CONNECTED");
+    assert.equal(venueB.builder.approvalStatus, "APPROVED");
+    const balance = await expectJson(await setup.partner.call("GET", "/v1/users/ana/account?providerId=VENUE_B"), 200);
+    assert.equal(balance.balances[0].total, 10000);
+  } finally {
+    await setup.close();
+  }
+});

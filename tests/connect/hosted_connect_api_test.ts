@@ -228,6 +228,9 @@ Deno.test("QA test credentials: a funded simulator key that connects, funds for 
       }),
       201,
     );
+    const page = await (await call(production, "GET", "/connect")).text();
+    assert.doesNotMatch(page, /test_wallet/);
+    await expectError(await call(production, "GET", "/connect/assets/test_wallet.js"), 404, "NOT_FOUND");
     const { ticket } = await exchange(production, (await openLink(production, partner)).token);
     await expectError(
       await call(production, "POST", "/connect/api/qa/test-credentials", {

@@ -102,3 +102,38 @@ Deno.test("MASTER_KEYS_PREVIOUS takes a comma list of 32-byte keys and refuses a
   assert.deepEqual(parseConfig({}).previousMasterKeys, []);
   assert.throws(() => parseConfig({ MASTER_KEYS_PREVIOUS: `${a},short` }), ConfigError);
 });
+
+Deno.test("a token opens under its binding with the current or a previous master key, and otherwise is null", async () => {
+  const [oldKey, currentKey] = [newKey(), newKey()];
+  const before = await createSecretBox(oldKey);
+  const during = await createSecretBox(currentKey, [newKey(), oldKey]);
+  const after = await createSecretBox(currentKey);
+  const token = await before.sealToken("1763856000000.42", "clients-list-cursor/acme");
+
+  assert.equal(await during.openToken(token, "clients-list-cursor/acme"), "1763856000000.42");
+  assert.equal(await after.openToken(token, "clients-list-cursor/acme"), null, "a dropped key's tokens stop opening");
+  assert.equal(await before.openToken(token, "clients-list-cursor/globex"), null);
+  assert.equal(await after.openToken(await during.sealToken("x", "b"), "b"), "x", "new tokens use the current key");
+  for (
+    const bad of [
+      "",
+      "!!!",
+      token.slice(0, 20),
+      `${token.slice(0, 20)}${token[20] === "A" ? "B" : "A"}${token.slice(21)}`,
+    ]
+  ) {
+    assert.equal(await before.openToken(bad, "clients-list-cursor/acme"), null, bad);
+  }
+});
+
+Deno.test("a token never opens as a sealed secret, nor a sealed secret as a token", async () => {
+  const box = await createSecretBox(newKey());
+  const binding = secretBinding("accounts", "acc_1", "api_secret");
+  const sealed = await box.seal("s3cret", binding);
+  const [, , iv, cipher] = sealed.sealed.split(".");
+  // The same iv and ciphertext in the token's form: the derived key still refuses it.
+  const asToken = (iv + cipher).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
+  assert.equal(await box.openToken(sealed.sealed, binding), null);
+  assert.equal(await box.openToken(asToken, binding), null);
+  await assert.rejects(box.open({ sealed: await box.sealToken("s3cret", binding), binding }));
+});
