@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { ConfigError, parseConfig, QA_BUILDER_ADDRESS } from "../../config.ts";
 import { events, providerAccounts } from "../../db/schema.ts";
+import { approveBuilderFeeAction, signUserSignedAction } from "../../venues/venue_b/signing.ts";
 import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
 import { call, createPartner, expectError, expectJson, type TestPartner } from "../_helpers/http.ts";
 
@@ -216,4 +217,89 @@ Deno.test("one VENUE_B network for adapter and simulator: testnet in QA, mainnet
   assert.equal(parseConfig(production).venueBMainnet, true);
   assert.equal(parseConfig({ ...production, VENUE_B_NETWORK: "testnet" }).venueBMainnet, false);
   assert.throws(() => parseConfig({ VENUE_B_NETWORK: "devnet" }), ConfigError);
+});
+
+Deno.test("the venue refusing the agent or the builder approval answers AGENT_/BUILDER_APPROVAL_REJECTED as attempts", async () => {
+  const { env, partner } = await setUp();
+  try {
+    // An agent approval signed by a wallet the venue has never seen (no deposit) is refused by the venue.
+    const unfunded = privateKeyToAccount(generatePrivateKey());
+    const first = await openPage(env, partner);
+    const agentStep = await expectJson(
+      await first.request("/wallet/start", { walletAddress: unfunded.address, chainId: "0xa4b1" }),
+      200,
+    );
+    const refusedAgent = await expectError(
+      await first.request("/wallet/sign", { signature: await signAsWallet(unfunded, agentStep.typedData) }),
+      400,
+      "AGENT_APPROVAL_REJECTED",
+    );
+    assert.equal(refusedAgent.attemptsLeft, 4);
+
+    // A wallet that already approved the venue's maximum number of builders cannot approve ours.
+    const privateKey = generatePrivateKey();
+    const crowded = privateKeyToAccount(privateKey);
+    await fund(env, crowded.address, "5000");
+    for (let i = 0; i < 10; i++) {
+      const builder = privateKeyToAccount(generatePrivateKey()).address;
+      await fund(env, builder, "200");
+      const action = approveBuilderFeeAction({
+        isMainnet: env.deps.config.venueBMainnet,
+        builder,
+        maxFeeTenthsBps: 10,
+        nonce: Date.now() + i,
+      });
+      await env.deps.venues.VENUE_B.submitUserSignedAction!(signUserSignedAction(privateKey, action));
+    }
+    const second = await openPage(env, partner);
+    const step = await expectJson(
+      await second.request("/wallet/start", { walletAddress: crowded.address, chainId: "0xa4b1" }),
+      200,
+    );
+    const builderStep = await expectJson(
+      await second.request("/wallet/sign", { signature: await signAsWallet(crowded, step.typedData) }),
+      200,
+    );
+    assert.equal(builderStep.step, "BUILDER");
+    const refusedBuilder = await expectError(
+      await second.request("/wallet/sign", { signature: await signAsWallet(crowded, builderStep.typedData) }),
+      400,
+      "BUILDER_APPROVAL_REJECTED",
+    );
+    assert.equal(refusedBuilder.attemptsLeft, 4);
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("an unreachable venue: live reads answer 503 PROVIDER_DOWN, the builder check reads UNKNOWN", async () => {
+  const { env, partner, wallet } = await setUp();
+  try {
+    const { request } = await openPage(env, partner);
+    const agentStep = await expectJson(
+      await request("/wallet/start", { walletAddress: wallet.address, chainId: "0xa4b1" }),
+      200,
+    );
+    const builderStep = await expectJson(
+      await request("/wallet/sign", { signature: await signAsWallet(wallet, agentStep.typedData) }),
+      200,
+    );
+    await expectJson(
+      await request("/wallet/sign", { signature: await signAsWallet(wallet, builderStep.typedData) }),
+      200,
+    );
+    await fetch(`${env.venueUrls.venueB}/_control/faults`, {
+      method: "PUT",
+      body: JSON.stringify({ mode: "DOWN" }),
+    }).then((response) => response.body?.cancel());
+    await expectError(await partner.call("GET", "/v1/users/ana/account?providerId=VENUE_B"), 503, "PROVIDER_DOWN");
+    const providers = await expectJson(await partner.call("GET", "/v1/users/ana/providers"), 200);
+    const venueB = providers.providers.find((p: { providerId: string }) => p.providerId === "VENUE_B");
+    assert.equal(venueB.connection, "CONNECTED");
+    assert.equal(venueB.builder.approvedByUser, null);
+    assert.equal(venueB.builder.approvalStatus, "UNKNOWN");
+    assert.equal(venueB.eligibleForNewEntries, false);
+  } finally {
+    await env.close();
+  }
 });
