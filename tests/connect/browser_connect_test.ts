@@ -9,9 +9,9 @@ import type { Page } from "puppeteer-core";
 import { generatePrivateKey } from "viem/accounts";
 import { openBrowser, type PageRecord, screenshot, VIEWPORTS } from "../_helpers/browser.ts";
 import { injectWallet } from "../_helpers/eip1193_wallet.ts";
-import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
-import { createPartner, expectJson, type TestPartner } from "../_helpers/http.ts";
-import { simulatorAccount } from "./connect_fixture.ts";
+import type { TestEnv } from "../_helpers/env.ts";
+import { expectJson, type TestPartner } from "../_helpers/http.ts";
+import { setUp as setUpClient, simulatorAccount } from "./connect_fixture.ts";
 
 const GROUP = "connect";
 
@@ -61,18 +61,10 @@ async function fundWallet(setup: Setup, address: string) {
 }
 
 async function setUp(): Promise<Setup> {
-  const env = await startTestEnv();
+  const { env, partner } = await setUpClient();
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
     (request, info) => env.app.fetch(request, info),
-  );
-  const partner = await createPartner(env, { name: "Corretora Exemplo" });
-  await expectJson(
-    await partner.call("POST", "/v1/users", {
-      body: { externalUserId: "ana" },
-      headers: { "idempotency-key": "ana-00001" },
-    }),
-    201,
   );
   return {
     env,

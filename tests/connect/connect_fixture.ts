@@ -35,9 +35,10 @@ export function submitKey(env: TestEnv, ticket: string, keys: { apiKey: string; 
   return call(env, "POST", "/connect/api/api-key", { body: keys, headers: { authorization: `Bearer ${ticket}` } });
 }
 
-export async function setUp() {
+/** A test env with partner "Corretora Exemplo" (overrides apply) and its client "ana". */
+export async function setUp(partnerOverrides: Record<string, unknown> = {}) {
   const env = await startTestEnv();
-  const partner = await createPartner(env, { name: "Corretora Exemplo" });
+  const partner = await createPartner(env, { name: "Corretora Exemplo", ...partnerOverrides });
   await expectJson(
     await partner.call("POST", "/v1/users", {
       body: { externalUserId: "ana" },

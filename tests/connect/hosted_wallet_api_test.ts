@@ -8,8 +8,9 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { ConfigError, parseConfig, QA_BUILDER_ADDRESS } from "../../config.ts";
 import { events, providerAccounts } from "../../db/schema.ts";
 import { approveBuilderFeeAction, signUserSignedAction } from "../../venues/venue_b/signing.ts";
-import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
-import { call, createPartner, expectError, expectJson, type TestPartner } from "../_helpers/http.ts";
+import type { TestEnv } from "../_helpers/env.ts";
+import { setUp as setUpClient } from "./connect_fixture.ts";
+import { call, expectError, expectJson, type TestPartner } from "../_helpers/http.ts";
 
 type Wallet = ReturnType<typeof privateKeyToAccount>;
 
@@ -23,15 +24,7 @@ async function fund(env: TestEnv, address: string, usdc = "1000") {
 }
 
 async function setUp(builderFeeTenthsBps = 25) {
-  const env = await startTestEnv();
-  const partner = await createPartner(env, { builder: { feeTenthsBps: builderFeeTenthsBps } });
-  await expectJson(
-    await partner.call("POST", "/v1/users", {
-      body: { externalUserId: "ana" },
-      headers: { "idempotency-key": "ana-00001" },
-    }),
-    201,
-  );
+  const { env, partner } = await setUpClient({ builder: { feeTenthsBps: builderFeeTenthsBps } });
   const wallet = privateKeyToAccount(generatePrivateKey());
   await fund(env, wallet.address, "5000");
   return { env, partner, wallet };
@@ -49,6 +42,21 @@ async function openPage(env: TestEnv, partner: TestPartner, purpose = "CONNECT")
   const request = (path: string, body: unknown) =>
     call(env, "POST", `/connect/api${path}`, { body, headers: { authorization: `Bearer ${page.ticket}` } });
   return { session, request };
+}
+
+/** The whole wallet flow, every step signed by `wallet`: what the page does with a cooperative wallet. */
+async function connectWallet(request: (path: string, body: unknown) => Promise<Response>, wallet: Wallet) {
+  let next = await expectJson(
+    await request("/wallet/start", { walletAddress: wallet.address, chainId: "0xa4b1" }),
+    200,
+  );
+  while (next.step) {
+    next = await expectJson(
+      await request("/wallet/sign", { signature: await signAsWallet(wallet, next.typedData) }),
+      200,
+    );
+  }
+  assert.equal(next.status, "CONNECTED");
 }
 
 /** What a browser wallet does with the typed data the page hands it. */
@@ -121,15 +129,9 @@ Deno.test("a zero builder fee needs no builder approval", async () => {
   const { env, partner, wallet } = await setUp(0);
   try {
     const { request } = await openPage(env, partner);
-    const agentStep = await expectJson(
-      await request("/wallet/start", { walletAddress: wallet.address, chainId: "0xa4b1" }),
-      200,
-    );
-    const done = await expectJson(
-      await request("/wallet/sign", { signature: await signAsWallet(wallet, agentStep.typedData) }),
-      200,
-    );
-    assert.equal(done.status, "CONNECTED");
+    await connectWallet(request, wallet);
+    const [account] = await env.deps.db.read.select().from(providerAccounts);
+    assert.equal(account.connection, "CONNECTED");
   } finally {
     await env.close();
   }
@@ -166,15 +168,7 @@ Deno.test("another wallet's signature is WALLET_MISMATCH and counts as an attemp
 Deno.test("BUILDER_APPROVAL runs only the builder step, for the connected wallet only", async () => {
   const { env, partner, wallet } = await setUp(0);
   try {
-    const first = await openPage(env, partner);
-    const agentStep = await expectJson(
-      await first.request("/wallet/start", { walletAddress: wallet.address, chainId: "0xa4b1" }),
-      200,
-    );
-    await expectJson(
-      await first.request("/wallet/sign", { signature: await signAsWallet(wallet, agentStep.typedData) }),
-      200,
-    );
+    await connectWallet((await openPage(env, partner)).request, wallet);
     // The operator raises the fee: the wallet must approve the new ceiling.
     await env.deps.db.writer.run(`UPDATE partners SET builder_fee_tenths_bps = 40`);
     const approval = await openPage(env, partner, "BUILDER_APPROVAL");
@@ -275,19 +269,7 @@ Deno.test("the venue refusing the agent or the builder approval answers AGENT_/B
 Deno.test("an unreachable venue: live reads answer 503 PROVIDER_DOWN, the builder check reads UNKNOWN", async () => {
   const { env, partner, wallet } = await setUp();
   try {
-    const { request } = await openPage(env, partner);
-    const agentStep = await expectJson(
-      await request("/wallet/start", { walletAddress: wallet.address, chainId: "0xa4b1" }),
-      200,
-    );
-    const builderStep = await expectJson(
-      await request("/wallet/sign", { signature: await signAsWallet(wallet, agentStep.typedData) }),
-      200,
-    );
-    await expectJson(
-      await request("/wallet/sign", { signature: await signAsWallet(wallet, builderStep.typedData) }),
-      200,
-    );
+    await connectWallet((await openPage(env, partner)).request, wallet);
     await fetch(`${env.venueUrls.venueB}/_control/faults`, {
       method: "PUT",
       body: JSON.stringify({ mode: "DOWN" }),
