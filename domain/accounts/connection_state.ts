@@ -47,12 +47,13 @@ export async function connectionsOf(
   const pending = new Set((await pendingSessionsOfClient(db).all({ clientId, now })).map((row) => row.providerId));
   return (providerId) => {
     const account = accounts.find((row) => row.providerId === providerId) ?? null;
-    return { state: stateOf(account, pending.has(providerId)), account };
+    return { state: connectionState(account?.connection ?? null, pending.has(providerId)), account };
   };
 }
 
-function stateOf(account: AccountRow | null, pending: boolean): ConnectionState {
-  switch (account?.connection) {
+/** The state from the account's stored connection (null: no account) and whether a session is pending. */
+export function connectionState(stored: string | null, pending: boolean): ConnectionState {
+  switch (stored) {
     case "CONNECTED":
       return "CONNECTED";
     case "ACCESS_LOST":

@@ -1,13 +1,13 @@
 /** Reads of one client: the resource, its status overview and its commercial status. */
 import { and, eq, sql } from "drizzle-orm";
 import { preparedFor } from "../../db/client.ts";
-import { clients, clientSetups } from "../../db/schema.ts";
+import { clients, clientSetups, connectSessions, providerAccounts } from "../../db/schema.ts";
 import { ApiError } from "../errors.ts";
 import { type Ctx, partnerOf } from "../context.ts";
 import { commercialStates } from "../commercial/commercial_state.ts";
 import { clientStrategies, effectiveAccessOf, isAccessActive } from "../grants/effective_access.ts";
 import { clientView, loadClient } from "./load_client.ts";
-import { connectionsOf } from "../accounts/connection_state.ts";
+import { connectionState } from "../accounts/connection_state.ts";
 
 export async function getClient({ ctx, input }: { ctx: Ctx; input: { externalUserId: string } }) {
   const client = await loadClient(ctx.db.read, partnerOf(ctx), input.externalUserId);
@@ -22,9 +22,9 @@ interface SetupSummary {
 }
 
 /**
- * The client and a summary of its setups as one row: the setups come
- * aggregated by a correlated subquery on their primary key, so this polled
- * read is a single statement returning a single row.
+ * The client with summaries of its setups, accounts and pending connect
+ * sessions as one row: each comes aggregated by a correlated subquery on an
+ * index, so this polled read is a single statement returning a single row.
  */
 const clientWithSetups = preparedFor((db) =>
   db.select({
@@ -32,6 +32,14 @@ const clientWithSetups = preparedFor((db) =>
     setups: sql<
       string
     >`(SELECT json_group_array(json_array(${clientSetups.providerId}, ${clientSetups.enabled}, ${clientSetups.outsideEnvelope})) FROM ${clientSetups} WHERE ${clientSetups.clientId} = ${clients.id})`,
+    accounts: sql<
+      string
+    >`(SELECT json_group_object(${providerAccounts.providerId}, ${providerAccounts.connection}) FROM ${providerAccounts} WHERE ${providerAccounts.clientId} = ${clients.id})`,
+    pending: sql<
+      string
+    >`(SELECT json_group_array(DISTINCT ${connectSessions.providerId}) FROM ${connectSessions} WHERE ${connectSessions.clientId} = ${clients.id} AND ${connectSessions.status} = 'PENDING' AND ${connectSessions.expiresAt} > ${
+      sql.placeholder("now")
+    })`,
   }).from(clients)
     .where(
       and(
@@ -52,13 +60,15 @@ function parseSetups(json: string): SetupSummary[] {
 
 export async function getClientStatus({ ctx, input }: { ctx: Ctx; input: { externalUserId: string } }) {
   const partnerId = partnerOf(ctx);
-  const row = await clientWithSetups(ctx.db.read).get({ partnerId, externalUserId: input.externalUserId });
+  const now = ctx.clock.now();
+  const row = await clientWithSetups(ctx.db.read).get({ partnerId, externalUserId: input.externalUserId, now });
   if (!row) throw new ApiError("NOT_FOUND");
   const { client } = row;
   const setups = parseSetups(row.setups);
   const access = await effectiveAccessOf(ctx, partnerId);
   const commercial = commercialStates(access, client.status);
-  const connectionOf = await connectionsOf(ctx.db.read, client.id, ctx.clock.now());
+  const accounts = JSON.parse(row.accounts) as Record<string, string>;
+  const pending = new Set(JSON.parse(row.pending) as string[]);
   return {
     externalUserId: client.externalUserId,
     tenantId: client.tenantId,
@@ -69,7 +79,7 @@ export async function getClientStatus({ ctx, input }: { ctx: Ctx; input: { exter
       const setup = setups.find((s) => s.providerId === entry.providerId);
       return {
         providerId: entry.providerId,
-        connection: connectionOf(entry.providerId).state,
+        connection: connectionState(accounts[entry.providerId] ?? null, pending.has(entry.providerId)),
         setup: setup ? { mode: "REAL", enabled: setup.enabled, outsideEnvelope: setup.outsideEnvelope } : null,
         commercial: entry,
       };
