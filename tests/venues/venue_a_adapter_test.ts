@@ -156,11 +156,19 @@ Deno.test("VENUE_A testCredentials reports key restrictions and account modes, r
   assert.ok(log.some((sent) => sent.url.startsWith(`${h.spotBaseUrl}/sapi/v1/account/apiRestrictions`)));
 });
 
-Deno.test("VENUE_A simulator serves each path on its own host only, as the venue does", async () => {
+Deno.test("VENUE_A simulator serves each path on its own host only, each host with its own weight pools", async () => {
   await using h = await startVenueA();
   const keys = await h.account();
-  const spotOnFutures = await h.signed("GET", "/sapi/v1/account/apiRestrictions", {}, keys);
-  assert.equal(spotOnFutures.status, 200, "the harness routes /sapi to the spot host");
+  // The harness sends /sapi to the spot host, which reports the endpoint's own pool in its own header.
+  for (const used of ["1", "2"]) {
+    const restrictions = await h.signed("GET", "/sapi/v1/account/apiRestrictions", {}, keys);
+    assert.equal(restrictions.status, 200);
+    assert.equal(restrictions.headers.get("X-SAPI-USED-IP-WEIGHT-1M"), used);
+    assert.equal(restrictions.headers.get("X-MBX-USED-WEIGHT-1M"), null);
+  }
+  const time = await fetch(`${h.baseUrl}/fapi/v1/time`);
+  assert.equal(time.headers.get("X-MBX-USED-WEIGHT-1M"), "1", "spot calls do not count on the futures host");
+  await time.body?.cancel();
   for (const [base, path] of [[h.baseUrl, "/sapi/v1/account/apiRestrictions"], [h.spotBaseUrl, "/fapi/v1/time"]]) {
     const response = await fetch(`${base}${path}`);
     assert.equal(response.status, 404, `${base}${path}`);

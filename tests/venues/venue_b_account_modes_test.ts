@@ -1,48 +1,76 @@
 /**
- * VENUE_B balances for every account abstraction mode: standard accounts keep
- * USDC collateral in the perp clearinghouse state, unified-account and
- * portfolio-margin accounts in the spot clearinghouse state.
+ * VENUE_B balances for every account abstraction mode. Standard accounts
+ * ("default" until set, "disabled" once set, and the legacy "dexAbstraction",
+ * whose USDC stays with the perps) keep their USDC collateral in the perp
+ * clearinghouse state; unified-account and portfolio-margin accounts keep
+ * every balance and hold in the spot clearinghouse state, where the perp state
+ * no longer describes collateral. The venue is read back through the
+ * @nktkas/hyperliquid SDK, an independent client of the same wire.
  */
 import assert from "node:assert/strict";
-import type { WireClearinghouseState, WireSpotClearinghouseState } from "../../venues/venue_b/wire.ts";
+import { HttpTransport, InfoClient } from "@nktkas/hyperliquid";
+import { cmp, sub } from "../../venues/decimal.ts";
 import { connectClient, startSim } from "./venue_b_fixture.ts";
 
-Deno.test("VENUE_B getAccount reads balances where the account's abstraction mode keeps them", async () => {
-  await using sim = startSim();
-  for (const abstraction of ["default", "disabled", "unifiedAccount", "portfolioMargin"]) {
-    const { adapter, credentials, principal } = await connectClient(sim, { usdc: "10000" });
-    await sim.control("PUT", `/wallets/${principal.address}/abstraction`, { abstraction });
-    assert.equal(
-      await sim.post("/info", { type: "userAbstraction", user: principal.address }).then((r) => r.body),
-      abstraction,
-    );
-    await sim.control("PUT", "/markets/ETH", { markPrice: "3200", bid: "3199.9", ask: "3200.1" });
-    await adapter.placeOrder(credentials, {
-      symbol: "ETHUSDC",
-      side: "BUY",
-      type: "MARKET",
-      quantity: "1",
-      reduceOnly: false,
-      clientOrderId: `open-${abstraction}`,
-    });
-    const account = await adapter.getAccount(credentials);
-    assert.deepEqual(account.positions.map((p) => [p.symbol, p.quantity]), [["ETHUSDC", "1"]], abstraction);
-    const [usdc, ...others] = account.balances;
-    assert.equal(others.length, 0);
-    assert.equal(usdc.asset, "USDC");
-    assert.ok(Number(usdc.total) > 9990 && Number(usdc.total) < 10000, `${abstraction}: total ${usdc.total}`);
-    assert.ok(Number(usdc.free) < Number(usdc.total), `${abstraction}: margin is held`);
-    assert.ok(Number(usdc.free) > 9000, `${abstraction}: free ${usdc.free}`);
-    assert.equal(usdc.usdValue, usdc.total);
+const MODES = [
+  { abstraction: "default", collateral: "perp" },
+  { abstraction: "disabled", collateral: "perp" },
+  { abstraction: "dexAbstraction", collateral: "perp" },
+  { abstraction: "unifiedAccount", collateral: "spot" },
+  { abstraction: "portfolioMargin", collateral: "spot" },
+] as const;
 
-    // Where the venue puts the collateral for this mode.
-    const spot = (await sim.post("/info", { type: "spotClearinghouseState", user: principal.address }))
-      .body as WireSpotClearinghouseState;
-    const perp = (await sim.post("/info", { type: "clearinghouseState", user: principal.address }))
-      .body as WireClearinghouseState;
-    const unified = abstraction === "unifiedAccount" || abstraction === "portfolioMargin";
-    assert.equal(spot.balances.length, unified ? 1 : 0, abstraction);
-    assert.equal(Number(perp.withdrawable) === 0, unified, abstraction);
+function sameAmount(actual: string, expected: string, what: string) {
+  assert.equal(cmp(actual, expected), 0, `${what}: ${actual}, expected ${expected}`);
+}
+
+Deno.test("VENUE_B getAccount takes balances from where the account's mode keeps them, positions from the perp state", async (t) => {
+  await using sim = startSim();
+  const info = new InfoClient({ transport: new HttpTransport({ apiUrl: sim.baseUrl, isTestnet: false }) });
+  await sim.control("PUT", "/markets/ETH", { markPrice: "3200", bid: "3199.9", ask: "3200.1" });
+  for (const { abstraction, collateral } of MODES) {
+    await t.step(abstraction, async () => {
+      const { adapter, credentials, principal } = await connectClient(sim, { usdc: "10000" });
+      const user = principal.address;
+      await sim.control("PUT", `/wallets/${user}/abstraction`, { abstraction });
+      assert.equal(await info.userAbstraction({ user }), abstraction);
+      await adapter.placeOrder(credentials, {
+        symbol: "ETHUSDC",
+        side: "BUY",
+        type: "MARKET",
+        quantity: "1",
+        reduceOnly: false,
+        clientOrderId: `open-${abstraction}`,
+      });
+
+      const [account, perp, spot] = await Promise.all([
+        adapter.getAccount(credentials),
+        info.clearinghouseState({ user }),
+        info.spotClearinghouseState({ user }),
+      ]);
+      assert.deepEqual(account.positions.map((p) => [p.symbol, p.quantity]), [["ETHUSDC", "1"]]);
+      const margin = perp.assetPositions[0].position.marginUsed;
+      assert.equal(account.balances.length, 1);
+      const [usdc] = account.balances;
+      assert.equal(usdc.asset, "USDC");
+      assert.equal(usdc.usdValue, usdc.total);
+      // The deposit less the opening fee, with the position's margin held, wherever the venue keeps it.
+      assert.ok(cmp(usdc.total, "9990") > 0 && cmp(usdc.total, "10000") < 0, usdc.total);
+      sameAmount(usdc.free, sub(usdc.total, margin), "free");
+
+      if (collateral === "spot") {
+        const [row, ...others] = spot.balances;
+        assert.deepEqual([row.coin, others.length], ["USDC", 0]);
+        sameAmount(usdc.total, row.total, "total from the spot state");
+        sameAmount(row.hold, margin, "the spot hold is the perp margin");
+        sameAmount(perp.withdrawable, "0", "the perp state holds no collateral");
+        assert.equal(spot.portfolioMarginEnabled, abstraction === "portfolioMargin" ? true : undefined);
+      } else {
+        assert.deepEqual(spot.balances, []);
+        sameAmount(usdc.total, perp.marginSummary.accountValue, "total from the perp state");
+        sameAmount(usdc.free, perp.withdrawable, "free from the perp state");
+      }
+    });
   }
 });
 

@@ -1,7 +1,8 @@
 /**
- * Standalone runner of both venue simulators (`deno task sim`): VENUE_A under
- * /sim/venue-a and VENUE_B under /sim/venue-b, on 127.0.0.1:$PORT (8090),
- * for the VENUE_B network and builder the service's configuration names.
+ * Standalone runner of both venue simulators (`deno task sim`): VENUE_A's
+ * futures host under /sim/venue-a and its spot host under /sim/venue-a-spot,
+ * VENUE_B under /sim/venue-b, on 127.0.0.1:$PORT (8090), for the VENUE_B
+ * network and builder the service's configuration names.
  */
 import { Hono } from "hono";
 import { parseConfig } from "../../config.ts";
@@ -21,5 +22,5 @@ Deno.serve({
   hostname: "127.0.0.1",
   port,
   onListen: ({ hostname, port }) =>
-    console.log(`Venue simulators on http://${hostname}:${port}/sim/venue-a and /sim/venue-b`),
+    console.log(`Venue simulators on http://${hostname}:${port}/sim/venue-a, /sim/venue-a-spot and /sim/venue-b`),
 }, app.fetch);

@@ -1,9 +1,10 @@
 /**
  * The VENUE_A simulator: the venue's two hosts as Hono apps speaking its wire
  * protocol at its paths (relative to wherever each is mounted). As at the
- * real venue, the futures host serves `/fapi` and the spot host `/sapi` (the
- * key-permission check); one state behind both, so a key works on each.
- * `/_control` lives on the futures host.
+ * real venue, the futures host (fapi.binance.com) serves `/fapi` only and the
+ * spot host (api.binance.com) `/sapi` (the key-permission check; its `/api`
+ * spot trading is not simulated); one state behind both, so a key works on
+ * each. `/_control` lives on the futures host.
  */
 import { Hono } from "hono";
 import { accountRoutes } from "./routes_account.ts";
@@ -11,7 +12,7 @@ import { controlRoutes } from "./routes_control.ts";
 import { historyRoutes } from "./routes_history.ts";
 import { orderRoutes } from "./routes_orders.ts";
 import { publicRoutes } from "./routes_public.ts";
-import { runRoute } from "./route.ts";
+import { isSpotPath, runRoute } from "./route.ts";
 import { createState } from "./state.ts";
 
 export interface VenueASimulatorOptions {
@@ -20,9 +21,9 @@ export interface VenueASimulatorOptions {
 }
 
 export interface VenueASimulator {
-  /** fapi.binance.com's role: `/fapi/...` and `/_control`. */
+  /** fapi.binance.com's role: `/fapi/...`, plus the simulator's `/_control`. */
   futures: Hono;
-  /** api.binance.com's role: `/sapi/...`. */
+  /** api.binance.com's role: `/sapi/...` only. */
   spot: Hono;
 }
 
@@ -33,7 +34,7 @@ export function createVenueASimulator(options: VenueASimulatorOptions = {}): Ven
   const spot = new Hono();
   futures.route("/_control", controlRoutes(state));
   for (const spec of [...publicRoutes(), ...orderRoutes(), ...accountRoutes(), ...historyRoutes()]) {
-    const host = spec.path.startsWith("/sapi/") ? spot : futures;
+    const host = isSpotPath(spec.path) ? spot : futures;
     host.on(spec.method, spec.path, (c) => runRoute(c, state, spec));
   }
   return { futures, spot };

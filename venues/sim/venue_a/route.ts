@@ -1,6 +1,7 @@
 /**
- * How every venue route of the simulator runs: fault injection, the IP weight
- * counter, signature checks, then the handler, answered in the venue's shapes
+ * How every venue route of the simulator runs: fault injection, IP weight (one
+ * pool for the futures host, one per /sapi endpoint as on the spot host),
+ * signature checks, then the handler, answered in the venue's shapes
  * with its headers. Routes are declared as data so weight and security sit
  * next to the path, as in the venue docs.
  */
@@ -8,7 +9,7 @@ import type { Context } from "hono";
 import { authenticate, rawParts } from "./auth.ts";
 import { errors, SERVICE_UNAVAILABLE, SimError, unknownOutcome } from "./errors.ts";
 import { RequestParams } from "./params.ts";
-import type { SimAccount, SimState } from "./state.ts";
+import { SAPI_WEIGHT_LIMIT, type SimAccount, type SimState, type WeightPool } from "./state.ts";
 
 type Method = "GET" | "POST" | "PUT" | "DELETE";
 
@@ -36,18 +37,32 @@ export interface SignedRoute extends RouteBase {
 export type RouteSpec = PublicRoute | SignedRoute;
 
 export const WEIGHT_HEADER = "X-MBX-USED-WEIGHT-1M";
+export const SAPI_WEIGHT_HEADER = "X-SAPI-USED-IP-WEIGHT-1M";
 
-function chargeWeight(state: SimState, weight: number): { retryAfterS?: number } {
-  const now = state.now();
+/** `/sapi` endpoints live on the spot host (api.binance.com), everything else on the futures host. */
+export function isSpotPath(path: string): boolean {
+  return path.startsWith("/sapi/");
+}
+
+/** The pool a route's weight counts in, and the header that reports it. */
+function weightPool(state: SimState, spec: RouteSpec): { pool: WeightPool; header: string } {
+  if (!isSpotPath(spec.path)) return { pool: state.weight, header: WEIGHT_HEADER };
+  const key = `${spec.method} ${spec.path}`;
+  let pool = state.sapiWeight.get(key);
+  if (!pool) state.sapiWeight.set(key, pool = { limit: SAPI_WEIGHT_LIMIT, minute: -1, used: 0 });
+  return { pool, header: SAPI_WEIGHT_HEADER };
+}
+
+function chargeWeight(pool: WeightPool, now: number, weight: number): { retryAfterS?: number } {
   const minute = Math.floor(now / 60_000);
-  if (minute !== state.weight.minute) {
-    state.weight.minute = minute;
-    state.weight.used = 0;
+  if (minute !== pool.minute) {
+    pool.minute = minute;
+    pool.used = 0;
   }
-  if (state.weight.used + weight > state.weight.limit) {
+  if (pool.used + weight > pool.limit) {
     return { retryAfterS: Math.ceil(((minute + 1) * 60_000 - now) / 1000) };
   }
-  state.weight.used += weight;
+  pool.used += weight;
   return {};
 }
 
@@ -74,11 +89,12 @@ export async function runRoute(c: Context, state: SimState, spec: RouteSpec): Pr
   try {
     const params = new RequestParams(query, body);
     const weight = typeof spec.weight === "number" ? spec.weight : spec.weight(params);
-    const { retryAfterS } = chargeWeight(state, weight);
-    headers[WEIGHT_HEADER] = String(state.weight.used);
+    const { pool, header } = weightPool(state, spec);
+    const { retryAfterS } = chargeWeight(pool, state.now(), weight);
+    headers[header] = String(pool.used);
     if (retryAfterS !== undefined) {
       headers["Retry-After"] = String(retryAfterS);
-      throw errors.tooManyRequests(state.weight.limit);
+      throw errors.tooManyRequests(pool.limit);
     }
     let data: unknown;
     if (spec.security === "NONE") {

@@ -116,12 +116,24 @@ export interface SimState {
   markets: Map<string, MarketState>;
   accounts: Map<string, SimAccount>;
   fault: { mode: FaultMode; ms: number };
-  weight: { limit: number; minute: number; used: number };
+  /** The futures host's REQUEST_WEIGHT pool, shared by all its routes. */
+  weight: WeightPool;
+  /** The spot host's pools: each /sapi endpoint ("GET /sapi/...") counts on its own. */
+  sapiWeight: Map<string, WeightPool>;
   ids: { order: number; algo: number; trade: number; tran: number };
+}
+
+/** IP weight used in the current minute, against `limit`. */
+export interface WeightPool {
+  limit: number;
+  minute: number;
+  used: number;
 }
 
 /** The venue's default REQUEST_WEIGHT per minute. */
 export const DEFAULT_WEIGHT_LIMIT = 2400;
+/** Each IP-limited /sapi endpoint's own limit per minute. */
+export const SAPI_WEIGHT_LIMIT = 12_000;
 export const DEFAULT_LEVERAGE = 20;
 
 export function createState(now: () => number): SimState {
@@ -131,6 +143,7 @@ export function createState(now: () => number): SimState {
     accounts: new Map(),
     fault: { mode: "NONE", ms: 0 },
     weight: { limit: DEFAULT_WEIGHT_LIMIT, minute: -1, used: 0 },
+    sapiWeight: new Map(),
     // Venue ids are large numbers; starting high catches adapters that assume small ones.
     ids: { order: 8_389_765_000, algo: 1_000_000_000, trade: 512_000_000, tran: 9_689_322_000 },
   };

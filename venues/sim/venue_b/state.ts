@@ -244,12 +244,12 @@ export function orderHold(state: SimState, user: SimUser): string {
   return held;
 }
 
-/** What may leave the account: value not held as position margin. */
 /** Unified-account and portfolio-margin users keep their collateral in the spot clearinghouse. */
 export function usesSpotCollateral(user: SimUser): boolean {
   return user.abstraction === "unifiedAccount" || user.abstraction === "portfolioMargin";
 }
 
+/** What may leave the account: value not held as position margin. */
 export function withdrawable(state: SimState, user: SimUser): string {
   return max("0", sub(accountValue(state, user), marginUsed(state, user)));
 }
