@@ -1,8 +1,10 @@
 // The connect page's script. It reads the one-time token from the URL
 // fragment, removes it from the address bar at once, exchanges it for a page
-// ticket (kept in this tab's sessionStorage so a reload keeps working) and
-// then walks the client through the flow of the session's provider. Neither
-// token nor ticket ever goes into a URL or the console.
+// ticket (kept in this tab's sessionStorage so a reload keeps working; the
+// token itself is never stored) and then walks the client through the flow of
+// the session's provider. Neither token nor ticket ever goes into a URL or the
+// console: the token travels only in the exchange's body, the ticket only in
+// an Authorization header.
 "use strict";
 
 (() => {
@@ -10,7 +12,7 @@
   const TICKET_KEY = "connect-ticket";
   const state = { ticket: null, session: null };
 
-  // ------------------------------------------------------------------ helpers
+  // ------------------------------------------------------------------ DOM helpers
 
   function el(tag, attributes = {}, ...children) {
     const node = document.createElement(tag);
@@ -28,12 +30,61 @@
     return node;
   }
 
+  /** A new screen: its heading takes the focus, so a screen reader reads where the client is now. */
   function show(...children) {
     app.replaceChildren(...children.flat().filter((child) => child !== null && child !== undefined && child !== false));
-    const heading = app.querySelector("h1, h2");
+    const heading = app.querySelector("h1");
     if (heading) {
       heading.setAttribute("tabindex", "-1");
       heading.focus();
+    }
+  }
+
+  /** A live region that exists before its messages do, so each one is announced. */
+  function feedbackArea() {
+    return el("div", { class: "feedback", role: "status", "aria-live": "polite" });
+  }
+
+  function message(kind, ...text) {
+    return el("div", { class: `message ${kind}`, role: kind === "error" ? "alert" : null }, ...text);
+  }
+
+  function say(area, kind, ...text) {
+    area.replaceChildren(message(kind, ...text));
+  }
+
+  function busy(button, text) {
+    const original = button.textContent;
+    button.disabled = true;
+    button.setAttribute("aria-busy", "true");
+    button.textContent = text;
+    return () => {
+      button.disabled = false;
+      button.removeAttribute("aria-busy");
+      button.textContent = original;
+    };
+  }
+
+  const shortAddress = (address) => `${address.slice(0, 6)}…${address.slice(-4)}`;
+
+  function timeOf(iso) {
+    return new Date(iso).toLocaleTimeString("pt-BR", { hour: "2-digit", minute: "2-digit" });
+  }
+
+  /** Tenths of a basis point as a percentage: 25 -> "0,025%". */
+  function feePercent(tenthsBps) {
+    return `${(tenthsBps / 1000).toLocaleString("pt-BR", { maximumFractionDigits: 3 })}%`;
+  }
+
+  // ------------------------------------------------------------------ the page API
+
+  /** API failures carry the API's code (a string) and its pt-BR message, ready to show. */
+  class ApiFailure extends Error {
+    constructor(message, code, attemptsLeft, status) {
+      super(message);
+      this.code = code;
+      this.attemptsLeft = attemptsLeft;
+      this.status = status;
     }
   }
 
@@ -48,116 +99,134 @@
         body: body === undefined ? undefined : JSON.stringify(body),
         credentials: "omit",
         cache: "no-store",
+        referrerPolicy: "no-referrer",
       });
     } catch {
-      throw Object.assign(new Error("Sem conexão com o servidor. Verifique sua internet e tente de novo."), {
-        code: "NETWORK",
-      });
+      throw new ApiFailure("Sem conexão com o servidor. Verifique sua internet e tente de novo.", "NETWORK");
     }
     const data = await response.json().catch(() => ({}));
     if (!response.ok) {
-      throw Object.assign(new Error(data.error?.message ?? "Algo deu errado. Tente de novo."), {
-        code: data.error?.code,
-        attemptsLeft: data.attemptsLeft,
-      });
+      throw new ApiFailure(
+        data.error?.message ?? "Algo deu errado do nosso lado. Tente de novo em instantes.",
+        data.error?.code ?? "UNKNOWN",
+        data.attemptsLeft,
+        response.status,
+      );
     }
     return data;
   }
 
-  /** Errors after which this link can do nothing more. */
-  const FINAL = new Set([
-    "CONNECT_INVALID",
-    "CONNECT_EXPIRED",
-    "CONNECT_ALREADY_USED",
-    "CONNECT_NOT_ACTIVE",
-    "CONNECT_ATTEMPTS_EXHAUSTED",
-    "WRONG_SCHEME",
-    "TOO_MANY_REQUESTS",
-  ]);
+  /** Answers after which this link can do nothing more: the page ends with what to do. */
+  const FINAL = {
+    CONNECT_INVALID: "Link inválido",
+    CONNECT_EXPIRED: "Link expirado",
+    CONNECT_ALREADY_USED: "Link já utilizado",
+    CONNECT_NOT_ACTIVE: "Link não está mais ativo",
+    CONNECT_ATTEMPTS_EXHAUSTED: "Tentativas esgotadas",
+    WRONG_SCHEME: "Link de outro provedor",
+  };
 
-  function isFinal(error) {
-    return FINAL.has(error.code) || error.attemptsLeft === 0;
+  const isFinal = (error) => error instanceof ApiFailure && (error.code in FINAL || error.attemptsLeft === 0);
+
+  /** A refusal's message, with the attempts it left when it counted as one. */
+  function refusalText(error) {
+    if (typeof error.attemptsLeft !== "number") return error.message;
+    const left = error.attemptsLeft === 1 ? "Resta 1 tentativa." : `Restam ${error.attemptsLeft} tentativas.`;
+    return `${error.message} ${left}`;
   }
 
+  // ------------------------------------------------------------------ frame: who asks, until when, the way back
+
+  /** Who asked and for which provider; while the link can still be used, until when. */
+  function header({ open = true } = {}) {
+    const session = state.session;
+    if (!session) return el("header", {}, el("p", { class: "eyebrow" }, "Conexão segura"));
+    return el(
+      "header",
+      {},
+      el("p", { class: "eyebrow" }, `Solicitado por ${session.partnerName}`),
+      el(
+        "p",
+        { class: "muted" },
+        open ? `${session.providerName} · este link vale até as ${timeOf(session.expiresAt)}` : session.providerName,
+      ),
+    );
+  }
+
+  /** Back to the partner, only when the partner gave a returnUrl; the client decides when. */
   function backButton() {
     const session = state.session;
     if (!session?.returnUrl) return null;
     return el(
       "a",
-      { class: "button secondary", href: session.returnUrl, rel: "noreferrer" },
+      { class: "button secondary back", href: session.returnUrl, rel: "noreferrer noopener" },
       `Voltar para ${session.partnerName}`,
     );
   }
 
-  function header() {
-    const session = state.session;
-    return el(
-      "header",
-      {},
-      el("p", { class: "eyebrow" }, session ? `Solicitado por ${session.partnerName}` : "Conexão segura"),
-      session ? el("p", { class: "muted" }, `O link expira às ${timeOf(session.expiresAt)}.`) : null,
-    );
-  }
-
-  function timeOf(iso) {
-    return new Date(iso).toLocaleTimeString("pt-BR", { hour: "2-digit", minute: "2-digit" });
-  }
-
-  function message(kind, text) {
-    return el("p", { class: `message ${kind}`, role: kind === "error" ? "alert" : "status" }, text);
-  }
-
   function showFinal(title, text) {
-    show(header(), el("h1", {}, title), message("error", text), backButton());
+    sessionStorage.removeItem(TICKET_KEY);
+    const who = state.session?.partnerName;
+    show(
+      header({ open: false }),
+      el("h1", {}, title),
+      message("error", text),
+      el(
+        "p",
+        { class: "muted" },
+        who
+          ? `Para tentar de novo, volte para ${who} e peça um novo link de conexão.`
+          : "Para tentar de novo, peça um novo link de conexão a quem enviou este.",
+      ),
+      backButton(),
+    );
   }
 
   function showError(error) {
     if (error.attemptsLeft === 0) {
-      return showFinal(
-        "Tentativas esgotadas",
-        `${error.message} As tentativas deste link acabaram: peça um novo link.`,
-      );
+      return showFinal("Tentativas esgotadas", `${error.message} As tentativas deste link acabaram.`);
     }
-    const titles = {
-      CONNECT_EXPIRED: "Link expirado",
-      CONNECT_ALREADY_USED: "Link já utilizado",
-      CONNECT_ATTEMPTS_EXHAUSTED: "Tentativas esgotadas",
-      CONNECT_INVALID: "Link inválido",
-    };
-    showFinal(titles[error.code] ?? "Não foi possível continuar", error.message);
+    showFinal(FINAL[error.code] ?? "Não foi possível continuar", error.message);
   }
 
-  function busy(button, text) {
-    const original = button.textContent;
-    button.disabled = true;
-    button.textContent = text;
-    return () => {
-      button.disabled = false;
-      button.textContent = original;
-    };
+  /** What a refusal means for the screen: the end of the link, or a message and another try. */
+  function handleRefusal(error, area) {
+    if (isFinal(error)) return showError(error);
+    say(area, "error", refusalText(error));
   }
 
-  function refusalText(error) {
-    if (error.attemptsLeft === undefined) return error.message;
-    const left = error.attemptsLeft === 1 ? "Resta 1 tentativa." : `Restam ${error.attemptsLeft} tentativas.`;
-    return `${error.message} ${left}`;
+  function testBox(label, text, action) {
+    const button = el("button", { type: "button", class: "button secondary", onClick: () => action(button) }, label);
+    return el(
+      "aside",
+      { class: "sandbox", "aria-label": "Ambiente de testes" },
+      el("p", { class: "sandbox-title" }, "Ambiente de testes"),
+      el("p", {}, text),
+      button,
+    );
   }
 
   // ------------------------------------------------------------------ API key flow (VENUE_A)
 
   const WARNINGS = {
-    WITHDRAWALS_ENABLED:
-      "Atenção: esta chave permite saques. Para sua segurança, crie uma chave sem permissão de saque e conecte de novo.",
-    IP_UNRESTRICTED: "Esta chave não está restrita a um IP. Recomendamos restringi-la ao IP do serviço.",
+    WITHDRAWALS_ENABLED: [
+      "Esta chave permite saques.",
+      " Conectamos a conta, mas recomendamos criar uma nova chave sem a permissão de saque e conectar de novo: assim ninguém consegue sacar com ela, nem se ela vazar.",
+    ],
+    IP_UNRESTRICTED: [
+      "Esta chave não está restrita a um IP.",
+      " Recomendamos restringi-la ao IP do serviço nas configurações da chave.",
+    ],
   };
 
-  function showApiKeyForm(notice) {
+  function showApiKeyForm() {
     const session = state.session;
     const key = el("input", {
       id: "api-key",
       name: "apiKey",
       autocomplete: "off",
       autocapitalize: "off",
+      autocorrect: "off",
       spellcheck: "false",
       required: true,
     });
@@ -166,6 +235,8 @@
       name: "apiSecret",
       type: "password",
       autocomplete: "off",
+      autocapitalize: "off",
+      autocorrect: "off",
       spellcheck: "false",
       required: true,
     });
@@ -173,216 +244,316 @@
       type: "button",
       class: "link",
       "aria-controls": "api-secret",
+      "aria-pressed": "false",
+      "aria-label": "Mostrar a chave secreta",
       onClick: () => {
         const hidden = secret.type === "password";
         secret.type = hidden ? "text" : "password";
         toggle.textContent = hidden ? "Ocultar" : "Mostrar";
+        toggle.setAttribute("aria-pressed", String(hidden));
+        toggle.setAttribute("aria-label", hidden ? "Ocultar a chave secreta" : "Mostrar a chave secreta");
       },
     }, "Mostrar");
-    const submit = el("button", { type: "submit", class: "button primary" }, "Conectar");
-    const feedback = el("div", { id: "feedback", "aria-live": "polite" }, notice ?? null);
-    const form = el(
-      "form",
-      {
-        novalidate: true,
-        onSubmit: async (event) => {
-          event.preventDefault();
-          if (!key.value.trim() || !secret.value.trim()) {
-            feedback.replaceChildren(message("error", "Preencha a chave de API e a chave secreta."));
-            return;
-          }
-          const done = busy(submit, "Testando a chave…");
-          feedback.replaceChildren(message("info", "Testando a chave na corretora (somente leitura)…"));
-          try {
-            const result = await api("/api-key", {
-              body: { apiKey: key.value.trim(), apiSecret: secret.value.trim() },
-            });
-            showConnected(result.warnings ?? []);
-          } catch (error) {
-            done();
-            if (isFinal(error)) return showError(error);
-            feedback.replaceChildren(message("error", refusalText(error)));
-            secret.value = "";
-          }
-        },
-      },
-      el("label", { for: "api-key" }, "Chave de API (API Key)"),
-      key,
-      el("div", { class: "label-row" }, el("label", { for: "api-secret" }, "Chave secreta (Secret Key)"), toggle),
-      secret,
-      feedback,
-      submit,
-    );
+    const submit = el("button", { type: "submit", class: "button primary" }, "Conectar conta");
+    const feedback = feedbackArea();
+
+    async function connect(event) {
+      event.preventDefault();
+      const apiKey = key.value.trim();
+      const apiSecret = secret.value.trim();
+      if (!apiKey || !apiSecret) {
+        say(feedback, "error", "Preencha a chave de API e a chave secreta.");
+        (apiKey ? secret : key).focus();
+        return;
+      }
+      const done = busy(submit, "Testando a chave…");
+      say(feedback, "info", `Testando a chave na ${session.providerName}, só com leitura. Isso leva alguns segundos.`);
+      try {
+        const result = await api("/api-key", { body: { apiKey, apiSecret } });
+        showConnected(result.warnings ?? []);
+      } catch (error) {
+        done();
+        handleRefusal(error, feedback);
+        if (!isFinal(error) && typeof error.attemptsLeft === "number") {
+          secret.value = "";
+          secret.focus();
+        }
+      }
+    }
 
     show(
       header(),
-      el("h1", {}, `Conecte sua conta da ${session.providerName}`),
-      el("p", {}, "Crie uma chave de API exclusiva para este serviço e cole-a abaixo:"),
+      el("h1", {}, `Conecte sua conta ${session.providerName}`),
       el(
-        "ol",
-        { class: "steps" },
-        el("li", {}, "Na corretora, crie uma chave de API do tipo HMAC só para este serviço."),
-        el("li", {}, "Ative a permissão de Futuros e deixe os saques desativados."),
-        el("li", {}, "Restrinja a chave ao endereço IP do serviço."),
-        el("li", {}, "Na conta de Futuros, use o modo de posição única (One-way) e margem de ativo único."),
+        "p",
+        {},
+        `Para ${session.partnerName} operar por você, crie na ${session.providerName} uma chave de API só para este serviço e cole-a aqui.`,
       ),
-      form,
+      el(
+        "section",
+        { class: "card", "aria-labelledby": "how-title" },
+        el("h2", { id: "how-title" }, "Como criar a chave"),
+        el(
+          "ol",
+          { class: "steps" },
+          el(
+            "li",
+            {},
+            "Em Gerenciamento de API, crie uma chave nova do tipo ",
+            el("strong", {}, "HMAC"),
+            ", exclusiva para este serviço.",
+          ),
+          el(
+            "li",
+            {},
+            "Nas permissões, ative ",
+            el("strong", {}, "Futuros"),
+            " e deixe ",
+            el("strong", {}, "saques desativados"),
+            ".",
+          ),
+          el("li", {}, "Restrinja o acesso da chave ao ", el("strong", {}, "IP do serviço"), "."),
+          el(
+            "li",
+            {},
+            "Na conta de Futuros, use o modo de posição ",
+            el("strong", {}, "única (One-way)"),
+            ", margem de ",
+            el("strong", {}, "ativo único"),
+            " (Multi-Assets desligado) e ",
+            el("strong", {}, "margem isolada"),
+            ".",
+          ),
+          el("li", {}, "Copie a API Key e a Secret Key. A Secret Key só aparece uma vez na corretora."),
+        ),
+      ),
+      el(
+        "form",
+        { novalidate: true, onSubmit: connect },
+        el("label", { for: "api-key" }, "Chave de API (API Key)"),
+        key,
+        el("div", { class: "label-row" }, el("label", { for: "api-secret" }, "Chave secreta (Secret Key)"), toggle),
+        secret,
+        feedback,
+        submit,
+      ),
       el(
         "p",
         { class: "muted" },
-        "Testamos a chave apenas para leitura e a guardamos criptografada. Ela nunca é exibida de volta.",
+        "Testamos a chave só com leitura e a guardamos criptografada. Ela nunca é mostrada de novo, nem para ",
+        session.partnerName,
+        ".",
       ),
       session.qa
-        ? testBox("Usar conta de teste", async (button) => {
-          const done = busy(button, "Criando conta de teste…");
-          try {
-            const keys = await api("/qa/test-credentials", { body: {} });
-            key.value = keys.apiKey;
-            secret.value = keys.apiSecret;
-            feedback.replaceChildren(message("info", "Conta de teste criada. Clique em Conectar."));
-          } catch (error) {
-            feedback.replaceChildren(message("error", error.message));
-          } finally {
-            done();
-          }
-        })
+        ? testBox(
+          "Usar conta de teste",
+          "Nada aqui usa dinheiro real: o botão cria uma conta de teste com saldo no simulador e preenche o formulário.",
+          async (button) => {
+            const done = busy(button, "Criando conta de teste…");
+            try {
+              const keys = await api("/qa/test-credentials", { body: {} });
+              key.value = keys.apiKey;
+              secret.value = keys.apiSecret;
+              say(feedback, "info", "Conta de teste criada e formulário preenchido. Clique em Conectar conta.");
+              submit.focus();
+            } catch (error) {
+              handleRefusal(error, feedback);
+            } finally {
+              done();
+            }
+          },
+        )
         : null,
       backButton(),
-    );
-  }
-
-  function testBox(label, action) {
-    const button = el("button", { type: "button", class: "button secondary", onClick: () => action(button) }, label);
-    return el(
-      "aside",
-      { class: "sandbox" },
-      el("strong", {}, "Ambiente de testes"),
-      el("p", {}, "Nada aqui usa dinheiro real: contas e carteiras de teste existem só no simulador."),
-      button,
     );
   }
 
   // ------------------------------------------------------------------ wallet flow (VENUE_B)
 
-  function feePercent(tenthsBps) {
-    return `${(tenthsBps / 1000).toLocaleString("pt-BR", { maximumFractionDigits: 3 })}%`;
+  /** The wallet's own errors (EIP-1193 numeric codes), in words for the client. */
+  function walletErrorText(error, phase) {
+    if (error?.code === 4001) {
+      return phase === "connect"
+        ? "Conexão cancelada na carteira. Nada foi alterado. Você pode tentar de novo."
+        : "Assinatura cancelada na carteira. Nada foi alterado e isso não conta como tentativa. Você pode tentar de novo.";
+    }
+    if (error?.code === -32002) return "Já existe um pedido aberto na sua carteira. Abra a carteira para continuar.";
+    if (error?.code === 4100) return "A carteira não autorizou esta página. Desbloqueie a carteira e tente de novo.";
+    return "A carteira não concluiu o pedido. Abra a carteira e tente de novo.";
   }
 
-  function showWallet(notice) {
+  const STEP_TITLE = {
+    AGENT: "Autorize o agente de negociação",
+    BUILDER: (fee) => `Aprove a taxa da plataforma de até ${feePercent(fee)} por operação`,
+  };
+
+  function stepText(next, total) {
+    const counter = total > 1 ? `Assinatura ${next.step === "AGENT" ? 1 : total} de ${total}: ` : "";
+    const title = next.step === "AGENT" ? STEP_TITLE.AGENT : STEP_TITLE.BUILDER(next.builderFeeTenthsBps);
+    return `${counter}${title}. Confira e assine na sua carteira.`;
+  }
+
+  function showWallet() {
     const session = state.session;
+    const builderOnly = session.purpose === "BUILDER_APPROVAL";
+    const feedback = feedbackArea();
+    // The step the wallet was last asked to sign: after a cancel, "try again" resumes it.
+    const flow = { walletAddress: null, next: null, total: 1 };
     const start = el(
       "button",
-      { type: "button", class: "button primary", onClick: () => runWallet(start, feedback, globalThis.ethereum) },
-      "Conectar carteira",
+      { type: "button", class: "button primary", onClick: () => runWallet(start, feedback, flow, globalThis.ethereum) },
+      builderOnly ? "Conectar carteira e aprovar" : "Conectar carteira",
     );
-    const feedback = el("div", { id: "feedback", "aria-live": "polite" }, notice ?? null);
-    const builderOnly = session.purpose === "BUILDER_APPROVAL";
+
     show(
       header(),
-      el("h1", {}, builderOnly ? "Aprove a taxa de builder" : `Conecte sua carteira à ${session.providerName}`),
+      el(
+        "h1",
+        {},
+        builderOnly ? "Aprove a taxa da plataforma" : `Conecte sua carteira à conta ${session.providerName}`,
+      ),
       builderOnly
-        ? el("p", {}, "Conecte a mesma carteira já vinculada e aprove, na carteira, a taxa de builder da plataforma.")
+        ? el(
+          "p",
+          {},
+          `Conecte a mesma carteira que você já vinculou e aprove, na carteira, a taxa da plataforma (builder) que ${session.partnerName} cobra por operação.`,
+        )
         : el(
           "p",
           {},
-          "Você vai assinar na sua carteira a autorização de um agente que opera por você. O agente pode abrir e fechar posições, mas não pode sacar nem transferir seus fundos.",
+          `Para ${session.partnerName} operar por você, sua carteira autoriza um agente de negociação. Você assina na própria carteira; nenhuma chave sua sai dela.`,
         ),
       el(
-        "p",
-        { class: "muted" },
-        "Nenhuma assinatura movimenta fundos. Confira na carteira o que está sendo assinado.",
+        "section",
+        { class: "card", "aria-labelledby": "what-title" },
+        el("h2", { id: "what-title" }, "O que você vai assinar"),
+        el(
+          "ul",
+          { class: "steps" },
+          builderOnly ? null : el(
+            "li",
+            {},
+            el("strong", {}, "Um agente de negociação"),
+            ": ele pode abrir e fechar posições por você, mas ",
+            el("strong", {}, "não pode sacar nem transferir"),
+            " seus fundos.",
+          ),
+          el(
+            "li",
+            {},
+            el("strong", {}, "A taxa da plataforma"),
+            builderOnly
+              ? ": um limite máximo, em percentual de cada operação, que você verá na carteira."
+              : ", se houver: um limite máximo por operação, mostrado antes de assinar.",
+          ),
+          el("li", {}, "Assinar não movimenta fundos nem custa taxa de rede."),
+        ),
       ),
       feedback,
       start,
-      // A fresh test wallet cannot approve for the wallet already connected.
+      // A fresh test wallet cannot approve for the wallet that is already connected.
       session.qa && !builderOnly && globalThis.createTestWallet
-        ? testBox("Usar carteira de teste", (button) => useTestWallet(button, feedback))
+        ? testBox(
+          "Usar carteira de teste",
+          "Nada aqui usa dinheiro real: o botão cria, nesta página, uma carteira de teste com saldo no simulador, que assina sozinha.",
+          (button) => useTestWallet(button, feedback, flow),
+        )
         : null,
       backButton(),
     );
   }
 
-  /** QA: a wallet made in this page, funded on the simulator, that signs by itself. */
-  async function useTestWallet(button, feedback) {
-    const wallet = globalThis.createTestWallet();
+  /** QA: a wallet made in this page (its key lives only in this page's memory), funded on the simulator. */
+  async function useTestWallet(button, feedback, flow) {
     const done = busy(button, "Criando carteira de teste…");
+    let wallet;
     try {
+      wallet = globalThis.createTestWallet();
       await api("/qa/test-credentials", { body: { walletAddress: wallet.address } });
-      feedback.replaceChildren(
-        message("info", `Carteira de teste ${wallet.address.slice(0, 8)}… criada com saldo de teste.`),
-      );
     } catch (error) {
-      feedback.replaceChildren(message("error", error.message));
-      return done();
+      done();
+      return handleRefusal(error, feedback);
     }
+    say(feedback, "info", `Carteira de teste ${shortAddress(wallet.address)} criada com saldo de teste.`);
     done();
-    await runWallet(button, feedback, wallet);
+    flow.next = null;
+    await runWallet(button, feedback, flow, wallet);
   }
 
-  const STEP_TEXT = {
-    AGENT: () => "Assine, na carteira, a autorização do agente de negociação.",
-    BUILDER: (fee) => `Assine, na carteira, a aprovação da taxa de builder de até ${feePercent(fee)} por operação.`,
-  };
-
-  async function runWallet(button, feedback, ethereum) {
-    if (!ethereum) {
-      feedback.replaceChildren(
-        message(
-          "error",
-          "Nenhuma carteira encontrada neste navegador. Abra este link no navegador da sua carteira ou instale uma extensão de carteira.",
-        ),
+  async function runWallet(button, feedback, flow, ethereum) {
+    if (!ethereum?.request) {
+      say(
+        feedback,
+        "error",
+        "Nenhuma carteira encontrada neste navegador. Abra este link no navegador da sua carteira (no celular) ou instale uma extensão de carteira e recarregue a página.",
       );
       return;
     }
     const done = busy(button, "Aguardando a carteira…");
+    let phase = "connect";
     try {
+      say(feedback, "info", "Confirme a conexão na sua carteira.");
       const [walletAddress] = await ethereum.request({ method: "eth_requestAccounts" });
-      const chainId = await ethereum.request({ method: "eth_chainId" });
-      let next = await api("/wallet/start", { body: { walletAddress, chainId } });
-      while (next.step) {
-        feedback.replaceChildren(message("info", STEP_TEXT[next.step](next.builderFeeTenthsBps)));
+      // Resume the step a cancel interrupted, unless the wallet changed meanwhile.
+      if (!flow.next || walletAddress?.toLowerCase() !== flow.walletAddress) {
+        const chainId = await ethereum.request({ method: "eth_chainId" });
+        say(feedback, "info", "Preparando o que a carteira vai assinar…");
+        flow.next = await api("/wallet/start", { body: { walletAddress, chainId } });
+        flow.walletAddress = walletAddress.toLowerCase();
+        flow.total = flow.next.step === "AGENT" && flow.next.builderFeeTenthsBps > 0 ? 2 : 1;
+      }
+      while (flow.next.step) {
+        phase = "sign";
+        say(feedback, "info", stepText(flow.next, flow.total));
         const signature = await ethereum.request({
           method: "eth_signTypedData_v4",
-          params: [walletAddress, JSON.stringify(next.typedData)],
+          params: [walletAddress, JSON.stringify(flow.next.typedData)],
         });
-        feedback.replaceChildren(message("info", "Enviando a assinatura…"));
-        next = await api("/wallet/sign", { body: { signature } });
+        say(feedback, "info", "Assinatura recebida. Registrando na corretora…");
+        const next = await api("/wallet/sign", { body: { signature } });
+        flow.next = next.step ? next : { status: next.status };
       }
-      showConnected([]);
+      flow.next = null;
+      showConnected([], walletAddress);
     } catch (error) {
       done();
-      if (error.code === 4001) {
-        feedback.replaceChildren(message("error", "Assinatura cancelada na carteira. Você pode tentar de novo."));
-      } else if (isFinal(error)) {
-        showError(error);
-      } else {
-        feedback.replaceChildren(message("error", refusalText(error)));
+      if (error instanceof ApiFailure) {
+        // A refused signature ends the pending step: the next try starts again.
+        flow.next = null;
+        return handleRefusal(error, feedback);
       }
+      say(feedback, "error", walletErrorText(error, phase));
+      if (phase === "connect") flow.next = null;
     }
   }
 
   // ------------------------------------------------------------------ the end
 
-  function showConnected(warnings) {
+  function showConnected(warnings, walletAddress) {
     sessionStorage.removeItem(TICKET_KEY);
+    const session = state.session;
+    const builderOnly = session.purpose === "BUILDER_APPROVAL";
     show(
-      header(),
-      el("h1", {}, "Conta conectada"),
+      header({ open: false }),
+      el("h1", {}, builderOnly ? "Taxa aprovada" : "Conta conectada"),
       message(
         "success",
-        `Pronto! Sua conta da ${state.session.providerName} está conectada a ${state.session.partnerName}.`,
+        builderOnly
+          ? `Pronto! A taxa da plataforma foi aprovada na sua conta ${session.providerName}.`
+          : `Pronto! Sua conta ${session.providerName} está conectada a ${session.partnerName}.`,
       ),
-      warnings.filter((code) => WARNINGS[code]).map((code) => message("warning", WARNINGS[code])),
+      walletAddress ? el("p", { class: "muted" }, `Carteira ${shortAddress(walletAddress)}`) : null,
+      warnings.filter((code) => WARNINGS[code]).map((code) =>
+        message("warning", el("strong", {}, WARNINGS[code][0]), WARNINGS[code][1])
+      ),
       backButton() ?? el("p", { class: "muted" }, "Você já pode fechar esta página."),
     );
   }
 
   // ------------------------------------------------------------------ start
 
-  async function start() {
-    const token = new URLSearchParams(location.hash.slice(1)).get("t");
-    // The token leaves the address bar (and the history) before anything else happens.
-    if (location.hash) history.replaceState(null, "", location.pathname);
+  /** Exchange the token (in memory only, kept just long enough for a retry) for a page ticket. */
+  async function open(token) {
     try {
       if (token) {
         const { ticket, session } = await api("/session", { body: { token } });
@@ -394,17 +565,34 @@
         if (!state.ticket) {
           return showFinal(
             "Link incompleto",
-            "Abra o link completo que você recebeu. Se ele não funcionar, peça um novo.",
+            "Este endereço não traz o link de conexão. Abra o link completo que você recebeu.",
           );
         }
         state.session = (await api("/session", { method: "GET" })).session;
       }
     } catch (error) {
-      sessionStorage.removeItem(TICKET_KEY);
-      return showError(error);
+      if (isFinal(error) || !(error.code === "NETWORK" || error.status === 429 || error.status >= 500)) {
+        return showError(error);
+      }
+      // Nothing was decided: the same link can be tried again from this page.
+      const retry = el(
+        "button",
+        { type: "button", class: "button primary", onClick: () => open(token) },
+        "Tentar de novo",
+      );
+      return show(header(), el("h1", {}, "Não foi possível abrir o link"), message("error", error.message), retry);
     }
     if (state.session.scheme === "API_KEY") showApiKeyForm();
     else showWallet();
+  }
+
+  function start() {
+    const token = new URLSearchParams(location.hash.slice(1)).get("t");
+    // The token leaves the address bar (and the history entry) before anything else happens.
+    if (location.hash) history.replaceState(null, "", location.pathname + location.search);
+    state.ticket = null;
+    state.session = null;
+    open(token);
   }
 
   // A second link opened in the same tab changes only the fragment: no reload, so start again here.

@@ -49,7 +49,8 @@ export function connectPage(c: Context<AppEnv>) {
             <link rel="stylesheet" href="/connect/assets/connect.css" nonce={nonce} />
           </head>
           <body>
-            <main id="app" aria-live="polite">
+            {/* Each screen moves the focus to its heading; its own status region announces progress. */}
+            <main id="app">
               <h1>Conectar conta</h1>
               <p>Carregando…</p>
               <noscript>Esta página precisa de JavaScript para conectar sua conta com segurança.</noscript>

@@ -2,8 +2,9 @@
 // flow without a real wallet (like a payment sandbox's test card). Its key is
 // made here by crypto.getRandomValues and never leaves the page. It answers
 // the few EIP-1193 requests the connect page makes and signs EIP-712 typed
-// data itself: keccak-256, secp256k1 and the EIP-712 encoding, written out
-// plainly with BigInt (slow, but a page signs two messages).
+// data itself: keccak-256, secp256k1 (with RFC 6979 nonces, as wallets sign)
+// and the EIP-712 encoding, written out plainly with BigInt (slow, but a page
+// signs two messages). The page serves this file only in QA.
 "use strict";
 
 (() => {
@@ -133,11 +134,39 @@
     return `0x${hex(keccak256(publicKey).slice(12))}`;
   }
 
-  /** ECDSA over a 32-byte digest: r ‖ s ‖ v with low s, as Ethereum wallets sign. */
-  function sign(digest, privateKey) {
-    const z = toBigInt(digest);
+  async function hmacSha256(key, ...parts) {
+    const hmacKey = await crypto.subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    return new Uint8Array(await crypto.subtle.sign("HMAC", hmacKey, concat(...parts)));
+  }
+
+  /**
+   * RFC 6979 nonce candidates (HMAC-SHA256, section 3.2): the same key and
+   * digest always give the same signature, so a weak random source cannot
+   * leak the key, and the signatures match any other RFC 6979 signer's.
+   */
+  async function* deterministicNonces(digest, privateKey) {
+    const x = toBytes(privateKey);
+    const h = toBytes(mod(toBigInt(digest), N));
+    let v = new Uint8Array(32).fill(1);
+    let k = new Uint8Array(32);
+    k = await hmacSha256(k, v, Uint8Array.of(0), x, h);
+    v = await hmacSha256(k, v);
+    k = await hmacSha256(k, v, Uint8Array.of(1), x, h);
+    v = await hmacSha256(k, v);
     for (;;) {
-      const k = randomScalar();
+      v = await hmacSha256(k, v);
+      const candidate = toBigInt(v);
+      if (candidate > 0n && candidate < N) yield candidate;
+      // Out of range, or refused by the signer (r or s zero): step on as the RFC says.
+      k = await hmacSha256(k, v, Uint8Array.of(0));
+      v = await hmacSha256(k, v);
+    }
+  }
+
+  /** ECDSA over a 32-byte digest: r ‖ s ‖ v with low s and v 27 or 28, as Ethereum wallets sign. */
+  async function sign(digest, privateKey) {
+    const z = toBigInt(digest);
+    for await (const k of deterministicNonces(digest, privateKey)) {
       const point = multiply(k);
       const r = mod(point[0], N);
       if (r === 0n) continue;
@@ -192,9 +221,14 @@
 
   // ---------------------------------------------------------------- the wallet
 
-  /** A fresh wallet with an EIP-1193 `request` for the methods the connect page uses. */
-  globalThis.createTestWallet = () => {
-    const privateKey = randomScalar();
+  /**
+   * A wallet with an EIP-1193 `request` for the methods the connect page uses:
+   * a fresh key, or (for tests comparing signatures with another signer) the
+   * 0x-prefixed key given.
+   */
+  globalThis.createTestWallet = (privateKeyHex) => {
+    const privateKey = privateKeyHex ? toBigInt(fromHex(privateKeyHex)) : randomScalar();
+    if (privateKey <= 0n || privateKey >= N) throw new RangeError("Not a secp256k1 private key");
     const address = addressOf(privateKey);
     return {
       address,
@@ -206,7 +240,7 @@
           case "eth_chainId":
             return Promise.resolve("0xa4b1");
           case "eth_signTypedData_v4":
-            return Promise.resolve(sign(typedDataDigest(JSON.parse(params[1])), privateKey));
+            return sign(typedDataDigest(JSON.parse(params[1])), privateKey);
           default:
             return Promise.reject(Object.assign(new Error(`Unsupported method ${method}`), { code: 4200 }));
         }

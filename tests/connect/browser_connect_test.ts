@@ -1,75 +1,72 @@
 /**
- * The hosted connect page in headless Chromium, against the real service and
- * the venue simulators: a VENUE_A key pasted into the form, a VENUE_B wallet
- * (EIP-1193, signing real EIP-712 typed data), and the failure paths. Every
- * state is screenshotted at desktop and phone width under tests/.screenshots/.
+ * The hosted connect page in headless Chromium, against the real service on a
+ * real HTTP origin and the venue simulators: a VENUE_A key pasted into the
+ * form, a VENUE_B wallet (EIP-1193, signing real EIP-712 typed data), the QA
+ * test account and test wallet, and the failure paths. One browser serves
+ * every step; each step has a service of its own (the page's per-IP limit and
+ * the test clock are per service). Every page state is screenshotted at
+ * desktop and phone width under tests/.screenshots/connect/.
+ *
+ * Where the link token goes is checked on every page: never in a request URL,
+ * a header or a console line, in a request body only in the exchange, and
+ * never in the service's log (env.close() scans it for the token, the page
+ * ticket and the API secrets).
  */
 import assert from "node:assert/strict";
-import type { Page } from "puppeteer-core";
+import type { HTTPRequest, Page } from "puppeteer-core";
 import { generatePrivateKey } from "viem/accounts";
-import { openBrowser, type PageRecord, screenshot, VIEWPORTS } from "../_helpers/browser.ts";
+import {
+  assertCleanPage,
+  assertNotInUrls,
+  openBrowser,
+  type PageRecord,
+  screenshots,
+  type TestBrowser,
+  type ViewportName,
+} from "../_helpers/browser.ts";
 import { injectWallet } from "../_helpers/eip1193_wallet.ts";
-import type { TestEnv } from "../_helpers/env.ts";
-import { expectJson, type TestPartner } from "../_helpers/http.ts";
-import { setUp as setUpClient, simulatorAccount } from "./connect_fixture.ts";
+import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
+import { call, createPartner, expectJson, type TestPartner } from "../_helpers/http.ts";
 
 const GROUP = "connect";
+const RETURN_URL = "https://app.partner.example/volta";
 
-/** Both widths of the state the page is in now. */
-async function snap(page: Page, name: string) {
-  await screenshot(page, GROUP, name, "desktop");
-  await page.setViewport(VIEWPORTS.phone);
-  await screenshot(page, GROUP, name, "phone");
-  await page.setViewport(VIEWPORTS.desktop);
-}
+// ------------------------------------------------------------------ a service on a real origin
 
-/** Runs in the page: a DOM element as far as these tests touch it (the DOM's types are not in Deno's). */
-type PageElement = { innerText: string; value: string; href: string };
-
-async function textOf(page: Page): Promise<string> {
-  return await page.$eval("main", (main) => (main as unknown as PageElement).innerText);
-}
-
-async function waitForText(page: Page, text: string) {
-  try {
-    await page.waitForFunction(
-      (wanted: string) =>
-        (globalThis as unknown as { document: { querySelector(s: string): PageElement | null } }).document
-          .querySelector("main")?.innerText.includes(wanted),
-      { timeout: 10_000 },
-      text,
-    );
-  } catch (error) {
-    throw new Error(`Waited for "${text}"; the page shows: ${await textOf(page)}`, { cause: error });
-  }
-}
-
-interface Setup {
+interface Service {
   env: TestEnv;
   partner: TestPartner;
   origin: string;
   close(): Promise<void>;
 }
 
-async function fundWallet(setup: Setup, address: string) {
-  const response = await fetch(`${setup.env.venueUrls.venueB}/_control/wallets`, {
-    method: "POST",
-    body: JSON.stringify({ address, usdc: "5000" }),
-  });
-  assert.equal(response.status, 200);
-  await response.body?.cancel();
-}
-
-async function setUp(): Promise<Setup> {
-  const { env, partner } = await setUpClient();
+/**
+ * The test env behind a real HTTP server, with CONNECT_URL pointing at it, so
+ * the page opens from the very link the partner API answers. Partner
+ * "Corretora Exemplo" (overrides apply) with its client "ana".
+ */
+async function startService(partnerOverrides: Record<string, unknown> = {}): Promise<Service> {
+  // The server must listen before the env exists (CONNECT_URL names its port): it serves the env's app once set.
+  const serving: { app?: TestEnv["app"] } = {};
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
-    (request, info) => env.app.fetch(request, info),
+    (request, info) => serving.app!.fetch(request, info),
+  );
+  const origin = `http://127.0.0.1:${server.addr.port}`;
+  const env = await startTestEnv({ env: { CONNECT_URL: origin } });
+  serving.app = env.app;
+  const partner = await createPartner(env, partnerOverrides);
+  await expectJson(
+    await partner.call("POST", "/v1/users", {
+      body: { externalUserId: "ana" },
+      headers: { "idempotency-key": "ana-00001" },
+    }),
+    201,
   );
   return {
     env,
     partner,
-    origin: `http://127.0.0.1:${server.addr.port}`,
+    origin,
     async close() {
       await server.shutdown();
       await env.close();
@@ -77,199 +74,573 @@ async function setUp(): Promise<Setup> {
   };
 }
 
-/** A fresh link, opened in `page`; answers the token so tests can check where it went. */
-async function openLink(setup: Setup, page: Page, providerId: string, purpose = "CONNECT") {
-  const session = await expectJson(
-    await setup.partner.call("POST", "/v1/users/ana/connect-sessions", {
-      body: { providerId, purpose, returnUrl: "https://app.partner.example/volta" },
-    }),
-    201,
-  );
-  const token = session.connectUrl.split("#t=")[1] as string;
-  setup.env.watchedSecrets.add("connect token", token);
-  // From a blank page, as a link opened anew: a fragment-only change would not reload the page.
-  await page.goto("about:blank");
-  await page.goto(`${setup.origin}/connect#t=${token}`, { waitUntil: "networkidle0" });
-  return { token, sessionId: session.sessionId as string };
+async function withService(work: (service: Service) => Promise<void>, partnerOverrides = {}): Promise<void> {
+  const service = await startService(partnerOverrides);
+  try {
+    await work(service);
+  } finally {
+    await service.close();
+  }
 }
 
-/** The fragment never goes over the wire; no request URL without it may hold the token. */
-function assertTokenStayedInFragment(record: PageRecord, token: string) {
-  assert.ok(record.requests.length > 0);
-  for (const url of record.requests) {
-    const sent = url.split("#")[0];
-    assert.ok(!sent.includes(token), `the token reached a URL: ${sent}`);
+interface Link {
+  url: string;
+  token: string;
+  sessionId: string;
+}
+
+/** A connect session through the partner API; its token is watched in the service's log. */
+async function createLink(
+  service: Service,
+  providerId: "VENUE_A" | "VENUE_B",
+  { purpose = "CONNECT", returnUrl = RETURN_URL as string | null } = {},
+): Promise<Link> {
+  const body = { providerId, purpose, ...(returnUrl ? { returnUrl } : {}) };
+  const session = await expectJson(await service.partner.call("POST", "/v1/users/ana/connect-sessions", { body }), 201);
+  const url = session.connectUrl as string;
+  assert.ok(url.startsWith(`${service.origin}/connect#t=`), url);
+  const token = url.split("#t=")[1];
+  service.env.watchedSecrets.add("connect token", token);
+  return { url, token, sessionId: session.sessionId };
+}
+
+async function sessionState(service: Service, link: Link) {
+  return await expectJson(await service.partner.call("GET", `/v1/users/ana/connect-sessions/${link.sessionId}`), 200);
+}
+
+async function simulatorKey(service: Service, options: Record<string, unknown> = {}) {
+  const response = await fetch(`${service.env.venueUrls.venueA}/_control/accounts`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ balances: { USDT: "1000" }, ...options }),
+  });
+  assert.equal(response.status, 200);
+  const keys = await response.json() as { apiKey: string; apiSecret: string };
+  service.env.watchedSecrets.add("apiSecret", keys.apiSecret);
+  return keys;
+}
+
+async function fundWallet(service: Service, address: string) {
+  const response = await fetch(`${service.env.venueUrls.venueB}/_control/wallets`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ address, usdc: "10000" }),
+  });
+  assert.equal(response.status, 200);
+  await response.body?.cancel();
+}
+
+async function venueBView(service: Service) {
+  const body = await expectJson(await service.partner.call("GET", "/v1/users/ana/providers"), 200);
+  return body.providers.find((provider: { providerId: string }) => provider.providerId === "VENUE_B");
+}
+
+// ------------------------------------------------------------------ the page
+
+/** A tab and everything it sent: URLs (the helper's record), plus bodies, headers and console lines. */
+interface Tab {
+  page: Page;
+  record: PageRecord;
+  sent: { method: string; url: string; headers: Record<string, string>; body: string }[];
+  console: string[];
+}
+
+async function newTab(browser: TestBrowser, viewport: ViewportName = "desktop"): Promise<Tab> {
+  const { page, record } = await browser.newPage(viewport);
+  const tab: Tab = { page, record, sent: [], console: [] };
+  page.on("request", (request: HTTPRequest) => {
+    tab.sent.push({
+      method: request.method(),
+      url: request.url(),
+      headers: request.headers(),
+      body: request.postData() ?? "",
+    });
+  });
+  page.on("console", (line) => tab.console.push(line.text()));
+  return tab;
+}
+
+/** The link as the client opens it: typed or tapped anew, so the page loads (a fragment change alone would not). */
+async function open(tab: Tab, url: string) {
+  // A background tab neither paints nor runs animation frames: the tab in use is the one in front.
+  await tab.page.bringToFront();
+  await tab.page.goto("about:blank");
+  await tab.page.goto(url, { waitUntil: "domcontentloaded" });
+  await tab.page.waitForFunction(`!document.querySelector("main")?.innerText.includes("Carregando")`, {
+    polling: 50,
+  });
+}
+
+async function textOf(page: Page): Promise<string> {
+  return await page.$eval("main", (main) => (main as unknown as { innerText: string }).innerText);
+}
+
+async function waitForText(page: Page, text: string, timeout = 10_000) {
+  try {
+    await page.waitForFunction(
+      `document.querySelector("main")?.innerText.includes(${JSON.stringify(text)})`,
+      { timeout, polling: 50 },
+    );
+  } catch (error) {
+    throw new Error(`Waited for "${text}"; the page shows:\n${await textOf(page)}`, { cause: error });
   }
+}
+
+async function heading(page: Page): Promise<string> {
+  return await page.$eval("h1", (h1) => (h1 as unknown as { innerText: string }).innerText);
+}
+
+/** The element with the focus, as `tag#id` or `tag`. */
+async function focused(page: Page): Promise<string> {
+  return await page.evaluate(
+    `(() => { const e = document.activeElement; return e.tagName.toLowerCase() + (e.id ? "#" + e.id : ""); })()`,
+  ) as string;
+}
+
+async function backLink(page: Page): Promise<string | null> {
+  return await page.$eval("main", (main) => {
+    const link = (main as unknown as { querySelector(s: string): { href: string } | null }).querySelector("a.back");
+    return link?.href ?? null;
+  });
+}
+
+async function clickButton(page: Page, label: string) {
+  const buttons = await page.$$("main button");
+  for (const button of buttons) {
+    const text = await button.evaluate((node) => (node as unknown as { textContent: string }).textContent);
+    if (text.trim() === label) return await button.click();
+  }
+  throw new Error(`No button "${label}"; the page shows:\n${await textOf(page)}`);
+}
+
+/** Pastes `value` into a field, as a client pastes a key copied from the exchange. */
+async function paste(page: Page, selector: string, value: string) {
+  await page.focus(selector);
+  await page.$eval(selector, (input, text) => {
+    const field = input as unknown as { value: string; dispatchEvent(event: unknown): void };
+    field.value = text as string;
+    field.dispatchEvent(new (globalThis as unknown as { Event: new (type: string) => unknown }).Event("input"));
+  }, value);
 }
 
 async function submitKey(page: Page, keys: { apiKey: string; apiSecret: string }) {
-  await page.$eval("#api-key", (input) => ((input as unknown as PageElement).value = ""));
-  await page.type("#api-key", keys.apiKey);
-  await page.$eval("#api-secret", (input) => ((input as unknown as PageElement).value = ""));
-  await page.type("#api-secret", keys.apiSecret);
-  await page.click("button[type=submit]");
+  await paste(page, "#api-key", keys.apiKey);
+  await paste(page, "#api-secret", keys.apiSecret);
+  await clickButton(page, "Conectar conta");
 }
 
-Deno.test("VENUE_A: the client pastes a key, sees the withdrawal warning, and the account connects", async () => {
-  const setup = await setUp();
-  await using browser = await openBrowser();
-  try {
-    const { page, record } = await browser.newPage("desktop");
-    const { token, sessionId } = await openLink(setup, page, "VENUE_A");
-    assert.equal(new URL(page.url()).hash, "", "the fragment left the address bar");
-    await waitForText(page, "Conecte sua conta");
-    assert.match(await textOf(page), /Solicitado por Corretora Exemplo/);
-    assert.match(await textOf(page), /Ambiente de testes/);
-    await snap(page, "a-form");
+/** The page ticket this tab holds (sessionStorage), watched in the service's log from now on. */
+async function watchTicket(service: Service, tab: Tab): Promise<string> {
+  const ticket = await tab.page.evaluate(`sessionStorage.getItem("connect-ticket")`) as string | null;
+  assert.ok(ticket, "the page keeps its ticket for a reload");
+  service.env.watchedSecrets.add("page ticket", ticket);
+  return ticket;
+}
 
-    const wrong = await simulatorAccount(setup.env);
-    await submitKey(page, { apiKey: wrong.apiKey, apiSecret: "x".repeat(64) });
-    await waitForText(page, "Restam 4 tentativas");
-    await snap(page, "a-refused");
-
-    const keys = await simulatorAccount(setup.env, { canWithdraw: true });
-    await submitKey(page, keys);
-    await waitForText(page, "Conta conectada");
-    assert.match(await textOf(page), /permite saques/);
-    const back = await page.$eval("a.button", (a) => (a as unknown as PageElement).href);
-    assert.equal(back, "https://app.partner.example/volta");
-    await snap(page, "a-connected-with-warning");
-
-    const state = await expectJson(await setup.partner.call("GET", `/v1/users/ana/connect-sessions/${sessionId}`), 200);
-    assert.equal(state.status, "CONNECTED");
-    assertTokenStayedInFragment(record, token);
-    assert.deepEqual(record.errors.filter((e) => !e.includes("status of 400")), []);
-
-    // The same link again: used.
-    await page.goto("about:blank");
-    await page.goto(`${setup.origin}/connect#t=${token}`, { waitUntil: "networkidle0" });
-    await waitForText(page, "Link já utilizado");
-    await snap(page, "a-reused");
-  } finally {
-    await setup.close();
-  }
-});
-
-Deno.test("VENUE_A: the QA test account fills the form; five refusals end the link; an expired link says so", async () => {
-  const setup = await setUp();
-  await using browser = await openBrowser();
-  try {
-    const { page } = await browser.newPage("desktop");
-    await openLink(setup, page, "VENUE_A");
-    await waitForText(page, "Usar conta de teste");
-    await page.click("aside button");
-    await waitForText(page, "Conta de teste criada");
-    await snap(page, "a-test-account");
-    await page.click("button[type=submit]");
-    await waitForText(page, "Conta conectada");
-
-    const wrong = await simulatorAccount(setup.env);
-    await openLink(setup, page, "VENUE_A");
-    for (let attempt = 1; attempt <= 4; attempt++) {
-      await submitKey(page, { apiKey: wrong.apiKey, apiSecret: `${attempt}`.repeat(64) });
-      await waitForText(page, attempt === 4 ? "Resta 1 tentativa" : `Restam ${5 - attempt} tentativas`);
+/**
+ * The token and the ticket went nowhere but where they belong: the token only
+ * in the body of the exchange, the ticket only in Authorization headers;
+ * neither in a URL, a Referer or a console line; and the page loaded nothing
+ * from another origin.
+ */
+function assertSecretsStayed(service: Service, tab: Tab, token: string, ticket?: string) {
+  assertNotInUrls(tab.record, token, "the link token");
+  if (ticket) assertNotInUrls(tab.record, ticket, "the page ticket");
+  for (const request of tab.sent) {
+    if (request.url.startsWith("about:")) continue;
+    assert.ok(request.url.startsWith(`${service.origin}/`), `the page reached another origin: ${request.url}`);
+    assert.ok(!request.headers.referer, `a Referer went with ${request.url}`);
+    const exchange = request.method === "POST" && request.url === `${service.origin}/connect/api/session`;
+    if (!exchange) assert.ok(!request.body.includes(token), `the token went in the body of ${request.url}`);
+    for (const [name, value] of Object.entries(request.headers)) {
+      assert.ok(!value.includes(token), `the token went in the ${name} header of ${request.url}`);
+      if (ticket && name !== "authorization") {
+        assert.ok(!value.includes(ticket), `the ticket went in the ${name} header of ${request.url}`);
+      }
     }
-    await submitKey(page, { apiKey: wrong.apiKey, apiSecret: "5".repeat(64) });
-    await waitForText(page, "Tentativas esgotadas");
-    await snap(page, "a-attempts-exhausted");
-
-    await openLink(setup, page, "VENUE_A");
-    await waitForText(page, "Conecte sua conta");
-    setup.env.clock.freeze(setup.env.clock.now() + 15 * 60_000);
-    await page.reload({ waitUntil: "networkidle0" });
-    await waitForText(page, "Link expirado");
-    await snap(page, "a-expired");
-  } finally {
-    await setup.close();
+    if (ticket) assert.ok(!request.body.includes(ticket), `the ticket went in the body of ${request.url}`);
   }
-});
+  for (const line of tab.console) {
+    assert.ok(!line.includes(token) && !(ticket && line.includes(ticket)), "a secret reached the console");
+  }
+}
 
-Deno.test("VENUE_B: a wallet signs the agent and the builder fee; a refusal in the wallet can be retried", async () => {
-  const setup = await setUp();
+/** The refusals a step provoked on purpose are the only error answers the page saw. */
+function assertOnlyExpectedErrors(tab: Tab, allow: RegExp[]) {
+  assertCleanPage(tab.record, [...allow, /Failed to load resource: the server responded with a status of 4\d\d/]);
+}
+
+/**
+ * The user cancels the builder-fee signature once, in the wallet's pop-up.
+ * (The wallet helper refuses "the next" signature; this one is the second of
+ * the flow, which the test cannot time from outside.) It also keeps what the
+ * page told the user while the wallet asked.
+ */
+async function cancelBuilderSignatureOnce(page: Page) {
+  await page.evaluateOnNewDocument(() => {
+    type Provider = { request(args: { method: string; params?: unknown[] }): Promise<unknown> };
+    const scope = globalThis as unknown as {
+      ethereum: Provider;
+      document: { querySelector(selector: string): { innerText: string } | null };
+      __builderPrompt?: string;
+    };
+    const provider = scope.ethereum;
+    const request = provider.request.bind(provider);
+    let cancelled = false;
+    provider.request = (args) => {
+      const builderStep = args.method === "eth_signTypedData_v4" && String(args.params?.[1]).includes("BuilderFee");
+      if (builderStep) scope.__builderPrompt = scope.document.querySelector(".feedback")?.innerText;
+      if (builderStep && !cancelled) {
+        cancelled = true;
+        return Promise.reject(Object.assign(new Error("User rejected the request."), { code: 4001 }));
+      }
+      return request(args);
+    };
+  });
+}
+
+// ------------------------------------------------------------------ the steps
+
+Deno.test("the hosted connect page in headless Chromium", async (t) => {
+  // Each run leaves exactly the states it saw, none from an earlier version of this file.
+  await Deno.remove(new URL(`../.screenshots/${GROUP}/`, import.meta.url), { recursive: true }).catch(() => {});
   await using browser = await openBrowser();
-  try {
-    const { page, record } = await browser.newPage("desktop");
-    const wallet = await injectWallet(page, { privateKey: generatePrivateKey() });
-    await fundWallet(setup, wallet.address);
-    const { token } = await openLink(setup, page, "VENUE_B");
-    await waitForText(page, "Conectar carteira");
-    await snap(page, "b-start");
 
-    wallet.rejectNext();
-    await page.click("button.primary");
-    await waitForText(page, "Assinatura cancelada");
-    await snap(page, "b-cancelled-in-wallet");
+  await t.step(
+    "VENUE_A: instructions, two refusals with attempts left, a key that can withdraw is warned about",
+    () =>
+      withService(async (service) => {
+        const tab = await newTab(browser);
+        const { page } = tab;
+        const link = await createLink(service, "VENUE_A");
+        await open(tab, link.url);
+        assert.equal(new URL(page.url()).hash, "", "the fragment left the address bar");
+        assert.equal(await page.evaluate("history.length"), 2, "no history entry holds the token but the replaced one");
+        await waitForText(page, "Conecte sua conta");
+        const ticket = await watchTicket(service, tab);
+        const text = await textOf(page);
+        for (
+          const wanted of [
+            "Solicitado por Corretora Exemplo",
+            "HMAC",
+            "Futuros",
+            "saques desativados",
+            "IP do serviço",
+            "One-way",
+            "ativo único",
+            "margem isolada",
+            "Ambiente de testes",
+          ]
+        ) assert.ok(text.includes(wanted), `the page says "${wanted}":\n${text}`);
+        assert.equal(await focused(page), "h1", "the screen's heading has the focus");
+        // Every field has its label; the secret is a password field with nothing to remember or correct.
+        const fields = await page.$$eval("input", (inputs) =>
+          inputs.map((input) => {
+            const node = input as unknown as {
+              id: string;
+              type: string;
+              autocomplete: string;
+              spellcheck: boolean;
+              labels: { length: number };
+            };
+            return [node.id, node.type, node.autocomplete, node.spellcheck, node.labels.length];
+          }));
+        assert.deepEqual(fields, [["api-key", "text", "off", false, 1], ["api-secret", "password", "off", false, 1]]);
+        await clickButton(page, "Mostrar");
+        assert.equal(await page.$eval("#api-secret", (input) => (input as unknown as { type: string }).type), "text");
+        await clickButton(page, "Ocultar");
+        assert.equal(
+          await page.$eval("#api-secret", (input) => (input as unknown as { type: string }).type),
+          "password",
+        );
+        await screenshots(page, GROUP, "a-form");
 
-    await page.click("button.primary");
-    await waitForText(page, "Conta conectada");
-    await snap(page, "b-connected");
-    assert.deepEqual(
-      wallet.signed.map((entry) => entry.typedData.primaryType),
-      [
+        await clickButton(page, "Conectar conta");
+        await waitForText(page, "Preencha a chave de API e a chave secreta");
+        assert.equal(await focused(page), "input#api-key");
+
+        const wrong = await simulatorKey(service);
+        await submitKey(page, { apiKey: wrong.apiKey, apiSecret: "x".repeat(64) });
+        await waitForText(page, "Restam 4 tentativas");
+        assert.match(await textOf(page), /O provedor recusou a chave/);
+        assert.equal(await page.$eval("#api-secret", (input) => (input as unknown as { value: string }).value), "");
+        await screenshots(page, GROUP, "a-refused-wrong-key");
+
+        const hedge = await simulatorKey(service, { dualSidePosition: true });
+        await submitKey(page, hedge);
+        await waitForText(page, "Restam 3 tentativas");
+        assert.match(await textOf(page), /posição única \(One-way\)/, "the refusal says what to change");
+        await screenshots(page, GROUP, "a-refused-settings");
+        assert.equal((await sessionState(service, link)).failureCode, "PROVIDER_CREDENTIAL_REJECTED");
+
+        await submitKey(page, await simulatorKey(service, { canWithdraw: true }));
+        await waitForText(page, "Conta conectada");
+        assert.match(await textOf(page), /Esta chave permite saques/);
+        assert.match(await textOf(page), /sem a permissão de saque/);
+        assert.equal(await backLink(page), RETURN_URL);
+        assert.equal(new URL(page.url()).pathname, "/connect", "no automatic redirect");
+        await screenshots(page, GROUP, "a-connected-withdrawal-warning");
+
+        const state = await sessionState(service, link);
+        assert.equal(state.status, "CONNECTED");
+        const accounts = await expectJson(await service.partner.call("GET", "/v1/users/ana/accounts"), 200);
+        const venueA = accounts.accounts.find((account: { providerId: string }) => account.providerId === "VENUE_A");
+        assert.equal(venueA.permissions.canWithdraw, true);
+
+        // The same link again, in a fresh load: used.
+        await open(tab, link.url);
+        await waitForText(page, "Link já utilizado");
+        // A link that no longer opens tells the page nothing about its session: no partner name, no way back.
+        assert.equal(await backLink(page), null);
+        await screenshots(page, GROUP, "a-link-already-used");
+
+        assertSecretsStayed(service, tab, link.token, ticket);
+        assertOnlyExpectedErrors(tab, [/400 POST .*\/connect\/api\/api-key/, /409 POST .*\/connect\/api\/session/]);
+      }),
+  );
+
+  await t.step(
+    "VENUE_A on a phone: the QA test account fills the form; no returnUrl, no back button",
+    () =>
+      withService(async (service) => {
+        const tab = await newTab(browser, "phone");
+        const { page } = tab;
+        const link = await createLink(service, "VENUE_A", { returnUrl: null });
+        await open(tab, link.url);
+        await waitForText(page, "Usar conta de teste");
+        const ticket = await watchTicket(service, tab);
+        assert.equal(await backLink(page), null);
+        await clickButton(page, "Usar conta de teste");
+        await waitForText(page, "Conta de teste criada");
+        const filled = await page.$$eval(
+          "input",
+          (inputs) => inputs.map((i) => (i as unknown as { value: string }).value),
+        );
+        assert.ok(filled.every((value) => value.length >= 16), "both fields are filled");
+        service.env.watchedSecrets.add("apiSecret", filled[1]);
+        await screenshots(page, GROUP, "a-test-account-filled");
+        await clickButton(page, "Conectar conta");
+        await waitForText(page, "Conta conectada");
+        assert.match(await textOf(page), /Você já pode fechar esta página/);
+        assert.equal(await backLink(page), null);
+        await screenshots(page, GROUP, "a-connected");
+        assert.equal((await sessionState(service, link)).status, "CONNECTED");
+        // The page fits the phone: nothing wider than the screen.
+        assert.equal(await page.evaluate("document.documentElement.scrollWidth <= innerWidth"), true);
+        assertSecretsStayed(service, tab, link.token, ticket);
+        assertCleanPage(tab.record);
+      }),
+  );
+
+  await t.step(
+    "VENUE_A: the fifth refusal ends the link; a sixth attempt is CONNECT_ATTEMPTS_EXHAUSTED",
+    () =>
+      withService(async (service) => {
+        const tab = await newTab(browser);
+        const { page } = tab;
+        const link = await createLink(service, "VENUE_A");
+        await open(tab, link.url);
+        await waitForText(page, "Conecte sua conta");
+        const ticket = await watchTicket(service, tab);
+        const wrong = await simulatorKey(service);
+        for (let attempt = 1; attempt <= 4; attempt++) {
+          await submitKey(page, { apiKey: wrong.apiKey, apiSecret: `${attempt}`.repeat(64) });
+          await waitForText(page, attempt === 4 ? "Resta 1 tentativa." : `Restam ${5 - attempt} tentativas.`);
+        }
+        await screenshots(page, GROUP, "a-last-attempt");
+        await submitKey(page, { apiKey: wrong.apiKey, apiSecret: "5".repeat(64) });
+        await waitForText(page, "As tentativas deste link acabaram");
+        assert.equal(await heading(page), "Tentativas esgotadas");
+        assert.equal(await page.$("form"), null, "no form to try again");
+        assert.equal(await backLink(page), RETURN_URL);
+        await screenshots(page, GROUP, "a-fifth-refusal");
+        const state = await sessionState(service, link);
+        assert.equal(state.status, "FAILED");
+        assert.equal(state.failureCode, "PROVIDER_CREDENTIAL_REJECTED");
+
+        await open(tab, link.url);
+        await waitForText(page, "Tentativas esgotadas para este link");
+        assert.equal(await heading(page), "Tentativas esgotadas");
+        await screenshots(page, GROUP, "a-sixth-attempt");
+        assertSecretsStayed(service, tab, link.token, ticket);
+        assertOnlyExpectedErrors(tab, [/400 POST .*\/connect\/api\/api-key/, /409 POST .*\/connect\/api\/session/]);
+      }),
+  );
+
+  await t.step(
+    "links that cannot work: expired while open, expired before opening, unknown, incomplete",
+    () =>
+      withService(async (service) => {
+        const tab = await newTab(browser);
+        const { page } = tab;
+        const link = await createLink(service, "VENUE_A");
+        await open(tab, link.url);
+        await waitForText(page, "Conecte sua conta");
+        const ticket = await watchTicket(service, tab);
+        service.env.clock.freeze(service.env.clock.now() + 15 * 60_000);
+        await submitKey(page, await simulatorKey(service));
+        await waitForText(page, "A sessão de conexão expirou");
+        assert.equal(await heading(page), "Link expirado");
+        assert.equal(await backLink(page), RETURN_URL);
+        await screenshots(page, GROUP, "link-expired-while-open");
+
+        const late = await createLink(service, "VENUE_A");
+        service.env.clock.freeze(service.env.clock.now() + 15 * 60_000);
+        await open(tab, late.url);
+        await waitForText(page, "A sessão de conexão expirou");
+        assert.equal(await heading(page), "Link expirado");
+        await screenshots(page, GROUP, "link-expired");
+
+        const unknown = `${service.origin}/connect#t=${"A".repeat(43)}`;
+        await open(tab, unknown);
+        await waitForText(page, "Link de conexão inválido");
+        assert.equal(await heading(page), "Link inválido");
+        await screenshots(page, GROUP, "link-invalid");
+
+        await open(tab, `${service.origin}/connect`);
+        await waitForText(page, "Abra o link completo");
+        assert.equal(await heading(page), "Link incompleto");
+        await screenshots(page, GROUP, "link-incomplete");
+
+        assertSecretsStayed(service, tab, link.token, ticket);
+        assertSecretsStayed(service, tab, late.token);
+        assertOnlyExpectedErrors(tab, [
+          /409 POST .*\/connect\/api\/(api-key|session)/,
+          /404 POST .*\/connect\/api\/session/,
+        ]);
+      }),
+  );
+
+  await t.step(
+    "VENUE_B: the wallet signs approveAgent then approveBuilderFee; cancels in the wallet are no attempt and resume",
+    () =>
+      withService(async (service) => {
+        const tab = await newTab(browser);
+        const { page } = tab;
+        const wallet = await injectWallet(page, { privateKey: generatePrivateKey() });
+        await cancelBuilderSignatureOnce(page);
+        await fundWallet(service, wallet.address);
+        const link = await createLink(service, "VENUE_B");
+        await open(tab, link.url);
+        await waitForText(page, "Conectar carteira");
+        const ticket = await watchTicket(service, tab);
+        assert.match(await textOf(page), /não pode sacar nem transferir/);
+        await screenshots(page, GROUP, "b-start");
+
+        wallet.rejectNext("accounts");
+        await clickButton(page, "Conectar carteira");
+        await waitForText(page, "Conexão cancelada na carteira");
+
+        wallet.rejectNext("signature");
+        await clickButton(page, "Conectar carteira");
+        await waitForText(page, "Assinatura cancelada na carteira");
+        assert.match(await textOf(page), /não conta como tentativa/);
+        await screenshots(page, GROUP, "b-signature-cancelled");
+        const afterCancel = await expectJson(
+          await call(service.env, "GET", "/connect/api/session", { headers: { authorization: `Bearer ${ticket}` } }),
+          200,
+        );
+        assert.equal(afterCancel.session.attemptsLeft, 5, "a cancel in the wallet is not an attempt");
+
+        // The agent is signed; the builder fee is cancelled; trying again asks only for the builder fee.
+        await clickButton(page, "Conectar carteira");
+        await waitForText(page, "Assinatura cancelada na carteira");
+        assert.deepEqual(wallet.signed.map((entry) => entry.typedData.primaryType), [
+          "HyperliquidTransaction:ApproveAgent",
+        ]);
+        await clickButton(page, "Conectar carteira");
+        await waitForText(page, "Conta conectada");
+        assert.deepEqual(wallet.signed.map((entry) => entry.typedData.primaryType), [
+          "HyperliquidTransaction:ApproveAgent",
+          "HyperliquidTransaction:ApproveBuilderFee",
+        ]);
+        assert.equal(wallet.signed[1].typedData.message.maxFeeRate, "0.025%");
+        const prompt = await page.evaluate("globalThis.__builderPrompt") as string;
+        assert.match(prompt, /Assinatura 2 de 2: Aprove a taxa da plataforma de até 0,025% por operação/);
+        assert.match(await textOf(page), new RegExp(`Carteira ${wallet.address.slice(0, 6)}`));
+        await screenshots(page, GROUP, "b-connected");
+
+        const state = await sessionState(service, link);
+        assert.equal(state.status, "CONNECTED");
+        assert.equal(state.failureCode, null, "a cancel in the wallet is not a refusal");
+        const venueB = await venueBView(service);
+        assert.equal(venueB.connection, "CONNECTED");
+        assert.equal(venueB.builder.approvalStatus, "APPROVED");
+        assertSecretsStayed(service, tab, link.token, ticket);
+        assertCleanPage(tab.record);
+
+        // BUILDER_APPROVAL signed by another wallet than the connected one: WALLET_MISMATCH, an attempt.
+        const strangerTab = await newTab(browser);
+        await injectWallet(strangerTab.page, { privateKey: generatePrivateKey() });
+        const builderLink = await createLink(service, "VENUE_B", { purpose: "BUILDER_APPROVAL" });
+        await open(strangerTab, builderLink.url);
+        await waitForText(strangerTab.page, "Aprove a taxa da plataforma");
+        assert.doesNotMatch(await textOf(strangerTab.page), /Usar carteira de teste/);
+        await screenshots(strangerTab.page, GROUP, "b-builder-approval-start");
+        await clickButton(strangerTab.page, "Conectar carteira e aprovar");
+        await waitForText(strangerTab.page, "carteira diferente");
+        assert.match(await textOf(strangerTab.page), /Restam 4 tentativas/);
+        await screenshots(strangerTab.page, GROUP, "b-wallet-mismatch");
+        assert.equal((await sessionState(service, builderLink)).failureCode, "WALLET_MISMATCH");
+        assertSecretsStayed(service, strangerTab, builderLink.token, await watchTicket(service, strangerTab));
+        assertOnlyExpectedErrors(strangerTab, [/403 POST .*\/connect\/api\/wallet\/start/]);
+
+        // The connected wallet, whose approval already covers the fee: nothing to sign.
+        await open(tab, builderLink.url);
+        await clickButton(page, "Conectar carteira e aprovar");
+        await waitForText(page, "Taxa aprovada");
+        assert.equal(wallet.signed.length, 2);
+        await screenshots(page, GROUP, "b-builder-fee-approved");
+
+        // A browser with no wallet at all.
+        const bare = await newTab(browser);
+        const plain = await createLink(service, "VENUE_B");
+        await open(bare, plain.url);
+        await clickButton(bare.page, "Conectar carteira");
+        await waitForText(bare.page, "Nenhuma carteira encontrada");
+        await screenshots(bare.page, GROUP, "b-no-wallet");
+        assertSecretsStayed(service, bare, plain.token);
+      }),
+  );
+
+  await t.step("VENUE_B with no builder fee: the agent is the one signature", () =>
+    withService(async (service) => {
+      const tab = await newTab(browser, "phone");
+      const wallet = await injectWallet(tab.page, { privateKey: generatePrivateKey() });
+      await fundWallet(service, wallet.address);
+      const link = await createLink(service, "VENUE_B");
+      await open(tab, link.url);
+      await clickButton(tab.page, "Conectar carteira");
+      await waitForText(tab.page, "Conta conectada");
+      assert.deepEqual(wallet.signed.map((entry) => entry.typedData.primaryType), [
         "HyperliquidTransaction:ApproveAgent",
-        "HyperliquidTransaction:ApproveAgent",
-        "HyperliquidTransaction:ApproveBuilderFee",
-      ].slice(1),
-    );
-    const providers = await expectJson(await setup.partner.call("GET", "/v1/users/ana/providers"), 200);
-    const venueB = providers.providers.find((p: { providerId: string }) => p.providerId === "VENUE_B");
-    assert.equal(venueB.connection, "CONNECTED");
-    assert.equal(venueB.builder.approvalStatus, "APPROVED");
-    assertTokenStayedInFragment(record, token);
-  } finally {
-    await setup.close();
-  }
-});
+      ]);
+      assert.equal((await venueBView(service)).connection, "CONNECTED");
+      assertSecretsStayed(service, tab, link.token);
+      assertCleanPage(tab.record);
+    }, { builder: { feeTenthsBps: 0 } }));
 
-Deno.test("VENUE_B: approving the builder fee from another wallet is WALLET_MISMATCH; no wallet says what to do", async () => {
-  const setup = await setUp();
-  await using browser = await openBrowser();
-  try {
-    const { page } = await browser.newPage("desktop");
-    const owner = await injectWallet(page, { privateKey: generatePrivateKey() });
-    await fundWallet(setup, owner.address);
-    await openLink(setup, page, "VENUE_B");
-    await waitForText(page, "Conectar carteira");
-    await page.click("button.primary");
-    await waitForText(page, "Conta conectada");
-    assert.ok(owner.signed.length >= 1);
-
-    const { page: stranger } = await browser.newPage("desktop");
-    await injectWallet(stranger, { privateKey: generatePrivateKey() });
-    await openLink(setup, stranger, "VENUE_B", "BUILDER_APPROVAL");
-    await waitForText(stranger, "Aprove a taxa de builder");
-    await stranger.click("button.primary");
-    await waitForText(stranger, "carteira diferente");
-    await snap(stranger, "b-wallet-mismatch");
-
-    const { page: bare } = await browser.newPage("desktop");
-    await openLink(setup, bare, "VENUE_B");
-    await waitForText(bare, "Conectar carteira");
-    await bare.click("button.primary");
-    await waitForText(bare, "Nenhuma carteira encontrada");
-    await snap(bare, "b-no-wallet");
-  } finally {
-    await setup.close();
-  }
-});
-
-Deno.test("VENUE_B in QA: a test wallet made in the page, funded on the simulator, connects with no wallet installed", async () => {
-  const setup = await setUp();
-  await using browser = await openBrowser();
-  try {
-    const { page } = await browser.newPage("desktop");
-    await openLink(setup, page, "VENUE_B");
-    await waitForText(page, "Usar carteira de teste");
-    await page.click("aside button");
-    await waitForText(page, "Conta conectada");
-    await snap(page, "b-test-wallet-connected");
-    const providers = await expectJson(await setup.partner.call("GET", "/v1/users/ana/providers"), 200);
-    const venueB = providers.providers.find((p: { providerId: string }) => p.providerId === "VENUE_B");
-    assert.equal(venueB.connection, "CONNECTED");
-    assert.equal(venueB.builder.approvalStatus, "APPROVED");
-    const balance = await expectJson(await setup.partner.call("GET", "/v1/users/ana/account?providerId=VENUE_B"), 200);
-    assert.equal(balance.balances[0].total, 10000);
-  } finally {
-    await setup.close();
-  }
+  await t.step(
+    "VENUE_B in QA: a test wallet made in the page, funded on the simulator, connects with no wallet",
+    () =>
+      withService(async (service) => {
+        const tab = await newTab(browser);
+        const link = await createLink(service, "VENUE_B");
+        await open(tab, link.url);
+        await waitForText(tab.page, "Usar carteira de teste");
+        await clickButton(tab.page, "Usar carteira de teste");
+        await waitForText(tab.page, "Conta conectada");
+        await screenshots(tab.page, GROUP, "b-test-wallet-connected");
+        const venueB = await venueBView(service);
+        assert.equal(venueB.connection, "CONNECTED");
+        assert.equal(venueB.builder.approvalStatus, "APPROVED");
+        const balance = await expectJson(
+          await service.partner.call("GET", "/v1/users/ana/account?providerId=VENUE_B"),
+          200,
+        );
+        assert.equal(balance.balances[0].total, 10000);
+        assertSecretsStayed(service, tab, link.token);
+        assertCleanPage(tab.record);
+      }),
+  );
 });
