@@ -89,6 +89,7 @@ export function docsPage(doc: Doc) {
     <html lang="en">
       <head>
         <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{doc.info.title} — reference</title>
         <style>
           {`body{font:15px/1.5 system-ui,sans-serif;max-width:960px;margin:2rem auto;padding:0 1rem;color:#1b1b1b}

@@ -8,7 +8,7 @@ import type { HexAddress } from "../types.ts";
 /** Our id of this venue. */
 export const PROVIDER_ID = "VENUE_B" as const;
 /** Display name of the adapter. */
-export const VENUE_NAME = "VENUE_B perpetuals";
+export const VENUE_NAME = "Venue B";
 
 /** Perps are margined and settled in USDC; our symbol is coin + this suffix. */
 export const QUOTE_ASSET = "USDC";
