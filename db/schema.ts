@@ -114,6 +114,22 @@ export interface ConfigurableParameter {
   default?: string | number | boolean;
 }
 
+/** The operator's entry policy for one asset at one provider: without one, no new entry opens there. */
+export const assetPolicies = sqliteTable("asset_policies", {
+  providerId: text("provider_id").notNull(),
+  /** Our symbol, e.g. BTCUSDT (VENUE_A) or BTCUSDC (VENUE_B). */
+  symbol: text("symbol").notNull(),
+  minNotionalMicros: integer("min_notional_micros").notNull(),
+  maxNotionalMicros: integer("max_notional_micros").notNull(),
+  maxSpreadBps: integer("max_spread_bps").notNull(),
+  maxSlippageBps: integer("max_slippage_bps").notNull(),
+  /** Largest share of the visible book an entry may take, as a decimal string ("0.1"). */
+  maxBookFraction: text("max_book_fraction").notNull(),
+  /** Memecoins open only for setups that allow them. */
+  memecoin: bool("memecoin").notNull(),
+  updatedAt: ms("updated_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.providerId, t.symbol] })]);
+
 export const strategies = sqliteTable("strategies", {
   strategyId: text("strategy_id").primaryKey(),
   version: text("version").notNull(),
@@ -162,8 +178,66 @@ export const clientSetups = sqliteTable("client_setups", {
   maxDailyLossMicros: integer("max_daily_loss_micros").notNull(),
   /** Set when the effective envelope dropped below this setup: no new entries until it is lowered. */
   outsideEnvelope: bool("outside_envelope").notNull().default(false),
+  /** Always REAL once stored: demo mode is not offered. */
+  mode: text("mode").notNull().default("REAL"),
+  market: text("market").notNull().default("FUTURES"),
+  /** ISOLATED | CROSSED */
+  marginType: text("margin_type").notNull().default("ISOLATED"),
+  orderSizeMicros: integer("order_size_micros").notNull().default(0),
+  allowedSymbols: json<string[]>("allowed_symbols").notNull().default([]),
+  allowMemecoins: bool("allow_memecoins").notNull().default(false),
+  autoStopLoss: bool("auto_stop_loss").notNull().default(true),
+  autoTakeProfit: bool("auto_take_profit").notNull().default(true),
+  autoBreakEven: bool("auto_break_even").notNull().default(false),
+  /** Percent as a decimal string ("0.5" = 0.5 %). */
+  maxAdverseEntryPercent: text("max_adverse_entry_percent").notNull().default("0.5"),
+  capitalBaseMicros: integer("capital_base_micros"),
+  maxLossPerTradeMicros: integer("max_loss_per_trade_micros"),
+  entryTimeoutMinutes: integer("entry_timeout_minutes"),
+  maxOpenNotionalMicros: integer("max_open_notional_micros"),
+  maxSameDirection: integer("max_same_direction"),
+  /** The safety fingerprint the partner acknowledged for this setup, if any. */
+  acknowledgedFingerprint: text("acknowledged_fingerprint"),
   updatedAt: ms("updated_at").notNull(),
 }, (t) => [primaryKey({ columns: [t.clientId, t.providerId] })]);
+
+/** Automation risk as stored: money in micro-units. */
+export interface AutomationRiskMicros {
+  leverage: number;
+  maxMarginPerTradeMicros: number;
+  maxConcurrentTrades: number;
+  maxDailyLossMicros: number;
+}
+
+export interface AutomationConditions {
+  symbols?: string[];
+  tradingWindowUtc?: { from: string; to: string };
+  minConfidence?: number;
+}
+
+/** A client's automation per provider: which strategy routes signals to it, within which risk. */
+export const automations = sqliteTable("automations", {
+  clientId: integer("client_id").notNull().references(() => clients.id),
+  providerId: text("provider_id").notNull(),
+  strategyId: text("strategy_id").notNull(),
+  strategyVersion: text("strategy_version").notNull(),
+  enabled: bool("enabled").notNull(),
+  risk: json<AutomationRiskMicros>("risk").notNull(),
+  conditions: json<AutomationConditions>("conditions").notNull(),
+  updatedAt: ms("updated_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.clientId, t.providerId] })]);
+
+/**
+ * Net realized result per client, provider and UTC day (day = floor(ms / 86,400,000)):
+ * what the daily loss halt compares with `maxDailyLossUsd`.
+ */
+export const dailyResults = sqliteTable("daily_results", {
+  clientId: integer("client_id").notNull().references(() => clients.id),
+  providerId: text("provider_id").notNull(),
+  day: integer("day").notNull(),
+  realizedMicros: integer("realized_micros").notNull(),
+  updatedAt: ms("updated_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.clientId, t.providerId, t.day] })]);
 
 // ---------------------------------------------------------------- provider connections
 

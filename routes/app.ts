@@ -30,6 +30,7 @@ import { usage } from "./usage.ts";
 import { users } from "./users.ts";
 import { catalogs } from "./catalogs.ts";
 import { connections } from "./connections.ts";
+import { setupRoutes } from "./setup_and_automation.ts";
 import { throwOnInvalid } from "./validation.ts";
 
 export const API_VERSION = "1.0.0-mvp";
@@ -41,7 +42,9 @@ export interface AppOptions {
 
 export function buildPartnerApi(): OpenAPIHono<AppEnv> {
   const api = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
-  for (const routes of [health, usage, tenants, catalogs, users, connections, eventsRoutes]) api.route("/", routes);
+  for (const routes of [health, usage, tenants, catalogs, users, connections, setupRoutes, eventsRoutes]) {
+    api.route("/", routes);
+  }
   return api;
 }
 

@@ -18,7 +18,7 @@ import {
   RequestId,
   ShortId,
 } from "./schemas/common.ts";
-import { ClientSchema, CommercialSchema, StrategySelectionSchema } from "./schemas/resources.ts";
+import { AutomationSchema, ClientSchema, CommercialSchema, StrategySelectionSchema } from "./schemas/resources.ts";
 import { throwOnInvalid } from "./validation.ts";
 
 const tags = ["Clients"];
@@ -114,7 +114,7 @@ app.openapi(
   },
 );
 
-const SingleResponse = ClientSchema.extend({ automations: z.array(z.unknown()), requestId: RequestId });
+const SingleResponse = ClientSchema.extend({ automations: z.array(AutomationSchema), requestId: RequestId });
 
 app.openapi(
   createRoute({

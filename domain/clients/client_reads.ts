@@ -1,7 +1,8 @@
 /** Reads of one client: the resource, its status overview and its commercial status. */
 import { and, eq, sql } from "drizzle-orm";
 import { preparedFor } from "../../db/client.ts";
-import { clients, clientSetups, connectSessions, providerAccounts } from "../../db/schema.ts";
+import { automations, clients, clientSetups, connectSessions, providerAccounts } from "../../db/schema.ts";
+import { automationsOfClient } from "../automation/automations.ts";
 import { ApiError } from "../errors.ts";
 import { type Ctx, partnerOf } from "../context.ts";
 import { commercialStates } from "../commercial/commercial_state.ts";
@@ -11,8 +12,7 @@ import { connectionState } from "../accounts/connection_state.ts";
 
 export async function getClient({ ctx, input }: { ctx: Ctx; input: { externalUserId: string } }) {
   const client = await loadClient(ctx.db.read, partnerOf(ctx), input.externalUserId);
-  // Automations are configured per provider once the automation routes exist; none can exist before.
-  return { ...clientView(client), automations: [] as unknown[] };
+  return { ...clientView(client), automations: await automationsOfClient(ctx, client) };
 }
 
 interface SetupSummary {
@@ -35,6 +35,9 @@ const clientWithSetups = preparedFor((db) =>
     accounts: sql<
       string
     >`(SELECT json_group_object(${providerAccounts.providerId}, ${providerAccounts.connection}) FROM ${providerAccounts} WHERE ${providerAccounts.clientId} = ${clients.id})`,
+    automations: sql<
+      string
+    >`(SELECT json_group_array(json_array(${automations.providerId}, ${automations.strategyId}, ${automations.enabled})) FROM ${automations} WHERE ${automations.clientId} = ${clients.id})`,
     pending: sql<
       string
     >`(SELECT json_group_array(DISTINCT ${connectSessions.providerId}) FROM ${connectSessions} WHERE ${connectSessions.clientId} = ${clients.id} AND ${connectSessions.status} = 'PENDING' AND ${connectSessions.expiresAt} > ${
@@ -84,7 +87,8 @@ export async function getClientStatus({ ctx, input }: { ctx: Ctx; input: { exter
         commercial: entry,
       };
     }),
-    automations: [] as { providerId: string; strategyId: string; enabled: boolean }[],
+    automations: (JSON.parse(row.automations) as [string, string, number][])
+      .map(([providerId, strategyId, enabled]) => ({ providerId, strategyId, enabled: enabled === 1 })),
     openPositions: 0,
   };
 }

@@ -102,3 +102,24 @@ export const StrategySelectionSchema = z.object({
   selectionMode: z.enum(["ALL_GRANTED", "EXPLICIT"]),
   requestId: RequestId,
 }).openapi("StrategySelection");
+
+/** Automation (per client and provider). */
+export const AutomationSchema = z.object({
+  providerId: ProviderIdSchema,
+  strategyId: z.string(),
+  strategyVersion: z.string(),
+  enabled: z.boolean(),
+  risk: z.object({
+    leverage: z.number().int(),
+    maxMarginPerTradeUsd: z.number(),
+    maxConcurrentTrades: z.number().int(),
+    maxDailyLossUsd: z.number(),
+  }),
+  conditions: z.object({
+    symbols: z.array(z.string()).optional(),
+    tradingWindowUtc: z.object({ from: z.string(), to: z.string() }).optional(),
+    minConfidence: z.number().optional(),
+  }),
+  runtime: z.enum(["DISABLED", "ROUTING"]),
+  updatedAt: z.string(),
+}).openapi("Automation");

@@ -1,0 +1,52 @@
+CREATE TABLE `asset_policies` (
+	`provider_id` text NOT NULL,
+	`symbol` text NOT NULL,
+	`min_notional_micros` integer NOT NULL,
+	`max_notional_micros` integer NOT NULL,
+	`max_spread_bps` integer NOT NULL,
+	`max_slippage_bps` integer NOT NULL,
+	`max_book_fraction` text NOT NULL,
+	`memecoin` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	PRIMARY KEY(`provider_id`, `symbol`)
+);
+--> statement-breakpoint
+CREATE TABLE `automations` (
+	`client_id` integer NOT NULL,
+	`provider_id` text NOT NULL,
+	`strategy_id` text NOT NULL,
+	`strategy_version` text NOT NULL,
+	`enabled` integer NOT NULL,
+	`risk` text NOT NULL,
+	`conditions` text NOT NULL,
+	`updated_at` integer NOT NULL,
+	PRIMARY KEY(`client_id`, `provider_id`),
+	FOREIGN KEY (`client_id`) REFERENCES `clients`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE TABLE `daily_results` (
+	`client_id` integer NOT NULL,
+	`provider_id` text NOT NULL,
+	`day` integer NOT NULL,
+	`realized_micros` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	PRIMARY KEY(`client_id`, `provider_id`, `day`),
+	FOREIGN KEY (`client_id`) REFERENCES `clients`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+ALTER TABLE `client_setups` ADD `mode` text DEFAULT 'REAL' NOT NULL;--> statement-breakpoint
+ALTER TABLE `client_setups` ADD `market` text DEFAULT 'FUTURES' NOT NULL;--> statement-breakpoint
+ALTER TABLE `client_setups` ADD `margin_type` text DEFAULT 'ISOLATED' NOT NULL;--> statement-breakpoint
+ALTER TABLE `client_setups` ADD `order_size_micros` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE `client_setups` ADD `allowed_symbols` text DEFAULT '[]' NOT NULL;--> statement-breakpoint
+ALTER TABLE `client_setups` ADD `allow_memecoins` integer DEFAULT false NOT NULL;--> statement-breakpoint
+ALTER TABLE `client_setups` ADD `auto_stop_loss` integer DEFAULT true NOT NULL;--> statement-breakpoint
+ALTER TABLE `client_setups` ADD `auto_take_profit` integer DEFAULT true NOT NULL;--> statement-breakpoint
+ALTER TABLE `client_setups` ADD `auto_break_even` integer DEFAULT false NOT NULL;--> statement-breakpoint
+ALTER TABLE `client_setups` ADD `max_adverse_entry_percent` text DEFAULT '0.5' NOT NULL;--> statement-breakpoint
+ALTER TABLE `client_setups` ADD `capital_base_micros` integer;--> statement-breakpoint
+ALTER TABLE `client_setups` ADD `max_loss_per_trade_micros` integer;--> statement-breakpoint
+ALTER TABLE `client_setups` ADD `entry_timeout_minutes` integer;--> statement-breakpoint
+ALTER TABLE `client_setups` ADD `max_open_notional_micros` integer;--> statement-breakpoint
+ALTER TABLE `client_setups` ADD `max_same_direction` integer;--> statement-breakpoint
+ALTER TABLE `client_setups` ADD `acknowledged_fingerprint` text;

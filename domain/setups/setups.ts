@@ -1,0 +1,255 @@
+/**
+ * Setup and risk per client and provider (spec, Risk and setup): read,
+ * preview (validates, writes nothing), PUT setup (a full declaration) and PUT
+ * risk (only the risk limits). Every write is checked against the effective
+ * envelope, the fields needed to enable, the connection, the daily halt and
+ * the safety policy's acknowledgement, inside the transaction that stores it.
+ */
+import { and, eq } from "drizzle-orm";
+import type { Executor } from "../../db/client.ts";
+import { clientSetups, type EnvelopeMicros } from "../../db/schema.ts";
+import { findAccount } from "../accounts/load_account.ts";
+import { type ClientRow, loadActiveClient, loadClient } from "../clients/load_client.ts";
+import { type Ctx, partnerOf } from "../context.ts";
+import { withPartnerTransaction } from "../credentials/partner_transaction.ts";
+import { ApiError } from "../errors.ts";
+import { fieldsAbove } from "../gates/entry_gates.ts";
+import {
+  assertProviderUsable,
+  clientStrategies,
+  type EffectiveAccess,
+  effectiveAccessOf,
+  loadEffectiveAccess,
+} from "../grants/effective_access.ts";
+import { microsToUsd, usdToMicros } from "../money.ts";
+import type { ProviderId } from "../../venues/types.ts";
+import { isHalted, realizedToday } from "./daily_loss.ts";
+import { acknowledgementFor, evaluateSafety, type RiskAcknowledgement } from "./safety_policy.ts";
+import {
+  declaredValues,
+  missingForEnabling,
+  QUOTE_CURRENCY,
+  type SetupDeclaration,
+  type SetupRow,
+  setupStatus,
+  type SetupValues,
+  setupValuesWire,
+  usdOrNull,
+  valuesOf,
+} from "./setup_values.ts";
+
+export const setupOfClient = (db: Executor, clientId: number, providerId: string) =>
+  db.select().from(clientSetups)
+    .where(and(eq(clientSetups.clientId, clientId), eq(clientSetups.providerId, providerId))).get();
+
+/** Everything a setup view or write reads besides the setup itself. */
+interface SetupContext {
+  client: ClientRow;
+  access: EffectiveAccess;
+  row: SetupRow | null;
+  apiConfigured: boolean;
+  realizedTodayMicros: number;
+}
+
+async function loadSetupContext(
+  db: Executor,
+  client: ClientRow,
+  access: EffectiveAccess,
+  providerId: ProviderId,
+  now: number,
+): Promise<SetupContext> {
+  assertProviderUsable(access, providerId);
+  const account = await findAccount(db, client.id, providerId);
+  return {
+    client,
+    access,
+    row: (await setupOfClient(db, client.id, providerId)) ?? null,
+    apiConfigured: account !== null && account.connection !== "REVOKED",
+    realizedTodayMicros: await realizedToday(db, client.id, providerId, now),
+  };
+}
+
+/** The Setup resource. */
+function setupView(context: SetupContext, providerId: ProviderId, values: SetupValues, acknowledged: string | null) {
+  const { client, access } = context;
+  return {
+    externalUserId: client.externalUserId,
+    providerId,
+    mode: context.row ? "REAL" : "PAPER",
+    ...setupValuesWire(values),
+    quoteCurrency: QUOTE_CURRENCY[providerId],
+    allowedStrategies: clientStrategies(access, client.strategySelection),
+    setupStatus: setupStatus(values, access.envelope),
+    risk: {
+      maxDailyLossUsd: microsToUsd(values.maxDailyLossMicros),
+      maxOpenNotionalUsd: usdOrNull(values.maxOpenNotionalMicros),
+      maxSameDirection: values.maxSameDirection,
+      haltedToday: isHalted(context.realizedTodayMicros, values.maxDailyLossMicros),
+    },
+    safety: evaluateSafety(providerId, values, acknowledged),
+    apiConfigured: context.apiConfigured,
+  };
+}
+
+export type SetupView = ReturnType<typeof setupView>;
+
+export async function getSetup(ctx: Ctx, input: { externalUserId: string; providerId: ProviderId }) {
+  const partnerId = partnerOf(ctx);
+  const client = await loadClient(ctx.db.read, partnerId, input.externalUserId);
+  const access = await effectiveAccessOf(ctx, partnerId);
+  const context = await loadSetupContext(ctx.db.read, client, access, input.providerId, ctx.clock.now());
+  return setupView(context, input.providerId, valuesOf(context.row), context.row?.acknowledgedFingerprint ?? null);
+}
+
+/** Validates a declaration against the contract and answers its safety verdict; writes nothing. */
+export async function previewSetup(ctx: Ctx, input: { externalUserId: string; declaration: SetupDeclaration }) {
+  const partnerId = partnerOf(ctx);
+  const { providerId } = input.declaration;
+  const client = await loadClient(ctx.db.read, partnerId, input.externalUserId);
+  const access = await effectiveAccessOf(ctx, partnerId);
+  const context = await loadSetupContext(ctx.db.read, client, access, providerId, ctx.clock.now());
+  const values = checkedDeclaration(input.declaration, access.envelope);
+  return {
+    externalUserId: client.externalUserId,
+    providerId,
+    safety: evaluateSafety(providerId, values, context.row?.acknowledgedFingerprint ?? null),
+  };
+}
+
+/** Mode, envelope and, when enabling, the fields enabling needs: what a declaration must pass. */
+function checkedDeclaration(declaration: SetupDeclaration, envelope: EnvelopeMicros): SetupValues {
+  if (declaration.mode !== "REAL") throw new ApiError("PAPER_NOT_GRANTED");
+  const values = declaredValues(declaration);
+  assertWithinEnvelope(values, envelope);
+  const missing = missingForEnabling(values);
+  if (values.enabled && missing.length) {
+    throw new ApiError("SETUP_INCOMPLETE", {
+      message: `Para ativar, informe: ${missing.map((issue) => issue.field).join(", ")}.`,
+      extra: { setupStatus: { status: "SETUP_INCOMPLETE", issues: missing } },
+    });
+  }
+  return values;
+}
+
+function assertWithinEnvelope(
+  values: Pick<SetupValues, "leverage" | "maxMarginPerTradeMicros" | "maxConcurrentTrades" | "maxDailyLossMicros">,
+  envelope: EnvelopeMicros,
+): void {
+  const above = fieldsAbove(values, envelope);
+  if (above.length) {
+    throw new ApiError("RISK_ENVELOPE_EXCEEDED", {
+      status: 422,
+      message: `Acima do envelope de risco efetivo: ${above.join(", ")}.`,
+    });
+  }
+}
+
+export async function putSetup(
+  ctx: Ctx,
+  input: { externalUserId: string; declaration: SetupDeclaration & { riskAcknowledgement?: RiskAcknowledgement } },
+) {
+  const { providerId } = input.declaration;
+  return await writeSetup(ctx, input.externalUserId, providerId, (context) => {
+    const values = checkedDeclaration(input.declaration, context.access.envelope);
+    if (values.enabled && !context.apiConfigured) {
+      throw new ApiError("API_NOT_CONFIGURED", {
+        message: "Conecte a conta do provedor pela página de conexão antes de ativar.",
+      });
+    }
+    if (values.enabled && isHalted(context.realizedTodayMicros, valuesOf(context.row).maxDailyLossMicros)) {
+      throw new ApiError("DAILY_LOSS_HALT");
+    }
+    return { values, acknowledgement: input.declaration.riskAcknowledgement };
+  });
+}
+
+/** The risk limits PUT risk changes; every other field of the setup stays as stored. */
+export interface RiskLimits {
+  providerId: ProviderId;
+  maxConcurrentTrades: number;
+  maxMarginPerTradeUsd: number;
+  maxDailyLossUsd: number;
+  maxOpenNotionalUsd?: number | null;
+  maxSameDirection?: number | null;
+  maxLossPerTrade?: number | null;
+  riskAcknowledgement?: RiskAcknowledgement;
+}
+
+export async function putRisk(ctx: Ctx, input: { externalUserId: string; limits: RiskLimits }) {
+  const { limits } = input;
+  return await writeSetup(ctx, input.externalUserId, limits.providerId, (context) => {
+    const stored = valuesOf(context.row);
+    const values: SetupValues = {
+      ...stored,
+      maxConcurrentTrades: limits.maxConcurrentTrades,
+      maxMarginPerTradeMicros: usdToMicros(limits.maxMarginPerTradeUsd),
+      maxDailyLossMicros: usdToMicros(limits.maxDailyLossUsd),
+      maxOpenNotionalMicros: limits.maxOpenNotionalUsd === undefined
+        ? stored.maxOpenNotionalMicros
+        : usdOrMicrosNull(limits.maxOpenNotionalUsd),
+      maxSameDirection: limits.maxSameDirection === undefined ? stored.maxSameDirection : limits.maxSameDirection,
+      maxLossPerTradeMicros: limits.maxLossPerTrade === undefined
+        ? stored.maxLossPerTradeMicros
+        : usdOrMicrosNull(limits.maxLossPerTrade),
+    };
+    // Only the limits this request sets are held to the envelope: lowering risk must stay possible while
+    // another field (e.g. leverage) is still above a lowered envelope.
+    assertWithinEnvelope({ ...values, leverage: 0 }, context.access.envelope);
+    if (
+      values.maxDailyLossMicros > stored.maxDailyLossMicros &&
+      isHalted(context.realizedTodayMicros, stored.maxDailyLossMicros)
+    ) {
+      throw new ApiError("DAILY_LOSS_HALT", {
+        message: "Limite de perda diária atingido hoje: ele só pode ser aumentado a partir de 00:00 UTC.",
+      });
+    }
+    if (values.enabled && missingForEnabling(values).length) {
+      throw new ApiError("SETUP_INCOMPLETE", {
+        extra: { setupStatus: { status: "SETUP_INCOMPLETE", issues: missingForEnabling(values) } },
+      });
+    }
+    return { values, acknowledgement: limits.riskAcknowledgement };
+  });
+}
+
+const usdOrMicrosNull = (usd: number | null) => usd === null ? null : usdToMicros(usd);
+
+/**
+ * The write both PUTs share: fresh authorization, the client ACTIVE, the
+ * provider usable, `decide` on the stored state, the safety acknowledgement,
+ * then the row (clearing OUTSIDE_ENVELOPE once within) and the idempotent
+ * answer, all in one transaction.
+ */
+async function writeSetup(
+  ctx: Ctx,
+  externalUserId: string,
+  providerId: ProviderId,
+  decide: (context: SetupContext) => { values: SetupValues; acknowledgement?: RiskAcknowledgement },
+) {
+  const partnerId = partnerOf(ctx);
+  const now = ctx.clock.now();
+  return await withPartnerTransaction(ctx, async (tx) => {
+    const client = await loadActiveClient(tx, partnerId, externalUserId);
+    const access = await loadEffectiveAccess(tx, partnerId, now);
+    const context = await loadSetupContext(tx, client, access, providerId, now);
+    const { values, acknowledgement } = decide(context);
+    const safety = evaluateSafety(providerId, values, context.row?.acknowledgedFingerprint ?? null);
+    const acknowledgedFingerprint = acknowledgementFor(safety, acknowledgement);
+    const row = {
+      ...values,
+      clientId: client.id,
+      providerId,
+      mode: "REAL",
+      market: "FUTURES",
+      outsideEnvelope: fieldsAbove(values, access.envelope).length > 0,
+      acknowledgedFingerprint,
+      updatedAt: now,
+    };
+    const [stored] = await tx.insert(clientSetups).values(row)
+      .onConflictDoUpdate({ target: [clientSetups.clientId, clientSetups.providerId], set: row })
+      .returning();
+    const view = setupView({ ...context, row: stored }, providerId, values, acknowledgedFingerprint);
+    await ctx.idempotency?.record(tx, view);
+    return view;
+  });
+}

@@ -1,0 +1,291 @@
+/** Risk and setup (`/v1/users/:id/setup`, `/setup/preview`, `/risk`) and automation (`/v1/users/:id/automation`). */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { getAutomation, putAutomation } from "../domain/automation/automations.ts";
+import { getSetup, previewSetup, putRisk, putSetup } from "../domain/setups/setups.ts";
+import { type AppEnv, partnerCtx } from "./env.ts";
+import { idempotentRoute } from "./middleware/idempotency.ts";
+import { idempotentJson, json } from "./respond.ts";
+import {
+  errorContent,
+  idempotencyErrors,
+  jsonBody,
+  jsonContent,
+  partnerErrors,
+  ProviderIdSchema,
+  RequestId,
+  ShortId,
+  UsdAmount,
+} from "./schemas/common.ts";
+import { AutomationSchema } from "./schemas/resources.ts";
+import { ExternalUserId } from "./users.ts";
+import { throwOnInvalid } from "./validation.ts";
+
+const Leverage = z.number().int().min(1).max(125);
+const MaxConcurrentTrades = z.number().int().min(1).max(3).openapi({
+  description: "1-3 (one real position per account).",
+});
+const PositiveUsd = UsdAmount.refine((value) => value > 0, { message: "deve ser maior que 0" });
+const Symbol = z.string().regex(/^[A-Z0-9]{2,20}$/, { message: "símbolo inválido (ex.: BTCUSDT)" });
+const Percent = z.number().min(0).max(100);
+
+const RiskAcknowledgement = z.object({
+  fingerprint: z.string().min(1).max(128),
+  codes: z.array(z.string().max(64)).max(32),
+}).openapi({ description: "The preview's safety.fingerprint and every code of safety.flags." });
+
+const SetupBody = z.object({
+  providerId: ProviderIdSchema,
+  mode: z.string().max(16).openapi({ description: "Must be REAL (else 403 PAPER_NOT_GRANTED)." }),
+  enabled: z.boolean(),
+  leverage: Leverage,
+  orderSizeUsd: UsdAmount.refine((value) => value >= 1, { message: "deve ser pelo menos 1" }),
+  maxConcurrentTrades: MaxConcurrentTrades,
+  maxMarginPerTradeUsd: UsdAmount,
+  maxDailyLossUsd: UsdAmount,
+  capitalBase: PositiveUsd.nullable().optional(),
+  maxLossPerTrade: PositiveUsd.nullable().optional(),
+  entryTimeoutMinutes: z.number().int().min(1).max(1440).nullable().optional(),
+  marginType: z.enum(["ISOLATED", "CROSSED"]).optional(),
+  allowedSymbols: z.array(Symbol).max(200).optional(),
+  autoStopLoss: z.boolean().optional(),
+  autoTakeProfit: z.boolean().optional(),
+  autoBreakEven: z.boolean().optional(),
+  allowMemecoins: z.boolean().optional(),
+  maxOpenNotionalUsd: UsdAmount.nullable().optional(),
+  maxSameDirection: z.number().int().min(1).max(3).nullable().optional(),
+  maxAdverseEntryPercent: Percent.optional().openapi({ description: "Percent, e.g. 0.5 = 0.5 %." }),
+});
+
+const SafetySchema = z.object({
+  policyVersion: z.string(),
+  fingerprint: z.string(),
+  required: z.boolean(),
+  acknowledged: z.boolean(),
+  flags: z.array(z.string()),
+}).openapi("Safety");
+
+const SetupSchema = z.object({
+  externalUserId: z.string(),
+  providerId: ProviderIdSchema,
+  mode: z.enum(["REAL", "PAPER"]).openapi({ description: "PAPER only for a never-configured setup." }),
+  enabled: z.boolean(),
+  market: z.string(),
+  leverage: z.number().int(),
+  marginType: z.enum(["ISOLATED", "CROSSED"]),
+  orderSizeUsd: z.number(),
+  sizingStatus: z.enum(["AVAILABLE", "CAPPED_BY_MARGIN"]),
+  maxConcurrentTrades: z.number().int(),
+  maxMarginPerTradeUsd: z.number(),
+  maxDailyLossUsd: z.number(),
+  allowedSymbols: z.array(z.string()),
+  allowMemecoins: z.boolean(),
+  autoStopLoss: z.boolean(),
+  autoTakeProfit: z.boolean(),
+  autoBreakEven: z.boolean(),
+  maxAdverseEntryPercent: z.number(),
+  quoteCurrency: z.string().nullable(),
+  capitalBase: z.number().nullable(),
+  maxLossPerTrade: z.number().nullable(),
+  entryTimeoutMinutes: z.number().int().nullable(),
+  allowedStrategies: z.array(z.string()),
+  setupStatus: z.object({
+    status: z.enum(["READY", "SETUP_INCOMPLETE", "OUTSIDE_ENVELOPE"]),
+    issues: z.array(z.object({ code: z.string(), field: z.string(), message: z.string() })),
+  }),
+  risk: z.object({
+    maxDailyLossUsd: z.number(),
+    maxOpenNotionalUsd: z.number().nullable(),
+    maxSameDirection: z.number().int().nullable(),
+    haltedToday: z.boolean(),
+  }),
+  safety: SafetySchema,
+  apiConfigured: z.boolean(),
+}).openapi("Setup");
+
+const SetupResponse = SetupSchema.extend({ requestId: RequestId });
+
+const HourMinute = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, { message: "use HH:MM (UTC)" });
+
+const AutomationBody = z.object({
+  providerId: ProviderIdSchema,
+  strategyId: ShortId,
+  enabled: z.boolean(),
+  risk: z.object({
+    leverage: Leverage,
+    maxMarginPerTradeUsd: UsdAmount,
+    maxConcurrentTrades: MaxConcurrentTrades,
+    maxDailyLossUsd: UsdAmount,
+  }),
+  conditions: z.object({
+    symbols: z.array(Symbol).max(200).optional(),
+    tradingWindowUtc: z.object({ from: HourMinute, to: HourMinute }).optional(),
+    minConfidence: Percent.optional(),
+  }).optional(),
+});
+
+const AutomationViewResponse = z.object({
+  externalUserId: z.string(),
+  tenantId: z.string(),
+  providers: z.array(z.object({
+    providerId: ProviderIdSchema,
+    setupEnabled: z.boolean(),
+    mode: z.enum(["REAL", "PAPER"]),
+    haltedToday: z.boolean(),
+    automation: AutomationSchema.optional(),
+    newEntries: z.enum(["ALLOWED", "BLOCKED"]),
+    blockReason: z.string().nullable(),
+    blockDetail: z.string().nullable(),
+    positionMaintenance: z.literal("CONTINUES"),
+  })),
+  requestId: RequestId,
+});
+
+const tags = ["Risk and setup"];
+const UserParams = z.object({ id: ExternalUserId });
+const setupRefusals = {
+  403: errorContent("PAPER_NOT_GRANTED, PROVIDER_NOT_ALLOWED, PROVIDER_NOT_GRANTED, OWNER_NOT_ALLOWED"),
+  422: errorContent("RISK_ENVELOPE_EXCEEDED, API_NOT_CONFIGURED, RISK_ACK_REQUIRED, DAILY_LOSS_HALT"),
+};
+
+export const setupRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/users/{id}/setup",
+      tags,
+      summary: "The client's setup at a provider (a never-configured one reads back as PAPER, disabled)",
+      request: { params: UserParams, query: z.object({ providerId: ProviderIdSchema }) },
+      responses: { 200: jsonContent(SetupResponse, "Setup."), ...partnerErrors },
+    }),
+    async (c) => {
+      const input = { externalUserId: c.req.valid("param").id, providerId: c.req.valid("query").providerId };
+      const setup = await getSetup(partnerCtx(c), input);
+      return json(c, SetupResponse.parse({ ...setup, requestId: c.get("requestId") }), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/users/{id}/setup/preview",
+      tags,
+      summary: "Validate a setup against the contract and get its safety verdict; writes nothing",
+      request: { params: UserParams, body: jsonBody(SetupBody) },
+      responses: {
+        200: jsonContent(
+          z.object({
+            externalUserId: z.string(),
+            providerId: ProviderIdSchema,
+            safety: SafetySchema,
+            requestId: RequestId,
+          }),
+          "The safety verdict: acknowledge its flags with its fingerprint in PUT setup.",
+        ),
+        ...partnerErrors,
+        ...setupRefusals,
+      },
+    }),
+    async (c) => {
+      const input = { externalUserId: c.req.valid("param").id, declaration: c.req.valid("json") };
+      const preview = await previewSetup(partnerCtx(c), input);
+      return json(c, { ...preview, requestId: c.get("requestId") }, 200);
+    },
+  )
+  .openapi(
+    createRoute(idempotentRoute({
+      method: "put",
+      path: "/v1/users/{id}/setup",
+      tags,
+      summary: "Declare the whole setup (not a patch); alerts need riskAcknowledgement",
+      request: {
+        params: UserParams,
+        body: jsonBody(SetupBody.extend({ riskAcknowledgement: RiskAcknowledgement.optional() })),
+      },
+      responses: {
+        200: jsonContent(SetupResponse, "The setup as stored."),
+        ...partnerErrors,
+        ...idempotencyErrors,
+        ...setupRefusals,
+      },
+    })),
+    (c) =>
+      idempotentJson(
+        c,
+        200,
+        (ctx) => putSetup(ctx, { externalUserId: c.req.valid("param").id, declaration: c.req.valid("json") }),
+        (setup) => SetupResponse.parse({ ...setup, requestId: c.get("requestId") }),
+      ),
+  )
+  .openapi(
+    createRoute(idempotentRoute({
+      method: "put",
+      path: "/v1/users/{id}/risk",
+      tags,
+      summary: "Change only the risk limits (not leverage, size or enabled)",
+      request: {
+        params: UserParams,
+        body: jsonBody(z.object({
+          providerId: ProviderIdSchema,
+          maxConcurrentTrades: MaxConcurrentTrades,
+          maxMarginPerTradeUsd: UsdAmount,
+          maxDailyLossUsd: UsdAmount,
+          maxOpenNotionalUsd: UsdAmount.nullable().optional(),
+          maxSameDirection: z.number().int().min(1).max(3).nullable().optional(),
+          maxLossPerTrade: PositiveUsd.nullable().optional(),
+          riskAcknowledgement: RiskAcknowledgement.optional(),
+        })),
+      },
+      responses: {
+        200: jsonContent(SetupResponse, "The setup as updated; maxDailyLossUsd at top level."),
+        ...partnerErrors,
+        ...idempotencyErrors,
+        ...setupRefusals,
+      },
+    })),
+    (c) =>
+      idempotentJson(
+        c,
+        200,
+        (ctx) => putRisk(ctx, { externalUserId: c.req.valid("param").id, limits: c.req.valid("json") }),
+        (setup) => SetupResponse.parse({ ...setup, requestId: c.get("requestId") }),
+      ),
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/users/{id}/automation",
+      tags: ["Automation"],
+      summary: "Per provider: automation, whether new entries may open (and why not); maintenance continues",
+      request: { params: UserParams },
+      responses: { 200: jsonContent(AutomationViewResponse, "Automation view."), ...partnerErrors },
+    }),
+    async (c) => {
+      const view = await getAutomation(partnerCtx(c), { externalUserId: c.req.valid("param").id });
+      return json(c, AutomationViewResponse.parse({ ...view, requestId: c.get("requestId") }), 200);
+    },
+  )
+  .openapi(
+    createRoute(idempotentRoute({
+      method: "put",
+      path: "/v1/users/{id}/automation",
+      tags: ["Automation"],
+      summary: "Switch an automation on or pause it (pausing never closes positions); risk is always required",
+      request: { params: UserParams, body: jsonBody(AutomationBody) },
+      responses: {
+        200: jsonContent(
+          z.object({ externalUserId: z.string(), automation: AutomationSchema, requestId: RequestId }),
+          "The automation as stored; event automation.updated.",
+        ),
+        ...partnerErrors,
+        ...idempotencyErrors,
+        403: errorContent("STRATEGY_NOT_GRANTED, PROVIDER_NOT_GRANTED, OWNER_NOT_ALLOWED"),
+        422: errorContent("RISK_ENVELOPE_EXCEEDED"),
+      },
+    })),
+    (c) =>
+      idempotentJson(
+        c,
+        200,
+        (ctx) => putAutomation(ctx, { externalUserId: c.req.valid("param").id, automation: c.req.valid("json") }),
+        (result) => ({ ...result, requestId: c.get("requestId") }),
+      ),
+  );
