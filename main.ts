@@ -11,6 +11,7 @@ import type { Deps } from "./domain/context.ts";
 import { Lifecycle } from "./domain/lifecycle.ts";
 import { createLogger, errorFields } from "./domain/logger.ts";
 import { restoreTestClock } from "./domain/qa/test_clock.ts";
+import { DEMO_STRATEGY_ID, publishQaDemoCatalog } from "./domain/qa/demo_catalog.ts";
 import { createSecretBox } from "./domain/secrets/secret_box.ts";
 import { VenueAvailability } from "./domain/venues/call_venue.ts";
 import { createCaches } from "./domain/cache.ts";
@@ -32,7 +33,12 @@ const { config, created } = await withQaSecrets(parsed, dataDirOf(parsed));
 const logger = createLogger(config.logLevel);
 const db = await openDatabase(config.databaseUrl, { authToken: config.databaseAuthToken });
 const testClock = config.serviceEnv === "qa" ? new TestableClock() : undefined;
-if (testClock) await restoreTestClock(db, testClock);
+if (testClock) {
+  await restoreTestClock(db, testClock);
+  if (await publishQaDemoCatalog(db, testClock.now())) {
+    console.error(`QA: published the demo strategy "${DEMO_STRATEGY_ID}".`);
+  }
+}
 const secrets = await createSecretBox(config.masterKey!, config.previousMasterKeys);
 
 const simulate = config.serviceEnv === "qa";

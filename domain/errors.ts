@@ -20,6 +20,8 @@ export const ERROR_CATALOG = {
     message: "Muitas tentativas a partir deste endereço. Tente novamente em instantes.",
   },
   OPERATOR_UNAUTHORIZED: { status: 401, message: "Token de operador ausente ou inválido." },
+  /** Operator API: the change conflicts with the current state (e.g. removing a strategy in use). */
+  STATE_CONFLICT: { status: 409, message: "A alteração conflita com o estado atual." },
 
   // Scope, identity, tenant
   NOT_FOUND: { status: 404, message: "Recurso não encontrado." },

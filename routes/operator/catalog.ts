@@ -1,10 +1,11 @@
-/** Operator: provider real-execution flag and strategy publication. */
+/** Operator: provider real-execution flag, strategy publication and asset entry policies. */
 import { json } from "../respond.ts";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { setRealExecution } from "../../domain/catalog/provider_settings.ts";
-import { putStrategy } from "../../domain/catalog/put_strategy.ts";
+import { deleteStrategy, listStrategies, putStrategy } from "../../domain/catalog/operator_strategies.ts";
+import { deleteAssetPolicy, listAssetPolicies, putAssetPolicy } from "../../domain/catalog/asset_policies.ts";
 import { type AppEnv, operatorCtx } from "../env.ts";
-import { jsonBody, jsonContent, operatorErrors, ProviderIdSchema, RequestId } from "../schemas/common.ts";
+import { jsonBody, jsonContent, operatorErrors, ProviderIdSchema, RequestId, UsdAmount } from "../schemas/common.ts";
 import { throwOnInvalid } from "../validation.ts";
 import { StrategyBody } from "./schemas.ts";
 
@@ -62,6 +63,107 @@ app.openapi(
       input: { strategyId: c.req.valid("param").strategyId, ...c.req.valid("json") },
     });
     return json(c, StrategyResponse.parse({ strategy, requestId: c.get("requestId") }), 200);
+  },
+);
+
+const StrategyWithId = StrategyBody.extend({ strategyId: z.string() });
+const StrategiesResponse = z.object({ strategies: z.array(StrategyWithId), requestId: RequestId });
+const StrategyPath = z.object({ strategyId: z.string().regex(/^[A-Za-z0-9_.:-]{2,64}$/) });
+
+app.openapi(
+  createRoute({
+    method: "get",
+    path: "/operator/v1/strategies",
+    tags,
+    summary: "Every strategy, whatever its status",
+    responses: {
+      200: jsonContent(StrategiesResponse, "Strategies."),
+      ...operatorErrors,
+    },
+  }),
+  async (c) => {
+    const strategies = await listStrategies(operatorCtx(c));
+    return json(c, StrategiesResponse.parse({ strategies, requestId: c.get("requestId") }), 200);
+  },
+);
+
+app.openapi(
+  createRoute({
+    method: "delete",
+    path: "/operator/v1/strategies/{strategyId}",
+    tags,
+    summary: "Remove a strategy no automation uses (one in use answers 409: retire it instead)",
+    request: { params: StrategyPath },
+    responses: { 200: jsonContent(z.object({ requestId: RequestId }), "Removed."), ...operatorErrors },
+  }),
+  async (c) => {
+    await deleteStrategy(operatorCtx(c), { strategyId: c.req.valid("param").strategyId });
+    return json(c, { requestId: c.get("requestId") }, 200);
+  },
+);
+
+const AssetPolicyBody = z.object({
+  minNotionalUsd: UsdAmount,
+  maxNotionalUsd: UsdAmount,
+  maxSpreadBps: z.number().int().min(0).max(10_000),
+  maxSlippageBps: z.number().int().min(0).max(10_000),
+  maxBookFraction: z.number().gt(0).max(1),
+  memecoin: z.boolean().optional(),
+}).strict().openapi("AssetPolicyInput");
+const AssetPolicy = AssetPolicyBody.extend({
+  providerId: ProviderIdSchema,
+  symbol: z.string(),
+  memecoin: z.boolean(),
+  updatedAt: z.string(),
+}).openapi("AssetPolicy");
+const AssetPolicyPath = z.object({ providerId: ProviderIdSchema, symbol: z.string().regex(/^[A-Z0-9]{2,20}$/) });
+const AssetPolicyResponse = z.object({ assetPolicy: AssetPolicy, requestId: RequestId });
+
+app.openapi(
+  createRoute({
+    method: "put",
+    path: "/operator/v1/asset-policies/{providerId}/{symbol}",
+    tags,
+    summary: "Create or replace the entry policy of an asset (our symbol, e.g. BTCUSDT or BTCUSDC)",
+    request: { params: AssetPolicyPath, body: jsonBody(AssetPolicyBody) },
+    responses: { 200: jsonContent(AssetPolicyResponse, "Saved."), ...operatorErrors },
+  }),
+  async (c) => {
+    const assetPolicy = await putAssetPolicy(operatorCtx(c), { ...c.req.valid("param"), policy: c.req.valid("json") });
+    return json(c, { assetPolicy, requestId: c.get("requestId") }, 200);
+  },
+);
+
+app.openapi(
+  createRoute({
+    method: "get",
+    path: "/operator/v1/asset-policies",
+    tags,
+    summary: "Entry policies, optionally of one provider",
+    request: { query: z.object({ providerId: ProviderIdSchema.optional() }) },
+    responses: {
+      200: jsonContent(z.object({ assetPolicies: z.array(AssetPolicy), requestId: RequestId }), "Policies."),
+      ...operatorErrors,
+    },
+  }),
+  async (c) => {
+    const assetPolicies = await listAssetPolicies(operatorCtx(c), c.req.valid("query"));
+    return json(c, { assetPolicies, requestId: c.get("requestId") }, 200);
+  },
+);
+
+app.openapi(
+  createRoute({
+    method: "delete",
+    path: "/operator/v1/asset-policies/{providerId}/{symbol}",
+    tags,
+    summary: "Remove an entry policy: no new entry opens on that asset any more",
+    request: { params: AssetPolicyPath },
+    responses: { 200: jsonContent(AssetPolicyResponse, "The removed policy."), ...operatorErrors },
+  }),
+  async (c) => {
+    const assetPolicy = await deleteAssetPolicy(operatorCtx(c), c.req.valid("param"));
+    return json(c, { assetPolicy, requestId: c.get("requestId") }, 200);
   },
 );
 
