@@ -1,41 +1,36 @@
 /**
  * `GET /v1/users/:id/providers` (spec, Client provider view): per provider of
  * the contract, its connection state, permissions, commercial status, whether
- * new entries may open there, and for builder-fee venues the builder approval,
- * checked live at the venue (null when the check was inconclusive).
+ * new entries may open there (the entry gates' verdict), and for builder-fee
+ * venues the builder approval, checked live at the venue (null when the check
+ * was inconclusive).
  */
-import { eq } from "drizzle-orm";
-import { partners } from "../../db/schema.ts";
 import { type Ctx, partnerOf } from "../context.ts";
 import { loadClient } from "../clients/load_client.ts";
 import { commercialStates } from "../commercial/commercial_state.ts";
 import { effectiveAccessOf } from "../grants/effective_access.ts";
+import { evaluateEntry } from "../gates/entry_gates.ts";
+import { gateSnapshotsOf } from "../gates/gate_snapshot.ts";
 import { type HexAddress, type ProviderId, VenueError } from "../../venues/types.ts";
 import { connectionsOf, type ConnectionState } from "./connection_state.ts";
 import type { AccountRow } from "./load_account.ts";
-
-/** Account settings the service cannot trade with (from the last credential test). */
-const BLOCKING_PROBLEMS = [
-  "FUTURES_DISABLED",
-  "HEDGE_MODE_ENABLED",
-  "MULTI_ASSETS_MARGIN_ENABLED",
-  "AGENT_NOT_APPROVED",
-];
 
 export async function listProviderViews(ctx: Ctx, input: { externalUserId: string }) {
   const partnerId = partnerOf(ctx);
   const client = await loadClient(ctx.db.read, partnerId, input.externalUserId);
   const access = await effectiveAccessOf(ctx, partnerId);
   const connectionOf = await connectionsOf(ctx.db.read, client.id, ctx.clock.now());
-  const [{ builderFee }] = await ctx.db.read.select({ builderFee: partners.builderFeeTenthsBps }).from(partners)
-    .where(eq(partners.partnerId, partnerId));
+  const snapshotOf = await gateSnapshotsOf(ctx, client, access);
+  const builderFee = access.partner.builderFeeTenthsBps;
   const providers = [];
   for (const commercial of commercialStates(access, client.status)) {
     const providerId = commercial.providerId;
     const adapter = ctx.venues[providerId];
     const { state, account } = connectionOf(providerId);
     const builder = adapter.capabilities.builderFee ? await builderView(ctx, builderFee, state, account) : null;
-    const usable = state === "CONNECTED" && !account!.problems.some((p) => BLOCKING_PROBLEMS.includes(p));
+    const snapshot = await snapshotOf(providerId);
+    // The live approval check is fresher than the stored one: the gates judge with it.
+    if (builder && snapshot.builder) snapshot.builder.approvedMaxFeeTenthsBps = builder.approvedMaxFeeTenthsBps;
     providers.push({
       providerId,
       name: adapter.name,
@@ -44,8 +39,7 @@ export async function listProviderViews(ctx: Ctx, input: { externalUserId: strin
       connectionFlow: "HOSTED",
       connection: state,
       permissions: account && state !== "REVOKED" ? account.permissions : null,
-      eligibleForNewEntries: usable && commercial.allowed && access.providers.includes(providerId) &&
-        (builder === null || builder.approvalStatus === "APPROVED"),
+      eligibleForNewEntries: evaluateEntry(snapshot, "OPEN").newEntries === "ALLOWED",
       commercial,
       builder,
     });

@@ -37,7 +37,7 @@ Deno.test("a connected account shows in accounts, providers, status and live rea
     const [pa, pb] = providers.providers;
     assert.equal(pa.connection, "CONNECTED");
     assert.equal(pa.connectionFlow, "HOSTED");
-    assert.equal(pa.eligibleForNewEntries, true);
+    assert.equal(pa.eligibleForNewEntries, false, "connected, but no setup or automation: the entry gates block");
     assert.equal(pa.builder, null);
     assert.equal(pb.connection, "CONNECT_PENDING");
     assert.equal(pb.eligibleForNewEntries, false);

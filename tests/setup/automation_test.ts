@@ -78,6 +78,12 @@ Deno.test("automation: the view walks from AUTOMATION_OFF to ALLOWED, with autom
     assert.equal(ready.setupEnabled, true);
     assert.equal(ready.mode, "REAL");
     assert.equal(ready.automation.strategyId, "trend-follow");
+    const providers = await expectJson(await partner.call("GET", "/v1/users/ana/providers"), 200);
+    assert.deepEqual(
+      providers.providers.map((p: { eligibleForNewEntries: boolean }) => p.eligibleForNewEntries),
+      [true, false],
+      "the provider view asks the same gates",
+    );
 
     const client = await expectJson(await partner.call("GET", "/v1/users/ana"), 200);
     assert.equal(client.automations.length, 1);
