@@ -56,6 +56,17 @@ const SetupBody = z.object({
   maxAdverseEntryPercent: Percent.optional().openapi({ description: "Percent, e.g. 0.5 = 0.5 %." }),
 });
 
+/** PUT risk: the risk limits of the setup body, and an acknowledgement when they raise alerts. */
+const RiskBody = SetupBody.pick({
+  providerId: true,
+  maxConcurrentTrades: true,
+  maxMarginPerTradeUsd: true,
+  maxDailyLossUsd: true,
+  maxOpenNotionalUsd: true,
+  maxSameDirection: true,
+  maxLossPerTrade: true,
+}).extend({ riskAcknowledgement: RiskAcknowledgement.optional() });
+
 const SafetySchema = z.object({
   policyVersion: z.string(),
   fingerprint: z.string(),
@@ -223,16 +234,7 @@ export const setupRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
       summary: "Change only the risk limits (not leverage, size or enabled)",
       request: {
         params: UserParams,
-        body: jsonBody(z.object({
-          providerId: ProviderIdSchema,
-          maxConcurrentTrades: MaxConcurrentTrades,
-          maxMarginPerTradeUsd: UsdAmount,
-          maxDailyLossUsd: UsdAmount,
-          maxOpenNotionalUsd: UsdAmount.nullable().optional(),
-          maxSameDirection: z.number().int().min(1).max(3).nullable().optional(),
-          maxLossPerTrade: PositiveUsd.nullable().optional(),
-          riskAcknowledgement: RiskAcknowledgement.optional(),
-        })),
+        body: jsonBody(RiskBody),
       },
       responses: {
         200: jsonContent(SetupResponse, "The setup as updated; maxDailyLossUsd at top level."),
