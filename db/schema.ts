@@ -229,13 +229,14 @@ export const automations = sqliteTable("automations", {
 
 /**
  * Net realized result per client, provider and UTC day (day = floor(ms / 86,400,000)):
- * what the daily loss halt compares with `maxDailyLossUsd`.
+ * what the daily loss halt compares with `maxDailyLossUsd`. An exact decimal
+ * string, since venue fees carry more than 6 decimals.
  */
 export const dailyResults = sqliteTable("daily_results", {
   clientId: integer("client_id").notNull().references(() => clients.id),
   providerId: text("provider_id").notNull(),
   day: integer("day").notNull(),
-  realizedMicros: integer("realized_micros").notNull(),
+  realized: text("realized").notNull(),
   updatedAt: ms("updated_at").notNull(),
 }, (t) => [primaryKey({ columns: [t.clientId, t.providerId, t.day] })]);
 

@@ -62,7 +62,7 @@ export async function gateSnapshotsOf(ctx: Ctx, client: ClientRow, access: Effec
       values.maxDailyLossMicros,
       automation?.risk.maxDailyLossMicros ?? Number.MAX_SAFE_INTEGER,
     );
-    const realized = rows.results.find((row) => row.providerId === providerId)?.realizedMicros ?? 0;
+    const realized = rows.results.find((row) => row.providerId === providerId)?.realized ?? "0";
     const commercialEntry = commercial.find((entry) => entry.providerId === providerId);
     const snapshot: GateSnapshot = {
       now,

@@ -48,7 +48,7 @@ interface SetupContext {
   access: EffectiveAccess;
   row: SetupRow | null;
   apiConfigured: boolean;
-  realizedTodayMicros: number;
+  realizedToday: string;
 }
 
 async function loadSetupContext(
@@ -65,7 +65,7 @@ async function loadSetupContext(
     access,
     row: (await setupOfClient(db, client.id, providerId)) ?? null,
     apiConfigured: account !== null && account.connection !== "REVOKED",
-    realizedTodayMicros: await realizedToday(db, client.id, providerId, now),
+    realizedToday: await realizedToday(db, client.id, providerId, now),
   };
 }
 
@@ -84,7 +84,7 @@ function setupView(context: SetupContext, providerId: ProviderId, values: SetupV
       maxDailyLossUsd: microsToUsd(values.maxDailyLossMicros),
       maxOpenNotionalUsd: usdOrNull(values.maxOpenNotionalMicros),
       maxSameDirection: values.maxSameDirection,
-      haltedToday: isHalted(context.realizedTodayMicros, values.maxDailyLossMicros),
+      haltedToday: isHalted(context.realizedToday, values.maxDailyLossMicros),
     },
     safety: evaluateSafety(providerId, values, acknowledged),
     apiConfigured: context.apiConfigured,
@@ -156,7 +156,7 @@ export async function putSetup(
         message: "Conecte a conta do provedor pela página de conexão antes de ativar.",
       });
     }
-    if (values.enabled && isHalted(context.realizedTodayMicros, valuesOf(context.row).maxDailyLossMicros)) {
+    if (values.enabled && isHalted(context.realizedToday, valuesOf(context.row).maxDailyLossMicros)) {
       throw new ApiError("DAILY_LOSS_HALT");
     }
     return { values, acknowledgement: input.declaration.riskAcknowledgement };
@@ -197,7 +197,7 @@ export async function putRisk(ctx: Ctx, input: { externalUserId: string; limits:
     assertWithinEnvelope({ ...values, leverage: 0 }, context.access.envelope);
     if (
       values.maxDailyLossMicros > stored.maxDailyLossMicros &&
-      isHalted(context.realizedTodayMicros, stored.maxDailyLossMicros)
+      isHalted(context.realizedToday, stored.maxDailyLossMicros)
     ) {
       throw new ApiError("DAILY_LOSS_HALT", {
         message: "Limite de perda diária atingido hoje: ele só pode ser aumentado a partir de 00:00 UTC.",

@@ -27,12 +27,11 @@ async function events(partner: TestPartner, type: string) {
 }
 
 /** A realized result of ana at VENUE_A, recorded as execution records one. */
-async function realize(env: TestEnv, partner: TestPartner, realizedMicros: number) {
+async function realize(env: TestEnv, partner: TestPartner, realized: string) {
   const client = await findClient(env.deps.db.read, partner.partnerId, "ana");
   await withTransaction(
     env.deps.db,
-    (tx) =>
-      recordRealizedResult(tx, { clientId: client!.id, providerId: "VENUE_A", at: env.clock.now(), realizedMicros }),
+    (tx) => recordRealizedResult(tx, { clientId: client!.id, providerId: "VENUE_A", at: env.clock.now(), realized }),
   );
 }
 
@@ -201,11 +200,11 @@ Deno.test("automation: the daily loss halt blocks entries until 00:00 UTC on the
   try {
     await expectJson(await putSetup(partner, completeSetup()), 200);
     await expectJson(await putAutomation(partner, automationBody()), 200);
-    await realize(env, partner, -60_000_000);
-    await realize(env, partner, 20_000_000);
-    await realize(env, partner, -59_999_999);
-    assert.equal((await automationOf(partner)).newEntries, "ALLOWED", "a net loss of 99.999999 is below 100");
-    await realize(env, partner, -1);
+    await realize(env, partner, "-60.5");
+    await realize(env, partner, "20.5");
+    await realize(env, partner, "-59.99999999");
+    assert.equal((await automationOf(partner)).newEntries, "ALLOWED", "a net loss of 99.99999999 is below 100");
+    await realize(env, partner, "-0.00000001");
 
     const halted = await automationOf(partner);
     assert.equal(halted.haltedToday, true);

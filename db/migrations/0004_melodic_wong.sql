@@ -28,7 +28,7 @@ CREATE TABLE `daily_results` (
 	`client_id` integer NOT NULL,
 	`provider_id` text NOT NULL,
 	`day` integer NOT NULL,
-	`realized_micros` integer NOT NULL,
+	`realized` text NOT NULL,
 	`updated_at` integer NOT NULL,
 	PRIMARY KEY(`client_id`, `provider_id`, `day`),
 	FOREIGN KEY (`client_id`) REFERENCES `clients`(`id`) ON UPDATE no action ON DELETE no action
