@@ -302,3 +302,57 @@ Deno.test("setup: an idempotent PUT replays its answer and stores once", async (
     await env.close();
   }
 });
+
+Deno.test("setup: providers outside the contract or the effective grant are refused", async () => {
+  const { env, partner } = await setUp({
+    grants: { providers: ["VENUE_A", "VENUE_B"], strategies: [], capabilities: [] },
+  });
+  try {
+    await expectJson(
+      await partner.call("PUT", `/v1/tenants/${partner.partnerId}/restrictions`, {
+        body: { providers: ["VENUE_A"], reason: "só VENUE_A" },
+      }),
+      200,
+    );
+    await expectError(
+      await partner.call("GET", "/v1/users/ana/setup?providerId=VENUE_B"),
+      403,
+      "PROVIDER_NOT_GRANTED",
+    );
+    await expectError(
+      await putSetup(partner, completeSetup({ providerId: "VENUE_B", enabled: false })),
+      403,
+      "PROVIDER_NOT_GRANTED",
+    );
+    await expectError(
+      await partner.call("POST", "/v1/users/ana/setup/preview", { body: completeSetup({ providerId: "VENUE_B" }) }),
+      403,
+      "PROVIDER_NOT_GRANTED",
+    );
+  } finally {
+    await env.close();
+  }
+  const narrow = await setUp({ grants: { providers: ["VENUE_A"], strategies: [], capabilities: [] } });
+  try {
+    await expectError(
+      await narrow.partner.call("GET", "/v1/users/ana/setup?providerId=VENUE_B"),
+      403,
+      "PROVIDER_NOT_ALLOWED",
+    );
+    await expectError(
+      await narrow.partner.call("PUT", "/v1/users/ana/automation", {
+        body: {
+          providerId: "VENUE_B",
+          strategyId: "x1",
+          enabled: false,
+          risk: { leverage: 1, maxMarginPerTradeUsd: 1, maxConcurrentTrades: 1, maxDailyLossUsd: 1 },
+        },
+        headers: ik(),
+      }),
+      403,
+      "PROVIDER_NOT_ALLOWED",
+    );
+  } finally {
+    await narrow.env.close();
+  }
+});
