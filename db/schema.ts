@@ -114,6 +114,38 @@ export interface ConfigurableParameter {
   default?: string | number | boolean;
 }
 
+/**
+ * Realized-result facts of a client's account: each fill and funding payment
+ * exactly once (keyed by the venue's own identity of it), as exact decimal
+ * strings in the account's USD quote. `net` is the canonical net realized
+ * result: realized PnL − venue fees (the builder fee excluded) + funding.
+ */
+export const resultFacts = sqliteTable("result_facts", {
+  clientId: integer("client_id").notNull().references(() => clients.id),
+  providerId: text("provider_id").notNull(),
+  /** FILL:<symbol>:<tradeId> or FUNDING:<symbol>:<time>. */
+  venueRef: text("venue_ref").notNull(),
+  /** FILL | FUNDING */
+  kind: text("kind").notNull(),
+  symbol: text("symbol").notNull(),
+  orderId: text("order_id"),
+  clientOrderId: text("client_order_id"),
+  side: text("side"),
+  price: text("price"),
+  quantity: text("quantity"),
+  realizedPnl: text("realized_pnl").notNull(),
+  /** Venue fees in USD, the builder fee excluded. */
+  venueFee: text("venue_fee").notNull(),
+  builderFee: text("builder_fee").notNull(),
+  funding: text("funding").notNull(),
+  net: text("net").notNull(),
+  occurredAt: ms("occurred_at").notNull(),
+  recordedAt: ms("recorded_at").notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.clientId, t.providerId, t.venueRef] }),
+  index("result_facts_by_time").on(t.clientId, t.providerId, t.occurredAt),
+]);
+
 /** The operator's entry policy for one asset at one provider: without one, no new entry opens there. */
 export const assetPolicies = sqliteTable("asset_policies", {
   providerId: text("provider_id").notNull(),

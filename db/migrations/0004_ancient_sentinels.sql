@@ -34,6 +34,29 @@ CREATE TABLE `daily_results` (
 	FOREIGN KEY (`client_id`) REFERENCES `clients`(`id`) ON UPDATE no action ON DELETE no action
 );
 --> statement-breakpoint
+CREATE TABLE `result_facts` (
+	`client_id` integer NOT NULL,
+	`provider_id` text NOT NULL,
+	`venue_ref` text NOT NULL,
+	`kind` text NOT NULL,
+	`symbol` text NOT NULL,
+	`order_id` text,
+	`client_order_id` text,
+	`side` text,
+	`price` text,
+	`quantity` text,
+	`realized_pnl` text NOT NULL,
+	`venue_fee` text NOT NULL,
+	`builder_fee` text NOT NULL,
+	`funding` text NOT NULL,
+	`net` text NOT NULL,
+	`occurred_at` integer NOT NULL,
+	`recorded_at` integer NOT NULL,
+	PRIMARY KEY(`client_id`, `provider_id`, `venue_ref`),
+	FOREIGN KEY (`client_id`) REFERENCES `clients`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `result_facts_by_time` ON `result_facts` (`client_id`,`provider_id`,`occurred_at`);--> statement-breakpoint
 ALTER TABLE `client_setups` ADD `mode` text DEFAULT 'REAL' NOT NULL;--> statement-breakpoint
 ALTER TABLE `client_setups` ADD `market` text DEFAULT 'FUTURES' NOT NULL;--> statement-breakpoint
 ALTER TABLE `client_setups` ADD `margin_type` text DEFAULT 'ISOLATED' NOT NULL;--> statement-breakpoint
