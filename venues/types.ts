@@ -334,6 +334,13 @@ export interface VenueAdapter {
   readonly kind: "PERP_CEX" | "PERP_DEX";
   readonly scheme: VenueCredentials["scheme"];
   readonly capabilities: VenueCapabilities;
+  /**
+   * How long after sending an action the venue may still accept it: a client
+   * order id the venue has not seen this long after the send never will be
+   * (VENUE_A: recvWindow; VENUE_B: the actions' expiresAfter), so an uncertain
+   * outcome can be settled by querying.
+   */
+  readonly actionWindowMs: number;
 
   listMarkets(): Promise<Market[]>;
   getOrderBook(symbol: string, depth?: number): Promise<OrderBook>;

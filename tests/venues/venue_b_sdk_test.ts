@@ -8,6 +8,7 @@ import { ExchangeClient, HttpTransport, InfoClient, type IRequestTransport } fro
 import { privateKeyToAccount } from "viem/accounts";
 import { createVenueBAdapter } from "../../venues/venue_b/adapter.ts";
 import { cloidFromClientOrderId } from "../../venues/venue_b/mappers.ts";
+import { ACTION_TTL_MS } from "../../venues/venue_b/constants.ts";
 import {
   approveAgentAction,
   approveBuilderFeeAction,
@@ -99,6 +100,8 @@ Deno.test("VENUE_B simulator accepts an order, approveAgent and approveBuilderFe
 Deno.test("VENUE_B adapter signs orders, triggers, cancels, modifies and leverage exactly as the SDK does", async () => {
   await using sim = startSim();
   const nonce = Date.now();
+  // The adapter's clock stands still here, so every action carries the same bound.
+  const expiresAfter = nonce + ACTION_TTL_MS;
   const recorder = recordingFetch();
   const client = await connectClient(sim, { builderFee: 10 });
   const adapter = createVenueBAdapter({
@@ -149,11 +152,13 @@ Deno.test("VENUE_B adapter signs orders, triggers, cancels, modifies and leverag
       }],
       grouping: "na",
       builder: { b: BUILDER, f: 10 },
-    })
+    }, { expiresAfter })
   );
 
   await adapter.cancelOrder(client.credentials, "BTCUSDC", "cross-1");
-  await mirror(() => sdk.cancelByCloid({ cancels: [{ asset: 0, cloid: cloidFromClientOrderId("cross-1") }] }));
+  await mirror(() =>
+    sdk.cancelByCloid({ cancels: [{ asset: 0, cloid: cloidFromClientOrderId("cross-1") }] }, { expiresAfter })
+  );
 
   await adapter.placeOrder(client.credentials, {
     symbol: "ETHUSDC",
@@ -175,7 +180,7 @@ Deno.test("VENUE_B adapter signs orders, triggers, cancels, modifies and leverag
         c: cloidFromClientOrderId("cross-2"),
       }],
       grouping: "na",
-    })
+    }, { expiresAfter })
   );
 
   await adapter.placeProtection(client.credentials, {
@@ -198,11 +203,11 @@ Deno.test("VENUE_B adapter signs orders, triggers, cancels, modifies and leverag
         c: cloidFromClientOrderId("cross-3"),
       }],
       grouping: "na",
-    })
+    }, { expiresAfter })
   );
 
   await adapter.setLeverage(client.credentials, "SOLUSDC", 7);
-  await mirror(() => sdk.updateLeverage({ asset: 2, isCross: true, leverage: 7 }));
+  await mirror(() => sdk.updateLeverage({ asset: 2, isCross: true, leverage: 7 }, { expiresAfter }));
 
   await adapter.placeOrder(client.credentials, {
     symbol: "SOLUSDC",
@@ -225,7 +230,7 @@ Deno.test("VENUE_B adapter signs orders, triggers, cancels, modifies and leverag
     sdk.modify({
       oid: cloid,
       order: { a: 2, b: true, p: "141.5", s: "2", r: false, t: { limit: { tif: "Gtc" } }, c: cloid },
-    })
+    }, { expiresAfter })
   );
 });
 

@@ -21,6 +21,7 @@ import {
   MARKETS_TTL_MS,
   PATHS,
   PROVIDER_ID,
+  RECV_WINDOW_MS,
   USD_STABLE_ASSETS,
   WEIGHTS,
 } from "./constants.ts";
@@ -112,6 +113,8 @@ export function createVenueAAdapter(deps: VenueAAdapterDeps): VenueAdapter {
     kind: "PERP_CEX",
     scheme: "API_KEY",
     capabilities: { builderFee: false, agentWallet: false, feeInOtherAsset: true, paymentLedger: false },
+    // The venue refuses a request whose timestamp is older than recvWindow; a second covers transit.
+    actionWindowMs: RECV_WINDOW_MS + 1000,
 
     async listMarkets(): Promise<Market[]> {
       return [...(await markets(true)).values()].map(toMarket);

@@ -11,7 +11,7 @@
 import type { SecretOpener, VenueAdapter } from "../types.ts";
 import * as account from "./account.ts";
 import { createVenueBClient } from "./client.ts";
-import { DEFAULT_TIMEOUT_MS, PROVIDER_ID, VENUE_NAME } from "./constants.ts";
+import { ACTION_TTL_MS, DEFAULT_TIMEOUT_MS, PROVIDER_ID, VENUE_NAME } from "./constants.ts";
 import type { VenueBContext } from "./context.ts";
 import { createMarketCatalog } from "./markets.ts";
 import * as trading from "./trading.ts";
@@ -51,6 +51,8 @@ export function createVenueBAdapter(deps: VenueBAdapterDeps): VenueAdapter {
     kind: "PERP_DEX",
     scheme: "AGENT_WALLET",
     capabilities: { builderFee: true, agentWallet: true, feeInOtherAsset: false, paymentLedger: true },
+    // Actions carry expiresAfter (ACTION_TTL_MS); a second covers clock skew and transit.
+    actionWindowMs: ACTION_TTL_MS + 1000,
 
     listMarkets: () => ctx.markets.listMarkets(),
     getOrderBook: (symbol, depth) => ctx.markets.getOrderBook(symbol, depth),

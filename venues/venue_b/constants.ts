@@ -107,6 +107,12 @@ export const DEFAULT_SIGNATURE_CHAIN_ID = "0xa4b1";
 
 // ---------------------------------------------------------------- transport
 
+/**
+ * Every L1 action (orders, cancels, leverage) carries expiresAfter = now +
+ * this: an attempt whose answer was lost cannot execute after its bound.
+ */
+export const ACTION_TTL_MS = 10_000;
+
 /** Per-request timeout when the caller sets none. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
 /** The universe changes only on listings; a minute of staleness costs nothing. */

@@ -3,6 +3,7 @@
  * catalogue, the secret opener, the clock, and the one place an agent key is
  * opened and used to sign an L1 action.
  */
+import { ACTION_TTL_MS } from "./constants.ts";
 import type { HexAddress, SecretOpener, VenueCredentials } from "../types.ts";
 import type { ExchangeResponse, VenueBClient } from "./client.ts";
 import { venueError } from "./errors.ts";
@@ -50,7 +51,10 @@ export async function openAgentKey(ctx: VenueBContext, credentials: AgentCredent
   return `0x${hex.toLowerCase()}`;
 }
 
-/** Signs `action` (keys already in canonical order) with the agent key and posts it. */
+/**
+ * Signs `action` (keys already in canonical order) with the agent key and
+ * posts it, bound by expiresAfter so a lost answer cannot execute later.
+ */
 export async function sendL1Action(
   ctx: VenueBContext,
   credentials: AgentCredentials,
@@ -58,6 +62,7 @@ export async function sendL1Action(
 ): Promise<ExchangeResponse> {
   const privateKey = await openAgentKey(ctx, credentials);
   const nonce = ctx.client.nextNonce(credentials.agentAddress);
-  const signature = signL1Action(privateKey, { action, nonce, isMainnet: ctx.isMainnet });
-  return await ctx.client.exchange({ action, nonce, signature });
+  const expiresAfter = ctx.now() + ACTION_TTL_MS;
+  const signature = signL1Action(privateKey, { action, nonce, isMainnet: ctx.isMainnet, expiresAfter });
+  return await ctx.client.exchange({ action, nonce, signature, expiresAfter });
 }
