@@ -4,6 +4,7 @@
  * Edit here, then `deno task db:generate` writes the SQL migration that main.ts
  * applies at start.
  */
+import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 const json = <T>(name: string) => text(name, { mode: "json" }).$type<T>();
@@ -113,6 +114,60 @@ export interface ConfigurableParameter {
   options?: string[];
   default?: string | number | boolean;
 }
+
+/**
+ * Every venue action the service takes for a client is an intent, recorded
+ * before it is sent: its client order id is derived from the intent, so the
+ * venue can be asked what became of it. SUBMITTING is committed before the
+ * call, so a crash mid-call leaves an intent that reconciliation settles by
+ * querying, never by sending again.
+ */
+export const intents = sqliteTable("intents", {
+  /** Internal id: never returned. */
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  partnerId: text("partner_id").notNull(),
+  /** The partner's intentId (8-64), or one the service generated. */
+  intentId: text("intent_id").notNull(),
+  clientId: integer("client_id").notNull().references(() => clients.id),
+  providerId: text("provider_id").notNull(),
+  /** The spec's order type (OPEN_POSITION, PLACE_ORDER, CLOSE_POSITION, ...) or the engine's (ENTRY, STOP_LOSS, TAKE_PROFIT). */
+  type: text("type").notNull(),
+  /** Opens or adds to a position: only these pass the entry gates and count as an account's entry in flight. */
+  opensPosition: bool("opens_position").notNull(),
+  symbol: text("symbol").notNull(),
+  side: text("side").notNull(),
+  orderType: text("order_type").notNull(),
+  quantity: text("quantity").notNull(),
+  price: text("price"),
+  triggerPrice: text("trigger_price"),
+  timeInForce: text("time_in_force"),
+  reduceOnly: bool("reduce_only").notNull(),
+  leverage: integer("leverage"),
+  clientOrderId: text("client_order_id").notNull(),
+  /** PREPARED | SUBMITTING | ACCEPTED | PARTIALLY_FILLED | FILLED | UNCERTAIN | CANCELED | REJECTED | EXPIRED | NOT_PLACED */
+  status: text("status").notNull(),
+  orderId: text("order_id"),
+  executedQuantity: text("executed_quantity").notNull().default("0"),
+  executedPrice: text("executed_price"),
+  errorCode: text("error_code"),
+  errorMessage: text("error_message"),
+  createdAt: ms("created_at").notNull(),
+  submittedAt: ms("submitted_at"),
+  /**
+   * Wall-clock time of the send: the venue's action window runs on real time,
+   * whatever the QA test clock says.
+   */
+  sentWallAt: ms("sent_wall_at"),
+  finalizedAt: ms("finalized_at"),
+  reconciledAt: ms("reconciled_at"),
+}, (t) => [
+  uniqueIndex("intents_partner_intent").on(t.partnerId, t.intentId),
+  uniqueIndex("intents_client_order").on(t.providerId, t.clientId, t.clientOrderId),
+  index("intents_client_recent").on(t.clientId, t.createdAt),
+  // One entry in flight per account: a second one is ACCOUNT_BUSY, decided by the database on any instance.
+  uniqueIndex("intents_one_entry_in_flight").on(t.clientId, t.providerId)
+    .where(sql`opens_position = 1 AND status IN ('SUBMITTING', 'UNCERTAIN')`),
+]);
 
 /**
  * Realized-result facts of a client's account: each fill and funding payment

@@ -34,6 +34,42 @@ CREATE TABLE `daily_results` (
 	FOREIGN KEY (`client_id`) REFERENCES `clients`(`id`) ON UPDATE no action ON DELETE no action
 );
 --> statement-breakpoint
+CREATE TABLE `intents` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`partner_id` text NOT NULL,
+	`intent_id` text NOT NULL,
+	`client_id` integer NOT NULL,
+	`provider_id` text NOT NULL,
+	`type` text NOT NULL,
+	`opens_position` integer NOT NULL,
+	`symbol` text NOT NULL,
+	`side` text NOT NULL,
+	`order_type` text NOT NULL,
+	`quantity` text NOT NULL,
+	`price` text,
+	`trigger_price` text,
+	`time_in_force` text,
+	`reduce_only` integer NOT NULL,
+	`leverage` integer,
+	`client_order_id` text NOT NULL,
+	`status` text NOT NULL,
+	`order_id` text,
+	`executed_quantity` text DEFAULT '0' NOT NULL,
+	`executed_price` text,
+	`error_code` text,
+	`error_message` text,
+	`created_at` integer NOT NULL,
+	`submitted_at` integer,
+	`sent_wall_at` integer,
+	`finalized_at` integer,
+	`reconciled_at` integer,
+	FOREIGN KEY (`client_id`) REFERENCES `clients`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `intents_partner_intent` ON `intents` (`partner_id`,`intent_id`);--> statement-breakpoint
+CREATE UNIQUE INDEX `intents_client_order` ON `intents` (`provider_id`,`client_id`,`client_order_id`);--> statement-breakpoint
+CREATE INDEX `intents_client_recent` ON `intents` (`client_id`,`created_at`);--> statement-breakpoint
+CREATE UNIQUE INDEX `intents_one_entry_in_flight` ON `intents` (`client_id`,`provider_id`) WHERE opens_position = 1 AND status IN ('SUBMITTING', 'UNCERTAIN');--> statement-breakpoint
 CREATE TABLE `result_facts` (
 	`client_id` integer NOT NULL,
 	`provider_id` text NOT NULL,

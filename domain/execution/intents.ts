@@ -1,0 +1,140 @@
+/**
+ * Intents: every venue action recorded before it is sent (spec, Intent). The
+ * client order id is derived from the partner and the intent id, so the same
+ * intent always names the same order at the venue, and what became of it can
+ * be asked there. Entries (opensPosition) are serialized per account by a
+ * partial unique index: a second entry while one is SUBMITTING or UNCERTAIN
+ * is ACCOUNT_BUSY on any instance.
+ */
+import { and, eq, sql } from "drizzle-orm";
+import { type Executor, preparedFor, type Tx } from "../../db/client.ts";
+import { intents } from "../../db/schema.ts";
+import { iso } from "../clock.ts";
+import { ApiError } from "../errors.ts";
+import { sha256Hex } from "../ids.ts";
+import type { Order, OrderStatus } from "../../venues/types.ts";
+
+export type IntentRow = typeof intents.$inferSelect;
+export type IntentDraft = Omit<
+  typeof intents.$inferInsert,
+  "id" | "clientOrderId" | "status" | "createdAt" | "submittedAt" | "sentWallAt"
+>;
+
+/** Statuses after which nothing more happens to the order at the venue. */
+export const FINAL_STATUSES = new Set(["FILLED", "CANCELED", "REJECTED", "EXPIRED", "NOT_PLACED"]);
+/** Statuses whose outcome only the venue can tell: reconciliation asks it. */
+export const OPEN_STATUSES = new Set(["SUBMITTING", "UNCERTAIN", "ACCEPTED", "PARTIALLY_FILLED"]);
+
+/** 32 characters of [0-9a-z], within both venues' client order id rules (VENUE_A: ≤ 36). */
+export function intentClientOrderId(partnerId: string, intentId: string): string {
+  return "sv" + sha256Hex(`${partnerId}\u0000${intentId}`).slice(0, 30);
+}
+
+/**
+ * Record an intent, already SUBMITTING (about to be sent) or PREPARED (only
+ * validated). An entry while another entry of the account is in flight is
+ * ACCOUNT_BUSY; the same intent id twice is the caller's to resolve.
+ */
+export async function insertIntent(
+  tx: Tx,
+  draft: IntentDraft,
+  status: "PREPARED" | "SUBMITTING",
+  now: number,
+): Promise<IntentRow> {
+  const row = {
+    ...draft,
+    clientOrderId: intentClientOrderId(draft.partnerId, draft.intentId),
+    status,
+    createdAt: now,
+    submittedAt: status === "SUBMITTING" ? now : null,
+    sentWallAt: status === "SUBMITTING" ? Date.now() : null,
+  };
+  try {
+    const [inserted] = await tx.insert(intents).values(row).returning();
+    return inserted;
+  } catch (error) {
+    if (isEntryInFlightConflict(error)) throw new ApiError("ACCOUNT_BUSY");
+    throw error;
+  }
+}
+
+/** A failure of `intents_one_entry_in_flight` (SQLite names its columns, not the index, and drivers wrap it). */
+function isEntryInFlightConflict(error: unknown): boolean {
+  for (let cause: unknown = error; cause instanceof Error; cause = cause.cause) {
+    if (cause.message.includes("UNIQUE constraint failed: intents.client_id, intents.provider_id")) return true;
+  }
+  return false;
+}
+
+const intentOfPartner = preparedFor((db) =>
+  db.select().from(intents)
+    .where(and(eq(intents.partnerId, sql.placeholder("partnerId")), eq(intents.intentId, sql.placeholder("intentId"))))
+    .prepare()
+);
+
+export async function findIntent(db: Executor, partnerId: string, intentId: string): Promise<IntentRow | null> {
+  return (await intentOfPartner(db).get({ partnerId, intentId })) ?? null;
+}
+
+export async function intentById(db: Executor, id: number): Promise<IntentRow> {
+  const [row] = await db.select().from(intents).where(eq(intents.id, id));
+  return row;
+}
+
+/** Our intent status for the order as the venue reports it. */
+export function statusOfOrder(order: Order): string {
+  const byVenue: Record<OrderStatus, string> = {
+    NEW: "ACCEPTED",
+    TRIGGER_PENDING: "ACCEPTED",
+    PARTIALLY_FILLED: "PARTIALLY_FILLED",
+    FILLED: "FILLED",
+    CANCELED: "CANCELED",
+    REJECTED: "REJECTED",
+    EXPIRED: "EXPIRED",
+  };
+  return byVenue[order.status];
+}
+
+/**
+ * Move an intent from the status it was read in to `changes` (compare-and-set
+ * on status, so a sender and a reconciler never overwrite each other).
+ * Answers the updated row, or null when the intent moved meanwhile.
+ */
+export async function transitionIntent(
+  tx: Tx,
+  intent: IntentRow,
+  changes: Partial<IntentRow> & { status: string },
+  now: number,
+): Promise<IntentRow | null> {
+  const finalizedAt = FINAL_STATUSES.has(changes.status) ? (intent.finalizedAt ?? now) : null;
+  const [row] = await tx.update(intents).set({ ...changes, finalizedAt })
+    .where(and(eq(intents.id, intent.id), eq(intents.status, intent.status)))
+    .returning();
+  return row ?? null;
+}
+
+/** The venue's view of an order as intent fields. */
+export function orderChanges(order: Order): Partial<IntentRow> & { status: string } {
+  return {
+    status: statusOfOrder(order),
+    orderId: order.orderId,
+    executedQuantity: order.filledQuantity,
+    executedPrice: order.averagePrice,
+  };
+}
+
+/** The single-intent form (spec, Intent). */
+export function intentView(row: IntentRow) {
+  return {
+    intentId: row.intentId,
+    providerId: row.providerId,
+    status: row.status,
+    orderId: row.orderId,
+    clientOrderId: row.clientOrderId,
+    executedQuantity: Number(row.executedQuantity),
+    executedPrice: row.executedPrice === null ? null : Number(row.executedPrice),
+    errorCode: row.errorCode,
+    errorMessage: row.errorMessage,
+    reconciledAt: row.reconciledAt === null ? null : iso(row.reconciledAt),
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * Sending a recorded intent to its venue and recording what became of it.
+ * The intent was committed as SUBMITTING before this call, so if the process
+ * dies here, reconciliation finds it. An answer that was lost makes it
+ * UNCERTAIN: only a query settles it (reconcile_intent.ts), never a resend.
+ */
+import { withTransaction } from "../../db/client.ts";
+import { callWithAccount } from "../accounts/account_call.ts";
+import type { AccountRow } from "../accounts/load_account.ts";
+import type { Ctx } from "../context.ts";
+import { ApiError } from "../errors.ts";
+import { type PlaceOrderRequest, VenueError } from "../../venues/types.ts";
+import { intentById, type IntentRow, orderChanges, transitionIntent } from "./intents.ts";
+
+/** Pt-BR messages of the venue refusals an intent records (the venue's own text may quote internals). */
+const REFUSAL_MESSAGES: Record<string, string> = {
+  INSUFFICIENT_MARGIN: "Margem insuficiente na conta do provedor.",
+  INVALID_ORDER: "O provedor recusou a ordem (preço, quantidade ou parâmetros fora das regras do mercado).",
+};
+
+export function orderRequestOf(intent: IntentRow): PlaceOrderRequest {
+  return {
+    symbol: intent.symbol,
+    side: intent.side as PlaceOrderRequest["side"],
+    type: intent.orderType as PlaceOrderRequest["type"],
+    quantity: intent.quantity,
+    ...(intent.price === null ? {} : { price: intent.price }),
+    ...(intent.triggerPrice === null ? {} : { triggerPrice: intent.triggerPrice }),
+    ...(intent.timeInForce === null ? {} : { timeInForce: intent.timeInForce as PlaceOrderRequest["timeInForce"] }),
+    reduceOnly: intent.reduceOnly,
+    clientOrderId: intent.clientOrderId,
+  };
+}
+
+/**
+ * Place a SUBMITTING intent's order and record the outcome. Answers the
+ * intent as recorded (if a reconciliation settled it meanwhile, as it stands).
+ */
+export async function sendIntent(
+  ctx: Ctx,
+  intent: IntentRow,
+  account: AccountRow,
+  extras: Pick<PlaceOrderRequest, "builder"> = {},
+): Promise<IntentRow> {
+  let changes: Partial<IntentRow> & { status: string };
+  try {
+    const order = await callWithAccount(
+      ctx,
+      account,
+      (venue, credentials) => venue.placeOrder(credentials, { ...orderRequestOf(intent), ...extras }),
+    );
+    changes = orderChanges(order);
+  } catch (error) {
+    changes = outcomeOfFailure(error);
+  }
+  const now = ctx.clock.now();
+  return await withTransaction(
+    ctx.db,
+    async (tx) => (await transitionIntent(tx, intent, changes, now)) ?? (await intentById(tx, intent.id)),
+  );
+}
+
+/** What a failed send means for the intent; anything unexpected is rethrown. */
+function outcomeOfFailure(error: unknown): Partial<IntentRow> & { status: string } {
+  if (error instanceof ApiError) {
+    if (error.uncertain) return { status: "UNCERTAIN", errorCode: "PROVIDER_DOWN", errorMessage: error.message };
+    // Unreachable, rate limited or a refused credential: the venue did not take the order.
+    return { status: "NOT_PLACED", errorCode: error.code, errorMessage: error.message };
+  }
+  if (error instanceof VenueError && REFUSAL_MESSAGES[error.kind]) {
+    return { status: "REJECTED", errorCode: error.kind, errorMessage: REFUSAL_MESSAGES[error.kind] };
+  }
+  throw error;
+}
