@@ -107,11 +107,42 @@ function block(gate: number, reason: string, detail: string): never {
   throw new Blocked(gate, reason, detail);
 }
 
+/**
+ * Who asks: the signal engine routes through the client's automation;
+ * a partner's manual order (the order routes) answers to no automation.
+ */
+export type EntryChannel = "AUTOMATION" | "MANUAL";
+
+/**
+ * A manual order is judged as if by an enabled automation without conditions
+ * or risk of its own: every other gate (parties, provider grant, asset and
+ * setup, envelope, daily halt, commercial, readiness, builder) still applies.
+ */
+const MANUAL_ORDER_AUTOMATION: NonNullable<GateSnapshot["automation"]> = {
+  enabled: true,
+  risk: { leverage: 0, maxMarginPerTradeMicros: 0, maxConcurrentTrades: 0, maxDailyLossMicros: 0 },
+  conditions: {},
+  strategy: {
+    strategyId: "MANUAL",
+    published: true,
+    inPartnerGrant: true,
+    selectedByClient: true,
+    supportsProvider: true,
+    markets: [],
+  },
+};
+
 /** The decision for `action`; maintenance is always allowed. */
-export function evaluateEntry(snapshot: GateSnapshot, action: GateAction, candidate?: EntryCandidate): GateDecision {
+export function evaluateEntry(
+  snapshot: GateSnapshot,
+  action: GateAction,
+  candidate?: EntryCandidate,
+  channel: EntryChannel = "AUTOMATION",
+): GateDecision {
   if (action !== "OPEN") return ALLOWED;
+  const judged = channel === "MANUAL" ? { ...snapshot, automation: MANUAL_ORDER_AUTOMATION } : snapshot;
   try {
-    for (const gate of GATES) gate(snapshot, candidate);
+    for (const gate of GATES) gate(judged, candidate);
     return ALLOWED;
   } catch (error) {
     if (!(error instanceof Blocked)) throw error;

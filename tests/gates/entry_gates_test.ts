@@ -342,6 +342,27 @@ Deno.test("gates: a candidate entry must be an allowed asset with a policy and e
   );
 });
 
+Deno.test("gates: a manual order answers to no automation, but to every other gate", () => {
+  const automationOnly = new Set([
+    "no automation",
+    "automation paused",
+    "strategy unpublished",
+    "strategy outside partner grant",
+    "strategy does not trade here",
+    "strategy not selected by client",
+    "outside the trading window",
+    "automation symbols have no policy",
+    "automation daily loss above envelope",
+  ]);
+  for (const entry of CASES) {
+    const decision = evaluateEntry(snapshotWith([entry]), "OPEN", { symbol: "BTCUSDC" }, "MANUAL");
+    if (automationOnly.has(entry.name)) assert.equal(decision.newEntries, "ALLOWED", entry.name);
+    else assert.equal(decision.blockReason, entry.reason, entry.name);
+  }
+  const noConfidence = evaluateEntry(allowedSnapshot(), "OPEN", { symbol: "BTCUSDC" }, "MANUAL");
+  assert.equal(noConfidence.newEntries, "ALLOWED", "minConfidence is the automation's");
+});
+
 Deno.test("gates: a zero builder fee needs no approval; a venue without builder skips gate 9", () => {
   const zeroFee = allowedSnapshot();
   zeroFee.builder!.feeTenthsBps = 0;
