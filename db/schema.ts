@@ -170,6 +170,22 @@ export const intents = sqliteTable("intents", {
 ]);
 
 /**
+ * What the last reconciliation read at the venue for one account: its
+ * positions (the service's and any opened elsewhere) and resting entry
+ * orders, which the entry gates count as taken slots without a venue call,
+ * and the cursors up to which fills and funding are recorded as facts.
+ */
+export const accountStates = sqliteTable("account_states", {
+  clientId: integer("client_id").notNull().references(() => clients.id),
+  providerId: text("provider_id").notNull(),
+  positions: json<{ symbol: string; side: string; quantity: string }[]>("positions").notNull(),
+  restingEntries: integer("resting_entries").notNull(),
+  /** Venue time up to which fills and funding payments are recorded (re-reading from here is harmless). */
+  factsCursor: ms("facts_cursor").notNull(),
+  reconciledAt: ms("reconciled_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.clientId, t.providerId] })]);
+
+/**
  * Realized-result facts of a client's account: each fill and funding payment
  * exactly once (keyed by the venue's own identity of it), as exact decimal
  * strings in the account's USD quote. `net` is the canonical net realized

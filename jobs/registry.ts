@@ -6,6 +6,7 @@
 import type { Deps } from "../domain/context.ts";
 import { errorFields } from "../domain/logger.ts";
 import { runExpiry } from "./expiry.ts";
+import { runReconcile } from "./reconcile.ts";
 
 export type JobSummary = Record<string, number | string>;
 
@@ -18,6 +19,7 @@ export interface Job {
 
 export const JOBS: Job[] = [
   { name: "expiry", schedule: "*/5 * * * *", run: runExpiry },
+  { name: "reconcile", schedule: "* * * * *", run: runReconcile },
 ];
 
 export function findJob(name: string): Job | undefined {

@@ -1,3 +1,14 @@
+CREATE TABLE `account_states` (
+	`client_id` integer NOT NULL,
+	`provider_id` text NOT NULL,
+	`positions` text NOT NULL,
+	`resting_entries` integer NOT NULL,
+	`facts_cursor` integer NOT NULL,
+	`reconciled_at` integer NOT NULL,
+	PRIMARY KEY(`client_id`, `provider_id`),
+	FOREIGN KEY (`client_id`) REFERENCES `clients`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
 CREATE TABLE `asset_policies` (
 	`provider_id` text NOT NULL,
 	`symbol` text NOT NULL,

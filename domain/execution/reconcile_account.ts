@@ -1,0 +1,87 @@
+/**
+ * Reconciling one account with its venue: every open intent is settled by
+ * querying its client order id; the account's positions and resting entry
+ * orders are read once and kept (the entry gates count them as taken slots
+ * without calling the venue); fills and funding since the last cursor become
+ * facts. Nothing is ever sent from here.
+ */
+import { and, eq, inArray } from "drizzle-orm";
+import { withTransaction } from "../../db/client.ts";
+import { accountStates, intents } from "../../db/schema.ts";
+import { callWithAccount } from "../accounts/account_call.ts";
+import type { AccountRow } from "../accounts/load_account.ts";
+import type { Ctx } from "../context.ts";
+import type { ProviderId } from "../../venues/types.ts";
+import { OPEN_STATUSES } from "./intents.ts";
+import { reconcileIntent } from "./reconcile_intent.ts";
+import { recordFill, recordFunding, UnvaluedFee } from "./result_facts.ts";
+
+export interface AccountReconciliation {
+  intentsChecked: number;
+  intentsStillUncertain: number;
+  newFacts: number;
+  /** Fills whose fee is in an asset without a USD value (e.g. BNB): kept for the next run. */
+  unvaluedFills: number;
+  positions: number;
+  restingEntries: number;
+}
+
+export async function reconcileAccount(ctx: Ctx, account: AccountRow): Promise<AccountReconciliation> {
+  const providerId = account.providerId as ProviderId;
+  const key = { clientId: account.clientId, providerId };
+  const open = await ctx.db.read.select().from(intents)
+    .where(and(
+      eq(intents.clientId, account.clientId),
+      eq(intents.providerId, providerId),
+      inArray(intents.status, [...OPEN_STATUSES]),
+    ));
+  let stillUncertain = 0;
+  for (const intent of open) {
+    if (!(await reconcileIntent(ctx, intent, account)).resolved) stillUncertain++;
+  }
+
+  const [state] = await ctx.db.read.select().from(accountStates)
+    .where(and(eq(accountStates.clientId, account.clientId), eq(accountStates.providerId, providerId)));
+  // Venue times are wall-clock times: a QA test clock set ahead must not skip the account's first fills.
+  const since = state?.factsCursor ?? Math.min(account.connectedAt, Date.now());
+  const read = await callWithAccount(ctx, account, async (venue, credentials) => ({
+    snapshot: await venue.getAccount(credentials),
+    fills: await venue.getFills(credentials, { since }),
+    funding: await venue.getFunding(credentials, { since }),
+  }));
+  const positions = read.snapshot.positions.map(({ symbol, side, quantity }) => ({ symbol, side, quantity }));
+  const restingEntries = read.snapshot.openOrders.filter((order) => !order.reduceOnly).length;
+  const now = ctx.clock.now();
+
+  const { added, unvalued } = await withTransaction(ctx.db, async (tx) => {
+    let added = 0;
+    const unvalued: number[] = [];
+    for (const fill of read.fills) {
+      try {
+        if (await recordFill(tx, key, fill, now)) added++;
+      } catch (error) {
+        if (!(error instanceof UnvaluedFee)) throw error;
+        unvalued.push(fill.time);
+      }
+    }
+    for (const payment of read.funding) if (await recordFunding(tx, key, payment, now)) added++;
+    // A fill that could not be valued is read again next time: the cursor stops before it.
+    const seen = [...read.fills.map((fill) => fill.time), ...read.funding.map((payment) => payment.time)];
+    const cursor = unvalued.length ? Math.min(...unvalued) - 1 : Math.max(since, ...seen);
+    const row = { ...key, positions, restingEntries, factsCursor: Math.max(since, cursor), reconciledAt: now };
+    await tx.insert(accountStates).values(row)
+      .onConflictDoUpdate({ target: [accountStates.clientId, accountStates.providerId], set: row });
+    return { added, unvalued: unvalued.length };
+  });
+  if (unvalued) {
+    ctx.logger.warn("fills with a fee in a non-USD asset were not recorded", { providerId, count: unvalued });
+  }
+  return {
+    intentsChecked: open.length,
+    intentsStillUncertain: stillUncertain,
+    newFacts: added,
+    unvaluedFills: unvalued,
+    positions: positions.length,
+    restingEntries,
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * The reconcile job against the VENUE_A simulator: it settles uncertain
+ * intents by querying, keeps the account's positions for the gates, and
+ * records fills and funding as facts exactly once.
+ */
+import assert from "node:assert/strict";
+import { and, eq } from "drizzle-orm";
+import { withTransaction } from "../../db/client.ts";
+import { accountStates, resultFacts } from "../../db/schema.ts";
+import { findAccount } from "../../domain/accounts/load_account.ts";
+import { findClient } from "../../domain/clients/load_client.ts";
+import type { Ctx } from "../../domain/context.ts";
+import { insertIntent, type IntentDraft } from "../../domain/execution/intents.ts";
+import { sendIntent } from "../../domain/execution/send_intent.ts";
+import { realizedToday } from "../../domain/setups/daily_loss.ts";
+import { add, cmp, sub } from "../../venues/decimal.ts";
+import type { TestEnv } from "../_helpers/env.ts";
+import { expectJson, operator } from "../_helpers/http.ts";
+import { readyClient } from "../setup/setup_fixture.ts";
+
+const ctxOf = (env: TestEnv): Ctx => ({ ...env.deps, actor: { kind: "system", job: "test" }, requestId: "test" });
+
+Deno.test("reconcile job: uncertain intents settled by query, positions kept, facts recorded once", async () => {
+  const { env, partner } = await readyClient();
+  try {
+    const client = (await findClient(env.deps.db.read, partner.partnerId, "ana"))!;
+    const account = (await findAccount(env.deps.db.read, client.id, "VENUE_A"))!;
+    const send = async (intentId: string, overrides: Partial<IntentDraft>) => {
+      const intent = await withTransaction(env.deps.db, (tx) =>
+        insertIntent(
+          tx,
+          {
+            partnerId: partner.partnerId,
+            intentId,
+            clientId: client.id,
+            providerId: "VENUE_A",
+            type: "OPEN_POSITION",
+            opensPosition: true,
+            symbol: "BTCUSDT",
+            side: "BUY",
+            orderType: "MARKET",
+            quantity: "0.002",
+            reduceOnly: false,
+            ...overrides,
+          },
+          "SUBMITTING",
+          env.clock.now(),
+        ));
+      return await sendIntent(ctxOf(env), intent, account);
+    };
+    const runJob = async () =>
+      (await expectJson(await operator(env, "POST", "/operator/v1/jobs/reconcile/run"), 200)).summary;
+    const state = async () =>
+      (await env.deps.db.read.select().from(accountStates)
+        .where(and(eq(accountStates.clientId, client.id), eq(accountStates.providerId, "VENUE_A"))))[0];
+
+    await fetch(`${env.venueUrls.venueA}/_control/faults`, {
+      method: "PUT",
+      body: JSON.stringify({ mode: "LOSE_RESPONSE" }),
+    })
+      .then((response) => response.body?.cancel());
+    assert.equal((await send("entry-lost-1", {})).status, "UNCERTAIN");
+    await fetch(`${env.venueUrls.venueA}/_control/faults`, { method: "PUT", body: JSON.stringify({ mode: "NONE" }) })
+      .then((response) => response.body?.cancel());
+
+    const first = await runJob();
+    assert.equal(first.accounts, 1);
+    assert.equal(first.intentsChecked, 1);
+    assert.equal(first.intentsStillUncertain, 0);
+    assert.equal(first.newFacts >= 1, true);
+    assert.deepEqual((await state()).positions.map((p) => [p.symbol, p.side, p.quantity]), [[
+      "BTCUSDT",
+      "LONG",
+      "0.002",
+    ]]);
+    assert.equal((await runJob()).newFacts, 0, "a second run records nothing again");
+
+    await fetch(`${env.venueUrls.venueA}/_control/markets/BTCUSDT`, {
+      method: "PUT",
+      body: JSON.stringify({ markPrice: "64000" }),
+    })
+      .then((response) => response.body?.cancel());
+    const close = await send("close-1", {
+      type: "CLOSE_POSITION",
+      opensPosition: false,
+      side: "SELL",
+      reduceOnly: true,
+    });
+    assert.equal(close.status, "FILLED");
+    const second = await runJob();
+    assert.equal(second.newFacts >= 1, true);
+    assert.deepEqual((await state()).positions, []);
+
+    const facts = await env.deps.db.read.select().from(resultFacts).where(eq(resultFacts.clientId, client.id));
+    const net = facts.reduce((sum, fact) => add(sum, fact.net), "0");
+    assert.equal(cmp(await realizedToday(env.deps.db.read, client.id, "VENUE_A", env.clock.now()), net), 0);
+    assert.equal(cmp(net, "-2"), -1, `bought at 65,000 and sold near 64,000: a loss above 2 USD (${net})`);
+    const realized = facts.reduce((sum, fact) => add(sum, fact.realizedPnl), "0");
+    assert.equal(cmp(sub(realized, net), "0"), 1, "fees make the net worse than the realized PnL");
+  } finally {
+    await env.close();
+  }
+});
