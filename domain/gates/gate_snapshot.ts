@@ -9,21 +9,22 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { Executor } from "../../db/client.ts";
 import { assetPolicies, automations, clientSetups, dailyResults, strategies } from "../../db/schema.ts";
 import { callWithAccount } from "../accounts/account_call.ts";
-import { connectionsOf } from "../accounts/connection_state.ts";
+import { connectionsOf, type ConnectionState } from "../accounts/connection_state.ts";
 import type { AccountRow } from "../accounts/load_account.ts";
 import type { ClientRow } from "../clients/load_client.ts";
-import { realExecutionByProvider } from "../catalog/provider_settings.ts";
+import { type RealExecution, realExecutionByProvider } from "../catalog/provider_settings.ts";
 import { commercialStates } from "../commercial/commercial_state.ts";
 import type { Ctx } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { clientStrategies, type EffectiveAccess } from "../grants/effective_access.ts";
 import { isHalted, utcDay } from "../setups/daily_loss.ts";
-import { missingForEnabling, valuesOf } from "../setups/setup_values.ts";
+import { missingForEnabling, type SetupRow, valuesOf } from "../setups/setup_values.ts";
 import { MAX_PERP_BUILDER_FEE } from "../../venues/venue_b/constants.ts";
 import type { ProviderId } from "../../venues/types.ts";
 import type { GateSnapshot } from "./entry_gates.ts";
 
 export type AutomationRow = typeof automations.$inferSelect;
+type StrategyRow = typeof strategies.$inferSelect;
 
 /** The stored rows of one client the gates read, loaded together. */
 export async function loadClientGateRows(db: Executor, clientId: number, now: number) {
@@ -43,90 +44,130 @@ export async function loadClientGateRows(db: Executor, clientId: number, now: nu
   return { setups, automations: automationRows, strategies: strategyRows, results, policies };
 }
 
-/** A function giving each provider's snapshot (live slot read included). */
+/** Everything one provider's snapshot is built from, however it was loaded (per client or in bulk). */
+export interface SnapshotSources {
+  now: number;
+  providerId: ProviderId;
+  client: Pick<ClientRow, "status" | "strategySelection">;
+  access: EffectiveAccess;
+  setupRow: SetupRow | null;
+  automation: AutomationRow | null;
+  strategy: StrategyRow | null;
+  connection: ConnectionState;
+  account: Pick<AccountRow, "problems" | "approvedBuilderFeeTenthsBps"> | null;
+  realizedToday: string;
+  /** The operator's entry policies at this provider. */
+  policies: { symbol: string; memecoin: boolean }[];
+  realExecution: RealExecution;
+  venueReachable: boolean;
+  slotsUsed: number | null;
+  /** The platform's builder beneficiary, for builder-fee venues; undefined elsewhere. */
+  builderBeneficiary?: string | null;
+}
+
+/** The snapshot the gates judge, from its sources: pure, shared by every loader. */
+export function buildGateSnapshot(sources: SnapshotSources): GateSnapshot {
+  const { access, automation, strategy, providerId, client } = sources;
+  const values = valuesOf(sources.setupRow);
+  const maxDailyLossMicros = Math.min(
+    values.maxDailyLossMicros,
+    automation?.risk.maxDailyLossMicros ?? Number.MAX_SAFE_INTEGER,
+  );
+  const commercial = commercialStates(access, client.status).find((entry) => entry.providerId === providerId);
+  return {
+    now: sources.now,
+    partnerActive: access.partner.status === "ACTIVE",
+    contractSuspended: access.contract.suspended,
+    clientActive: client.status === "ACTIVE",
+    provider: {
+      inContract: access.partner.grants.providers.includes(providerId),
+      inEffectiveGrant: access.providers.includes(providerId),
+    },
+    automation: automation && {
+      enabled: automation.enabled,
+      risk: automation.risk,
+      conditions: automation.conditions,
+      strategy: {
+        strategyId: automation.strategyId,
+        published: strategy?.status === "PUBLISHED",
+        inPartnerGrant: access.strategies.includes(automation.strategyId),
+        selectedByClient: clientStrategies(access, client.strategySelection).includes(automation.strategyId),
+        supportsProvider: strategy?.supportedProviders.includes(providerId) ?? false,
+        markets: strategy?.supportedMarkets ?? [],
+      },
+    },
+    setup: sources.setupRow && {
+      enabled: values.enabled,
+      missing: missingForEnabling(values).map((issue) => issue.field),
+      leverage: values.leverage,
+      maxMarginPerTradeMicros: values.maxMarginPerTradeMicros,
+      maxConcurrentTrades: values.maxConcurrentTrades,
+      maxDailyLossMicros: values.maxDailyLossMicros,
+      allowedSymbols: values.allowedSymbols,
+      allowMemecoins: values.allowMemecoins,
+    },
+    envelope: access.envelope,
+    dailyLossHalted: isHalted(sources.realizedToday, maxDailyLossMicros),
+    assetPolicies: new Map(sources.policies.map((row) => [row.symbol, row])),
+    commercial: commercial ?? null,
+    readiness: {
+      realExecution: sources.realExecution,
+      connection: sources.connection,
+      accountProblems: sources.account?.problems ?? [],
+      venueReachable: sources.venueReachable,
+      slotsUsed: sources.slotsUsed,
+    },
+    builder: sources.builderBeneficiary === undefined ? null : {
+      beneficiary: sources.builderBeneficiary,
+      feeTenthsBps: access.partner.builderFeeTenthsBps,
+      ceilingTenthsBps: MAX_PERP_BUILDER_FEE,
+      approvedMaxFeeTenthsBps: sources.account?.approvedBuilderFeeTenthsBps ?? 0,
+    },
+  };
+}
+
+/**
+ * For one client's views: each provider's snapshot, with the position slots
+ * read live at the venue (only when every earlier gate could pass).
+ */
 export async function gateSnapshotsOf(ctx: Ctx, client: ClientRow, access: EffectiveAccess) {
   const now = ctx.clock.now();
   const rows = await loadClientGateRows(ctx.db.read, client.id, now);
   const connectionOf = await connectionsOf(ctx.db.read, client.id, now);
   const realExecution = await realExecutionByProvider(ctx);
-  const commercial = commercialStates(access, client.status);
-  const selected = clientStrategies(access, client.strategySelection);
 
   return async (providerId: ProviderId): Promise<GateSnapshot> => {
     const setupRow = rows.setups.find((row) => row.providerId === providerId) ?? null;
     const automation = rows.automations.find((row) => row.providerId === providerId) ?? null;
-    const strategy = rows.strategies.find((row) => row.strategyId === automation?.strategyId);
     const { state, account } = connectionOf(providerId);
-    const values = valuesOf(setupRow);
-    const maxDailyLossMicros = Math.min(
-      values.maxDailyLossMicros,
-      automation?.risk.maxDailyLossMicros ?? Number.MAX_SAFE_INTEGER,
-    );
-    const realized = rows.results.find((row) => row.providerId === providerId)?.realized ?? "0";
-    const commercialEntry = commercial.find((entry) => entry.providerId === providerId);
-    const snapshot: GateSnapshot = {
+    const venueReachable = () => ctx.venueAvailability.status(providerId) === "AVAILABLE";
+    const sources: SnapshotSources = {
       now,
-      partnerActive: access.partner.status === "ACTIVE",
-      contractSuspended: access.contract.suspended,
-      clientActive: client.status === "ACTIVE",
-      provider: {
-        inContract: access.partner.grants.providers.includes(providerId),
-        inEffectiveGrant: access.providers.includes(providerId),
-      },
-      automation: automation && {
-        enabled: automation.enabled,
-        risk: automation.risk,
-        conditions: automation.conditions,
-        strategy: {
-          strategyId: automation.strategyId,
-          published: strategy?.status === "PUBLISHED",
-          inPartnerGrant: access.strategies.includes(automation.strategyId),
-          selectedByClient: selected.includes(automation.strategyId),
-          supportsProvider: strategy?.supportedProviders.includes(providerId) ?? false,
-          markets: strategy?.supportedMarkets ?? [],
-        },
-      },
-      setup: setupRow && {
-        enabled: values.enabled,
-        missing: missingForEnabling(values).map((issue) => issue.field),
-        leverage: values.leverage,
-        maxMarginPerTradeMicros: values.maxMarginPerTradeMicros,
-        maxConcurrentTrades: values.maxConcurrentTrades,
-        maxDailyLossMicros: values.maxDailyLossMicros,
-        allowedSymbols: values.allowedSymbols,
-        allowMemecoins: values.allowMemecoins,
-      },
-      envelope: access.envelope,
-      dailyLossHalted: isHalted(realized, maxDailyLossMicros),
-      assetPolicies: new Map(
-        rows.policies.filter((row) => row.providerId === providerId).map((row) => [row.symbol, row]),
-      ),
-      commercial: commercialEntry ?? null,
-      readiness: {
-        realExecution: realExecution[providerId],
-        connection: state,
-        accountProblems: account?.problems ?? [],
-        venueReachable: ctx.venueAvailability.status(providerId) === "AVAILABLE",
-        slotsUsed: 0,
-      },
-      builder: ctx.venues[providerId].capabilities.builderFee
-        ? {
-          beneficiary: ctx.config.venueBBuilderAddress ?? null,
-          feeTenthsBps: access.partner.builderFeeTenthsBps,
-          ceilingTenthsBps: MAX_PERP_BUILDER_FEE,
-          approvedMaxFeeTenthsBps: account?.approvedBuilderFeeTenthsBps ?? 0,
-        }
-        : null,
+      providerId,
+      client,
+      access,
+      setupRow,
+      automation,
+      strategy: rows.strategies.find((row) => row.strategyId === automation?.strategyId) ?? null,
+      connection: state,
+      account,
+      realizedToday: rows.results.find((row) => row.providerId === providerId)?.realized ?? "0",
+      policies: rows.policies.filter((row) => row.providerId === providerId),
+      realExecution: realExecution[providerId],
+      venueReachable: venueReachable(),
+      slotsUsed: 0,
+      ...(ctx.venues[providerId].capabilities.builderFee
+        ? { builderBeneficiary: ctx.config.venueBBuilderAddress }
+        : {}),
     };
-    const mayTrade = state === "CONNECTED" && snapshot.readiness.venueReachable && automation?.enabled &&
-      values.enabled;
+    const mayTrade = state === "CONNECTED" && sources.venueReachable && automation?.enabled && setupRow?.enabled;
     if (mayTrade && account) {
       const slots = await slotsUsed(ctx, account);
-      snapshot.readiness.slotsUsed = slots.used;
-      if (slots.credentialRejected) snapshot.readiness.connection = "ACCESS_LOST";
-      snapshot.readiness.venueReachable = ctx.venueAvailability.status(providerId) === "AVAILABLE";
+      sources.slotsUsed = slots.used;
+      if (slots.credentialRejected) sources.connection = "ACCESS_LOST";
+      sources.venueReachable = venueReachable();
     }
-    return snapshot;
+    return buildGateSnapshot(sources);
   };
 }
 
