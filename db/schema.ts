@@ -115,6 +115,56 @@ export interface ConfigurableParameter {
   default?: string | number | boolean;
 }
 
+export interface TakeProfit {
+  price: string;
+  /** Share of the position, 0-1, as a decimal string. */
+  share: string;
+}
+
+/** A signal of the platform's engine (operator API), stored once by its id. */
+export const signals = sqliteTable("signals", {
+  signalId: text("signal_id").primaryKey(),
+  strategyId: text("strategy_id").notNull(),
+  providerId: text("provider_id").notNull(),
+  symbol: text("symbol").notNull(),
+  side: text("side").notNull(),
+  entryPrice: text("entry_price").notNull(),
+  stopLossPrice: text("stop_loss_price"),
+  takeProfits: json<TakeProfit[]>("take_profits").notNull(),
+  confidence: integer("confidence").notNull(),
+  /** SHA-256 of the signal as received: the same id with other content is a conflict. */
+  contentHash: text("content_hash").notNull(),
+  /** EVALUATING | EVALUATED */
+  status: text("status").notNull(),
+  /** Counts once evaluated: evaluated, admitted and refusals by code. */
+  summary: json<Record<string, number>>("summary"),
+  receivedAt: ms("received_at").notNull(),
+  evaluatedAt: ms("evaluated_at"),
+});
+
+/**
+ * Why a client did or did not trade a signal: one record per signal and
+ * candidate account, ADMITTED or REFUSED with the code and where it was
+ * decided (a gate by number, or the entry-moment admission).
+ */
+export const admissions = sqliteTable("admissions", {
+  signalId: text("signal_id").notNull().references(() => signals.signalId),
+  clientId: integer("client_id").notNull().references(() => clients.id),
+  providerId: text("provider_id").notNull(),
+  /** ADMITTED | REFUSED */
+  decision: text("decision").notNull(),
+  code: text("code"),
+  /** GATE_<n> | ADMISSION | SIZING */
+  stage: text("stage"),
+  detail: text("detail"),
+  quantity: text("quantity"),
+  price: text("price"),
+  evaluatedAt: ms("evaluated_at").notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.signalId, t.clientId] }),
+  index("admissions_by_client").on(t.clientId, t.evaluatedAt),
+]);
+
 /**
  * Every venue action the service takes for a client is an intent, recorded
  * before it is sent: its client order id is derived from the intent, so the
@@ -328,7 +378,11 @@ export const automations = sqliteTable("automations", {
   risk: json<AutomationRiskMicros>("risk").notNull(),
   conditions: json<AutomationConditions>("conditions").notNull(),
   updatedAt: ms("updated_at").notNull(),
-}, (t) => [primaryKey({ columns: [t.clientId, t.providerId] })]);
+}, (t) => [
+  primaryKey({ columns: [t.clientId, t.providerId] }),
+  // A signal's candidates: the enabled automations of its strategy at its provider, paged by client.
+  index("automations_routing").on(t.strategyId, t.providerId, t.enabled, t.clientId),
+]);
 
 /**
  * Net realized result per client, provider and UTC day (day = floor(ms / 86,400,000)):

@@ -25,6 +25,7 @@ import { requestContext } from "./middleware/request_id.ts";
 import { operatorCatalog } from "./operator/catalog.ts";
 import { operatorPartners } from "./operator/partners.ts";
 import { operatorQa } from "./operator/qa.ts";
+import { operatorSignals } from "./operator/signals.ts";
 import { tenants } from "./tenants.ts";
 import { usage } from "./usage.ts";
 import { users } from "./users.ts";
@@ -50,7 +51,9 @@ export function buildPartnerApi(): OpenAPIHono<AppEnv> {
 
 export function buildOperatorApi(qa: boolean): OpenAPIHono<AppEnv> {
   const api = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
-  for (const routes of [operatorPartners, operatorCatalog, ...(qa ? [operatorQa] : [])]) api.route("/", routes);
+  for (const routes of [operatorPartners, operatorCatalog, operatorSignals, ...(qa ? [operatorQa] : [])]) {
+    api.route("/", routes);
+  }
   return api;
 }
 

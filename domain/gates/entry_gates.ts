@@ -61,6 +61,8 @@ export interface GateSnapshot {
     accountProblems: string[];
     /** false after the last call found the venue unreachable. */
     venueReachable: boolean;
+    /** The account has intents whose outcome is unknown, or was never reconciled: its exposure is not known. */
+    reconciliationPending: boolean;
     /** Real positions and pending entries on the account, external ones included. */
     slotsUsed: number | null;
   };
@@ -258,6 +260,9 @@ const providerReady: Gate = (s) => {
   const problems = r.accountProblems.filter((problem) => BLOCKING_ACCOUNT_PROBLEMS.has(problem));
   if (problems.length) block(8, "ACCOUNT_SETTINGS_INVALID", `Ajuste a conta no provedor: ${problems.join(", ")}.`);
   if (!r.venueReachable) block(8, "ENTRY_CIRCUIT_OPEN", "Provedor indisponível; entradas pausadas.");
+  if (r.reconciliationPending) {
+    block(8, "ENTRY_CIRCUIT_OPEN", "Reconciliação pendente nesta conta; entradas pausadas até concluí-la.");
+  }
   if (r.slotsUsed === null) block(8, "READINESS_UNKNOWN", "Não foi possível ler as posições da conta.");
   if (r.slotsUsed >= REAL_POSITIONS_PER_ACCOUNT) {
     block(8, "POSITION_COUNT_CAP", "Já existe uma posição real ou entrada pendente nesta conta.");

@@ -60,6 +60,7 @@ export interface SnapshotSources {
   policies: { symbol: string; memecoin: boolean }[];
   realExecution: RealExecution;
   venueReachable: boolean;
+  reconciliationPending: boolean;
   slotsUsed: number | null;
   /** The platform's builder beneficiary, for builder-fee venues; undefined elsewhere. */
   builderBeneficiary?: string | null;
@@ -115,6 +116,7 @@ export function buildGateSnapshot(sources: SnapshotSources): GateSnapshot {
       connection: sources.connection,
       accountProblems: sources.account?.problems ?? [],
       venueReachable: sources.venueReachable,
+      reconciliationPending: sources.reconciliationPending,
       slotsUsed: sources.slotsUsed,
     },
     builder: sources.builderBeneficiary === undefined ? null : {
@@ -155,6 +157,8 @@ export async function gateSnapshotsOf(ctx: Ctx, client: ClientRow, access: Effec
       policies: rows.policies.filter((row) => row.providerId === providerId),
       realExecution: realExecution[providerId],
       venueReachable: venueReachable(),
+      // The live read below is the account's exposure now.
+      reconciliationPending: false,
       slotsUsed: 0,
       ...(ctx.venues[providerId].capabilities.builderFee
         ? { builderBeneficiary: ctx.config.venueBBuilderAddress }

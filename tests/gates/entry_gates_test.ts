@@ -58,6 +58,7 @@ function allowedSnapshot(): GateSnapshot {
       connection: "CONNECTED",
       accountProblems: [],
       venueReachable: true,
+      reconciliationPending: false,
       slotsUsed: 0,
     },
     builder: {
@@ -200,6 +201,12 @@ const CASES: Case[] = [
     gate: 8,
     reason: "ENTRY_CIRCUIT_OPEN",
     block: (s) => s.readiness.venueReachable = false,
+  },
+  {
+    name: "reconciliation pending",
+    gate: 8,
+    reason: "ENTRY_CIRCUIT_OPEN",
+    block: (s) => s.readiness.reconciliationPending = true,
   },
   { name: "positions unreadable", gate: 8, reason: "READINESS_UNKNOWN", block: (s) => s.readiness.slotsUsed = null },
   {

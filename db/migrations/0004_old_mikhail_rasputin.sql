@@ -9,6 +9,23 @@ CREATE TABLE `account_states` (
 	FOREIGN KEY (`client_id`) REFERENCES `clients`(`id`) ON UPDATE no action ON DELETE no action
 );
 --> statement-breakpoint
+CREATE TABLE `admissions` (
+	`signal_id` text NOT NULL,
+	`client_id` integer NOT NULL,
+	`provider_id` text NOT NULL,
+	`decision` text NOT NULL,
+	`code` text,
+	`stage` text,
+	`detail` text,
+	`quantity` text,
+	`price` text,
+	`evaluated_at` integer NOT NULL,
+	PRIMARY KEY(`signal_id`, `client_id`),
+	FOREIGN KEY (`signal_id`) REFERENCES `signals`(`signal_id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`client_id`) REFERENCES `clients`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `admissions_by_client` ON `admissions` (`client_id`,`evaluated_at`);--> statement-breakpoint
 CREATE TABLE `asset_policies` (
 	`provider_id` text NOT NULL,
 	`symbol` text NOT NULL,
@@ -35,6 +52,7 @@ CREATE TABLE `automations` (
 	FOREIGN KEY (`client_id`) REFERENCES `clients`(`id`) ON UPDATE no action ON DELETE no action
 );
 --> statement-breakpoint
+CREATE INDEX `automations_routing` ON `automations` (`strategy_id`,`provider_id`,`enabled`,`client_id`);--> statement-breakpoint
 CREATE TABLE `daily_results` (
 	`client_id` integer NOT NULL,
 	`provider_id` text NOT NULL,
@@ -104,6 +122,23 @@ CREATE TABLE `result_facts` (
 );
 --> statement-breakpoint
 CREATE INDEX `result_facts_by_time` ON `result_facts` (`client_id`,`provider_id`,`occurred_at`);--> statement-breakpoint
+CREATE TABLE `signals` (
+	`signal_id` text PRIMARY KEY NOT NULL,
+	`strategy_id` text NOT NULL,
+	`provider_id` text NOT NULL,
+	`symbol` text NOT NULL,
+	`side` text NOT NULL,
+	`entry_price` text NOT NULL,
+	`stop_loss_price` text,
+	`take_profits` text NOT NULL,
+	`confidence` integer NOT NULL,
+	`content_hash` text NOT NULL,
+	`status` text NOT NULL,
+	`summary` text,
+	`received_at` integer NOT NULL,
+	`evaluated_at` integer
+);
+--> statement-breakpoint
 ALTER TABLE `client_setups` ADD `mode` text DEFAULT 'REAL' NOT NULL;--> statement-breakpoint
 ALTER TABLE `client_setups` ADD `market` text DEFAULT 'FUTURES' NOT NULL;--> statement-breakpoint
 ALTER TABLE `client_setups` ADD `margin_type` text DEFAULT 'ISOLATED' NOT NULL;--> statement-breakpoint

@@ -1,0 +1,231 @@
+/**
+ * A signal's fan-out, first half: the signal is stored once by its id, then
+ * every candidate account is judged by the entry gates, sized, and held to
+ * the entry-moment admission checks, and the verdict is kept as an admission
+ * record ("why did this client not trade this signal" has an answer). The
+ * market and the book are read once per signal, never per account. Work runs
+ * in pages of bounded queries and short transactions, yielding between them.
+ * An evaluation cut short (a crash) resumes where it stopped when the same
+ * signal is posted again: records already written are kept.
+ */
+import { count, eq } from "drizzle-orm";
+import { withTransaction } from "../../db/client.ts";
+import { admissions, assetPolicies, signals, strategies, type TakeProfit } from "../../db/schema.ts";
+import { connectionState } from "../accounts/connection_state.ts";
+import { admitEntry, type BookReading } from "../admission/entry_admission.ts";
+import { realExecutionByProvider } from "../catalog/provider_settings.ts";
+import type { Ctx } from "../context.ts";
+import { ApiError } from "../errors.ts";
+import { evaluateEntry } from "../gates/entry_gates.ts";
+import { buildGateSnapshot } from "../gates/gate_snapshot.ts";
+import { type EffectiveAccess, effectiveAccessOf } from "../grants/effective_access.ts";
+import { sha256Hex } from "../ids.ts";
+import { valuesOf } from "../setups/setup_values.ts";
+import type { Market, OrderSide, ProviderId } from "../../venues/types.ts";
+import { type Candidate, CANDIDATE_PAGE_SIZE, candidatePage } from "./candidates.ts";
+import { sizeEntry } from "./sizing.ts";
+
+export interface SignalInput {
+  signalId: string;
+  strategyId: string;
+  providerId: ProviderId;
+  symbol: string;
+  side: OrderSide;
+  entryPrice: string;
+  stopLossPrice: string | null;
+  takeProfits: TakeProfit[];
+  confidence: number;
+}
+
+type AdmissionRow = typeof admissions.$inferInsert;
+type StrategyRow = typeof strategies.$inferSelect;
+
+export async function receiveSignal(ctx: Ctx, input: SignalInput) {
+  const signal = await storeSignal(ctx, input);
+  if (signal.status === "EVALUATED") return signalSummary(signal.signalId, signal.summary!);
+  const { market, strategy } = await signalMarket(ctx, input);
+  await evaluateCandidates(ctx, input, market, strategy);
+  const summary = await countAdmissions(ctx, input.signalId);
+  await withTransaction(
+    ctx.db,
+    (tx) =>
+      tx.update(signals).set({ status: "EVALUATED", summary, evaluatedAt: ctx.clock.now() })
+        .where(eq(signals.signalId, input.signalId)),
+  );
+  return signalSummary(input.signalId, summary);
+}
+
+/** Stores a new signal; the same id again answers the stored one, with other content it is a conflict. */
+async function storeSignal(ctx: Ctx, input: SignalInput) {
+  const contentHash = sha256Hex(JSON.stringify(input));
+  return await withTransaction(ctx.db, async (tx) => {
+    const [existing] = await tx.select().from(signals).where(eq(signals.signalId, input.signalId));
+    if (existing) {
+      if (existing.contentHash !== contentHash) {
+        throw new ApiError("STATE_CONFLICT", { message: "Este signalId já foi usado com outro conteúdo." });
+      }
+      return existing;
+    }
+    const [row] = await tx.insert(signals)
+      .values({ ...input, contentHash, status: "EVALUATING", receivedAt: ctx.clock.now() }).returning();
+    return row;
+  });
+}
+
+/** The strategy must be published for the provider and the symbol one of its markets there. */
+async function signalMarket(ctx: Ctx, input: SignalInput): Promise<{ market: Market; strategy: StrategyRow }> {
+  const [strategy] = await ctx.db.read.select().from(strategies).where(eq(strategies.strategyId, input.strategyId));
+  if (!strategy || strategy.status !== "PUBLISHED" || !strategy.supportedProviders.includes(input.providerId)) {
+    throw new ApiError("VALIDATION_ERROR", { message: "Estratégia não publicada para este provedor." });
+  }
+  if (strategy.supportedMarkets.length && !strategy.supportedMarkets.includes(input.symbol)) {
+    throw new ApiError("VALIDATION_ERROR", { message: `${input.symbol} não é mercado desta estratégia.` });
+  }
+  const markets = await ctx.venues[input.providerId].listMarkets();
+  const market = markets.find((candidate) => candidate.symbol === input.symbol && candidate.active);
+  if (!market) {
+    throw new ApiError("VALIDATION_ERROR", { message: `${input.symbol} não é um mercado ativo do provedor.` });
+  }
+  return { market, strategy };
+}
+
+/** Everything read once per signal, shared by every candidate. */
+interface SignalContext {
+  input: SignalInput;
+  market: Market;
+  strategy: StrategyRow;
+  book: BookReading | null;
+  policy: typeof assetPolicies.$inferSelect | null;
+  policies: { symbol: string; memecoin: boolean }[];
+  realExecution: "ENABLED" | "NOT_VALIDATED";
+  venueReachable: boolean;
+  now: number;
+}
+
+async function evaluateCandidates(
+  ctx: Ctx,
+  input: SignalInput,
+  market: Market,
+  strategy: StrategyRow,
+): Promise<void> {
+  const venue = ctx.venues[input.providerId];
+  let book: BookReading | null = null;
+  try {
+    book = { book: await venue.getOrderBook(input.symbol), readAtWall: Date.now() };
+  } catch {
+    // No book is a refusal of every entry (BOOK_UNVERIFIED), not a failure of the signal.
+  }
+  const policies = await ctx.db.read.select().from(assetPolicies).where(eq(assetPolicies.providerId, input.providerId));
+  const shared: SignalContext = {
+    input,
+    market,
+    strategy,
+    book,
+    policy: policies.find((row) => row.symbol === input.symbol) ?? null,
+    policies,
+    realExecution: (await realExecutionByProvider(ctx))[input.providerId],
+    venueReachable: ctx.venueAvailability.status(input.providerId) === "AVAILABLE",
+    now: ctx.clock.now(),
+  };
+  const accessByPartner = new Map<string, EffectiveAccess>();
+  let after = 0;
+  for (;;) {
+    const page = await candidatePage(ctx.db.read, input, after, shared.now);
+    const records: AdmissionRow[] = [];
+    for (const candidate of page) {
+      const partnerId = candidate.client.partnerId;
+      if (!accessByPartner.has(partnerId)) accessByPartner.set(partnerId, await effectiveAccessOf(ctx, partnerId));
+      records.push(admissionOf(ctx, shared, candidate, accessByPartner.get(partnerId)!));
+    }
+    if (records.length) {
+      await withTransaction(ctx.db, (tx) => tx.insert(admissions).values(records).onConflictDoNothing());
+    }
+    if (page.length < CANDIDATE_PAGE_SIZE) return;
+    after = page[page.length - 1].client.id;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+}
+
+/** One candidate's verdict: the gates, then sizing, then the entry-moment checks. */
+function admissionOf(ctx: Ctx, shared: SignalContext, candidate: Candidate, access: EffectiveAccess): AdmissionRow {
+  const { input } = shared;
+  const record = { signalId: input.signalId, clientId: candidate.client.id, providerId: input.providerId };
+  const refused = (stage: string, code: string, detail: string): AdmissionRow => ({
+    ...record,
+    decision: "REFUSED",
+    stage,
+    code,
+    detail,
+    evaluatedAt: shared.now,
+  });
+  const state = candidate.state?.reconciledAt == null ? null : candidate.state;
+  const snapshot = buildGateSnapshot({
+    now: shared.now,
+    providerId: input.providerId,
+    client: candidate.client,
+    access,
+    setupRow: candidate.setup,
+    automation: candidate.automation,
+    strategy: shared.strategy,
+    connection: connectionState(candidate.account?.connection ?? null, false),
+    account: candidate.account?.accountId ? candidate.account : null,
+    realizedToday: candidate.realized ?? "0",
+    policies: shared.policies,
+    realExecution: shared.realExecution,
+    venueReachable: shared.venueReachable,
+    reconciliationPending: state === null || candidate.unsettledIntents > 0,
+    slotsUsed: state === null
+      ? null
+      : state.positions!.length + state.restingEntries! + candidate.entriesSinceReconciled,
+    ...(ctx.venues[input.providerId].capabilities.builderFee
+      ? { builderBeneficiary: ctx.config.venueBBuilderAddress }
+      : {}),
+  });
+  const gates = evaluateEntry(snapshot, "OPEN", { symbol: input.symbol, confidence: input.confidence });
+  if (gates.newEntries === "BLOCKED") return refused(`GATE_${gates.gate}`, gates.blockReason, gates.blockDetail);
+
+  const setup = valuesOf(candidate.setup);
+  const risk = candidate.automation.risk;
+  const sizing = sizeEntry(
+    {
+      orderSizeMicros: setup.orderSizeMicros,
+      leverage: Math.min(setup.leverage, risk.leverage),
+      maxMarginPerTradeMicros: Math.min(setup.maxMarginPerTradeMicros, risk.maxMarginPerTradeMicros),
+      maxLossPerTradeMicros: setup.maxLossPerTradeMicros,
+    },
+    shared.market,
+    input,
+  );
+  if ("refusal" in sizing) return refused("SIZING", sizing.refusal, sizing.detail);
+  const admission = admitEntry(
+    shared.policy,
+    shared.book,
+    { side: input.side, quantity: sizing.quantity, price: sizing.price },
+    Date.now(),
+  );
+  if (!admission.admitted) return refused("ADMISSION", admission.code, admission.detail);
+  return {
+    ...record,
+    decision: "ADMITTED",
+    quantity: sizing.quantity,
+    price: sizing.price,
+    evaluatedAt: shared.now,
+  };
+}
+
+async function countAdmissions(ctx: Ctx, signalId: string): Promise<Record<string, number>> {
+  const rows = await ctx.db.read.select({ decision: admissions.decision, code: admissions.code, n: count() })
+    .from(admissions).where(eq(admissions.signalId, signalId)).groupBy(admissions.decision, admissions.code);
+  const summary: Record<string, number> = { evaluated: 0, admitted: 0 };
+  for (const row of rows) {
+    summary.evaluated += row.n;
+    if (row.decision === "ADMITTED") summary.admitted += row.n;
+    else summary[row.code!] = (summary[row.code!] ?? 0) + row.n;
+  }
+  return summary;
+}
+
+function signalSummary(signalId: string, summary: Record<string, number>) {
+  const { evaluated, admitted, ...refused } = summary;
+  return { signalId, evaluated, admitted, refused };
+}

@@ -1,0 +1,107 @@
+/** Operator: signals of the engine, and the admission records that say who traded them and why not. */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { admissionsOfClient, admissionsOfSignal } from "../../domain/engine/admission_reads.ts";
+import { receiveSignal } from "../../domain/engine/evaluate_signal.ts";
+import { formatDec, parseDec } from "../../venues/decimal.ts";
+import { type AppEnv, operatorCtx } from "../env.ts";
+import { json } from "../respond.ts";
+import { jsonBody, jsonContent, operatorErrors, ProviderIdSchema, RequestId, ShortId } from "../schemas/common.ts";
+import { throwOnInvalid } from "../validation.ts";
+
+const tags = ["Operator: signals"];
+const Price = z.number().positive();
+/** A JSON number as the exact decimal of its shortest form. */
+const decimal = (value: number) => formatDec(parseDec(value));
+
+const SignalBody = z.object({
+  signalId: z.string().regex(/^[A-Za-z0-9_.:-]{4,64}$/),
+  strategyId: ShortId,
+  providerId: ProviderIdSchema,
+  symbol: z.string().regex(/^[A-Z0-9]{2,20}$/),
+  side: z.enum(["BUY", "SELL"]),
+  entryPrice: Price,
+  stopLossPrice: Price.nullable().optional(),
+  takeProfits: z.array(z.object({ price: Price, share: z.number().gt(0).max(1) })).max(5).default([]),
+  confidence: z.number().int().min(0).max(100),
+}).strict().openapi("SignalInput");
+
+const SignalSummary = z.object({
+  signalId: z.string(),
+  evaluated: z.number().int(),
+  admitted: z.number().int(),
+  refused: z.record(z.string(), z.number().int()).openapi({ description: "Refusals by code." }),
+  requestId: RequestId,
+});
+
+const AdmissionRecord = z.object({
+  signalId: z.string(),
+  partnerId: z.string(),
+  externalUserId: z.string(),
+  providerId: z.string(),
+  decision: z.enum(["ADMITTED", "REFUSED"]),
+  code: z.string().nullable(),
+  stage: z.string().nullable().openapi({ description: "GATE_<n>, SIZING or ADMISSION; null when admitted." }),
+  detail: z.string().nullable(),
+  quantity: z.string().nullable(),
+  price: z.string().nullable(),
+  evaluatedAt: z.string(),
+}).openapi("AdmissionRecord");
+const AdmissionsResponse = z.object({ admissions: z.array(AdmissionRecord), requestId: RequestId });
+
+const app = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
+
+app.openapi(
+  createRoute({
+    method: "post",
+    path: "/operator/v1/signals",
+    tags,
+    summary: "Post a signal: stored once by signalId, every candidate account evaluated; answers the fan-out summary",
+    request: { body: jsonBody(SignalBody) },
+    responses: { 200: jsonContent(SignalSummary, "Fan-out summary."), ...operatorErrors },
+  }),
+  async (c) => {
+    const body = c.req.valid("json");
+    const summary = await receiveSignal(operatorCtx(c), {
+      ...body,
+      entryPrice: decimal(body.entryPrice),
+      stopLossPrice: body.stopLossPrice == null ? null : decimal(body.stopLossPrice),
+      takeProfits: body.takeProfits.map((target) => ({ price: decimal(target.price), share: decimal(target.share) })),
+    });
+    return json(c, SignalSummary.parse({ ...summary, requestId: c.get("requestId") }), 200);
+  },
+);
+
+app.openapi(
+  createRoute({
+    method: "get",
+    path: "/operator/v1/signals/{signalId}/admissions",
+    tags,
+    summary: "Admission records of a signal (up to 500), optionally by decision or code",
+    request: {
+      params: z.object({ signalId: z.string().max(64) }),
+      query: z.object({ decision: z.enum(["ADMITTED", "REFUSED"]).optional(), code: z.string().max(64).optional() }),
+    },
+    responses: { 200: jsonContent(AdmissionsResponse, "Records."), ...operatorErrors },
+  }),
+  async (c) => {
+    const records = await admissionsOfSignal(operatorCtx(c), { ...c.req.valid("param"), ...c.req.valid("query") });
+    return json(c, AdmissionsResponse.parse({ admissions: records, requestId: c.get("requestId") }), 200);
+  },
+);
+
+app.openapi(
+  createRoute({
+    method: "get",
+    path: "/operator/v1/partners/{partnerId}/clients/{externalUserId}/admissions",
+    tags,
+    summary: "A client's admission records across signals, newest first (up to 500)",
+    request: { params: z.object({ partnerId: ShortId, externalUserId: z.string().max(480) }) },
+    responses: { 200: jsonContent(AdmissionsResponse, "Records."), ...operatorErrors },
+  }),
+  async (c) => {
+    const records = await admissionsOfClient(operatorCtx(c), c.req.valid("param"));
+    return json(c, AdmissionsResponse.parse({ admissions: records, requestId: c.get("requestId") }), 200);
+  },
+);
+
+export const operatorSignals = app;
