@@ -31,6 +31,7 @@ import { usage } from "./usage.ts";
 import { users } from "./users.ts";
 import { catalogs } from "./catalogs.ts";
 import { connections } from "./connections.ts";
+import { orders } from "./orders.ts";
 import { setupRoutes } from "./setup_and_automation.ts";
 import { throwOnInvalid } from "./validation.ts";
 
@@ -43,7 +44,7 @@ export interface AppOptions {
 
 export function buildPartnerApi(): OpenAPIHono<AppEnv> {
   const api = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
-  for (const routes of [health, usage, tenants, catalogs, users, connections, setupRoutes, eventsRoutes]) {
+  for (const routes of [health, usage, tenants, catalogs, users, connections, setupRoutes, orders, eventsRoutes]) {
     api.route("/", routes);
   }
   return api;

@@ -1,0 +1,143 @@
+/** Positions and orders (`/v1/orders/...`, `/v1/users/:id/intents`): the service's intents and their reconciliation. */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { getIntent, listIntents, reconcileIntentOfPartner } from "../domain/execution/intent_reads.ts";
+import { type AppEnv, partnerCtx } from "./env.ts";
+import { idempotentRoute } from "./middleware/idempotency.ts";
+import { idempotentJson, json } from "./respond.ts";
+import {
+  errorContent,
+  idempotencyErrors,
+  identifier,
+  jsonBody,
+  jsonContent,
+  partnerErrors,
+  ProviderIdSchema,
+  RequestId,
+} from "./schemas/common.ts";
+import { ExternalUserId } from "./users.ts";
+import { throwOnInvalid } from "./validation.ts";
+
+const tags = ["Positions and orders"];
+const IntentId = identifier(64).refine((value) => [...value].length >= 8, { message: "deve ter de 8 a 64 caracteres" });
+
+const IntentSchema = z.object({
+  intentId: z.string(),
+  providerId: ProviderIdSchema,
+  status: z.string(),
+  orderId: z.string().nullable(),
+  clientOrderId: z.string(),
+  executedQuantity: z.number(),
+  executedPrice: z.number().nullable(),
+  errorCode: z.string().nullable(),
+  errorMessage: z.string().nullable(),
+  reconciledAt: z.string().nullable(),
+}).openapi("Intent");
+
+const IntentListItem = z.object({
+  intentId: z.string(),
+  type: z.string(),
+  providerId: ProviderIdSchema,
+  symbol: z.string(),
+  side: z.enum(["BUY", "SELL"]),
+  quantity: z.number(),
+  status: z.string(),
+  executedQuantity: z.number(),
+  executedPrice: z.number().nullable(),
+  errorCode: z.string().nullable(),
+  createdAt: z.string(),
+  finalizedAt: z.string().nullable(),
+}).openapi("IntentListItem");
+
+const ReconcileResponse = z.object({
+  reconciliation: z.object({
+    scanned: z.number().int(),
+    resolved: z.number().int(),
+    stillUncertain: z.number().int(),
+    orphanPositions: z.number().int(),
+    orphanOrders: z.number().int(),
+    details: z.array(z.object({
+      kind: z.enum(["ORPHAN_POSITION", "ORPHAN_ORDER"]),
+      symbol: z.string(),
+      side: z.string(),
+      quantity: z.number(),
+      orderId: z.string().optional(),
+    })),
+  }),
+  intent: IntentSchema,
+  requestId: RequestId,
+});
+
+const IntentsResponse = z.object({
+  externalUserId: z.string(),
+  tenantId: z.string(),
+  intents: z.array(IntentListItem),
+  requestId: RequestId,
+});
+const IntentResponse = IntentSchema.extend({ requestId: RequestId });
+
+const IntentLocator = z.object({ externalUserId: ExternalUserId, providerId: ProviderIdSchema });
+
+export const orders = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/users/{id}/intents",
+      tags,
+      summary: "The client's intents, newest first (OPEN: not yet final)",
+      request: {
+        params: z.object({ id: ExternalUserId }),
+        query: z.object({
+          status: z.enum(["OPEN", "ALL"]).default("OPEN"),
+          limit: z.coerce.number().int().min(1).max(200).default(50),
+        }),
+      },
+      responses: {
+        200: jsonContent(IntentsResponse, "Intents."),
+        ...partnerErrors,
+      },
+    }),
+    async (c) => {
+      const view = await listIntents(partnerCtx(c), {
+        externalUserId: c.req.valid("param").id,
+        ...c.req.valid("query"),
+      });
+      return json(c, IntentsResponse.parse({ ...view, requestId: c.get("requestId") }), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/orders/{intentId}",
+      tags,
+      summary: "One intent from the service's records (no provider call)",
+      request: { params: z.object({ intentId: IntentId }), query: IntentLocator },
+      responses: { 200: jsonContent(IntentResponse, "The intent."), ...partnerErrors },
+    }),
+    async (c) => {
+      const intent = await getIntent(partnerCtx(c), { ...c.req.valid("param"), ...c.req.valid("query") });
+      return json(c, IntentResponse.parse({ ...intent, requestId: c.get("requestId") }), 200);
+    },
+  )
+  .openapi(
+    createRoute(idempotentRoute({
+      method: "post",
+      path: "/v1/orders/{intentId}/reconcile",
+      tags,
+      summary: "Ask the provider what became of an intent (never resends); report orphan positions and orders",
+      request: { params: z.object({ intentId: IntentId }), body: jsonBody(IntentLocator) },
+      responses: {
+        200: jsonContent(ReconcileResponse, "The reconciliation."),
+        ...partnerErrors,
+        ...idempotencyErrors,
+        422: errorContent("CREDENTIALS_MISSING, PROVIDER_CREDENTIAL_REJECTED"),
+        503: errorContent("PROVIDER_DOWN"),
+      },
+    })),
+    (c) =>
+      idempotentJson(
+        c,
+        200,
+        (ctx) => reconcileIntentOfPartner(ctx, { ...c.req.valid("param"), ...c.req.valid("json") }),
+        (result) => ReconcileResponse.parse({ ...result, requestId: c.get("requestId") }),
+      ),
+  );
