@@ -1,47 +1,18 @@
 /** The partner's intent routes: list, read from records, and reconcile (never resends; reports orphans). */
 import assert from "node:assert/strict";
-import { withTransaction } from "../../db/client.ts";
-import { credentialsOf, findAccount } from "../../domain/accounts/load_account.ts";
-import { findClient } from "../../domain/clients/load_client.ts";
-import type { Ctx } from "../../domain/context.ts";
-import { insertIntent } from "../../domain/execution/intents.ts";
 import { sendIntent } from "../../domain/execution/send_intent.ts";
 import { createPartner, expectError, expectJson } from "../_helpers/http.ts";
+import { credentialsOf } from "../../domain/accounts/load_account.ts";
 import { ik, readyClient } from "../setup/setup_fixture.ts";
+import { anaAtVenueA, engineCtx, simulatorFault } from "./execution_fixture.ts";
 
 Deno.test("intent routes: an uncertain entry is listed, read from records and settled by reconcile", async () => {
   const { env, partner } = await readyClient();
   try {
-    const client = (await findClient(env.deps.db.read, partner.partnerId, "ana"))!;
-    const account = (await findAccount(env.deps.db.read, client.id, "VENUE_A"))!;
-    const ctx: Ctx = { ...env.deps, actor: { kind: "system", job: "test" }, requestId: "test" };
-    const intent = await withTransaction(env.deps.db, (tx) =>
-      insertIntent(
-        tx,
-        {
-          partnerId: partner.partnerId,
-          intentId: "entry-0001",
-          clientId: client.id,
-          providerId: "VENUE_A",
-          type: "OPEN_POSITION",
-          opensPosition: true,
-          symbol: "BTCUSDT",
-          side: "BUY",
-          orderType: "MARKET",
-          quantity: "0.002",
-          reduceOnly: false,
-        },
-        "SUBMITTING",
-        env.clock.now(),
-      ));
-    await fetch(`${env.venueUrls.venueA}/_control/faults`, {
-      method: "PUT",
-      body: JSON.stringify({ mode: "LOSE_RESPONSE" }),
-    })
-      .then((response) => response.body?.cancel());
-    await sendIntent(ctx, intent, account);
-    await fetch(`${env.venueUrls.venueA}/_control/faults`, { method: "PUT", body: JSON.stringify({ mode: "NONE" }) })
-      .then((response) => response.body?.cancel());
+    const { account, draft, record } = await anaAtVenueA(env, partner.partnerId);
+    await simulatorFault(env, "LOSE_RESPONSE");
+    await sendIntent(engineCtx(env), await record(draft("entry-0001")), account);
+    await simulatorFault(env, "NONE");
     // An order placed at the venue by someone else: the reconciliation reports it.
     await env.deps.venues.VENUE_A.placeOrder(credentialsOf(account), {
       symbol: "ETHUSDT",

@@ -5,53 +5,19 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { withTransaction } from "../../db/client.ts";
 import { intents } from "../../db/schema.ts";
-import { credentialsOf, findAccount } from "../../domain/accounts/load_account.ts";
-import { findClient } from "../../domain/clients/load_client.ts";
-import type { Ctx } from "../../domain/context.ts";
 import { ApiError } from "../../domain/errors.ts";
-import { insertIntent, type IntentDraft } from "../../domain/execution/intents.ts";
 import { reconcileIntent } from "../../domain/execution/reconcile_intent.ts";
 import { sendIntent } from "../../domain/execution/send_intent.ts";
-import type { TestEnv } from "../_helpers/env.ts";
+import { credentialsOf } from "../../domain/accounts/load_account.ts";
 import { readyClient } from "../setup/setup_fixture.ts";
-
-async function accountOf(env: TestEnv, partnerId: string) {
-  const client = (await findClient(env.deps.db.read, partnerId, "ana"))!;
-  const account = (await findAccount(env.deps.db.read, client.id, "VENUE_A"))!;
-  const draft = (intentId: string, overrides: Partial<IntentDraft> = {}): IntentDraft => ({
-    partnerId,
-    intentId,
-    clientId: client.id,
-    providerId: "VENUE_A",
-    type: "OPEN_POSITION",
-    opensPosition: true,
-    symbol: "BTCUSDT",
-    side: "BUY",
-    orderType: "MARKET",
-    quantity: "0.002",
-    reduceOnly: false,
-    ...overrides,
-  });
-  const record = (intent: IntentDraft) =>
-    withTransaction(env.deps.db, (tx) => insertIntent(tx, intent, "SUBMITTING", env.clock.now()));
-  return { client, account, draft, record };
-}
-
-/** The engine acts as a system job. */
-const ctxOf = (env: TestEnv): Ctx => ({ ...env.deps, actor: { kind: "system", job: "test" }, requestId: "test" });
-
-function fault(env: TestEnv, mode: string) {
-  return fetch(`${env.venueUrls.venueA}/_control/faults`, { method: "PUT", body: JSON.stringify({ mode }) })
-    .then((response) => response.body?.cancel());
-}
+import { anaAtVenueA, engineCtx, simulatorFault } from "./execution_fixture.ts";
 
 Deno.test("intents: sent orders are recorded with the venue's answer", async () => {
   const { env, partner } = await readyClient();
   try {
-    const { account, draft, record } = await accountOf(env, partner.partnerId);
-    const filled = await sendIntent(ctxOf(env), await record(draft("intent-market-1")), account);
+    const { account, draft, record } = await anaAtVenueA(env, partner.partnerId);
+    const filled = await sendIntent(engineCtx(env), await record(draft("intent-market-1")), account);
     assert.equal(filled.status, "FILLED");
     assert.equal(filled.executedQuantity, "0.002");
     assert.ok(filled.orderId);
@@ -59,7 +25,7 @@ Deno.test("intents: sent orders are recorded with the venue's answer", async () 
     assert.match(filled.clientOrderId, /^sv[0-9a-f]{30}$/);
 
     const resting = await sendIntent(
-      ctxOf(env),
+      engineCtx(env),
       await record(draft("intent-limit-1", { orderType: "LIMIT", price: "63000", timeInForce: "GTC" })),
       account,
     );
@@ -67,7 +33,7 @@ Deno.test("intents: sent orders are recorded with the venue's answer", async () 
     assert.equal(resting.finalizedAt, null);
 
     const refused = await sendIntent(
-      ctxOf(env),
+      engineCtx(env),
       await record(draft("intent-tiny-1", { quantity: "0.0001" })),
       account,
     );
@@ -82,7 +48,7 @@ Deno.test("intents: sent orders are recorded with the venue's answer", async () 
 Deno.test("intents: one entry in flight per account; maintenance is never busy", async () => {
   const { env, partner } = await readyClient();
   try {
-    const { draft, record } = await accountOf(env, partner.partnerId);
+    const { draft, record } = await anaAtVenueA(env, partner.partnerId);
     await record(draft("intent-first-1"));
     await assert.rejects(
       () => record(draft("intent-second-1")),
@@ -100,9 +66,9 @@ Deno.test("intents: one entry in flight per account; maintenance is never busy",
 Deno.test("intents: a lost answer is UNCERTAIN until a query settles it, with exactly one order at the venue", async () => {
   const { env, partner } = await readyClient();
   try {
-    const { account, draft, record } = await accountOf(env, partner.partnerId);
-    await fault(env, "LOSE_RESPONSE");
-    const uncertain = await sendIntent(ctxOf(env), await record(draft("intent-lost-1")), account);
+    const { account, draft, record } = await anaAtVenueA(env, partner.partnerId);
+    await simulatorFault(env, "LOSE_RESPONSE");
+    const uncertain = await sendIntent(engineCtx(env), await record(draft("intent-lost-1")), account);
     assert.equal(uncertain.status, "UNCERTAIN");
     assert.equal(uncertain.errorCode, "PROVIDER_DOWN");
     await assert.rejects(
@@ -110,8 +76,8 @@ Deno.test("intents: a lost answer is UNCERTAIN until a query settles it, with ex
       (error) => error instanceof ApiError && error.code === "ACCOUNT_BUSY",
       "an uncertain entry keeps the account busy",
     );
-    await fault(env, "NONE");
-    const { intent, resolved } = await reconcileIntent(ctxOf(env), uncertain, account);
+    await simulatorFault(env, "NONE");
+    const { intent, resolved } = await reconcileIntent(engineCtx(env), uncertain, account);
     assert.equal(resolved, true);
     assert.equal(intent.status, "FILLED");
     assert.ok(intent.reconciledAt);
@@ -127,21 +93,21 @@ Deno.test("intents: a lost answer is UNCERTAIN until a query settles it, with ex
 Deno.test("intents: an unreachable venue took nothing; a crash before the send settles as NOT_PLACED after the window", async () => {
   const { env, partner } = await readyClient();
   try {
-    const { account, draft, record } = await accountOf(env, partner.partnerId);
-    await fault(env, "DOWN");
-    const down = await sendIntent(ctxOf(env), await record(draft("intent-down-1")), account);
+    const { account, draft, record } = await anaAtVenueA(env, partner.partnerId);
+    await simulatorFault(env, "DOWN");
+    const down = await sendIntent(engineCtx(env), await record(draft("intent-down-1")), account);
     assert.equal(down.status, "NOT_PLACED");
     assert.equal(down.errorCode, "PROVIDER_DOWN");
-    await fault(env, "NONE");
+    await simulatorFault(env, "NONE");
 
     // A process that died after recording, before sending: the intent is SUBMITTING with nothing at the venue.
     const orphan = await record(draft("intent-crash-1"));
-    const early = await reconcileIntent(ctxOf(env), orphan, account);
+    const early = await reconcileIntent(engineCtx(env), orphan, account);
     assert.equal(early.intent.status, "UNCERTAIN", "within the window the order might still arrive");
     assert.equal(early.resolved, false);
     await env.deps.db.writer.update(intents).set({ sentWallAt: Date.now() - 60_000 })
       .where(eq(intents.id, orphan.id));
-    const late = await reconcileIntent(ctxOf(env), { ...early.intent, sentWallAt: Date.now() - 60_000 }, account);
+    const late = await reconcileIntent(engineCtx(env), { ...early.intent, sentWallAt: Date.now() - 60_000 }, account);
     assert.equal(late.intent.status, "NOT_PLACED");
     assert.equal(late.intent.errorCode, "NOT_AT_VENUE");
     const snapshot = await env.deps.venues.VENUE_A.getAccount(credentialsOf(account));

@@ -5,63 +5,29 @@
  */
 import assert from "node:assert/strict";
 import { and, eq } from "drizzle-orm";
-import { withTransaction } from "../../db/client.ts";
 import { accountStates, resultFacts } from "../../db/schema.ts";
-import { findAccount } from "../../domain/accounts/load_account.ts";
-import { findClient } from "../../domain/clients/load_client.ts";
-import type { Ctx } from "../../domain/context.ts";
-import { insertIntent, type IntentDraft } from "../../domain/execution/intents.ts";
 import { sendIntent } from "../../domain/execution/send_intent.ts";
 import { realizedToday } from "../../domain/setups/daily_loss.ts";
 import { add, cmp, sub } from "../../venues/decimal.ts";
-import type { TestEnv } from "../_helpers/env.ts";
 import { expectJson, operator } from "../_helpers/http.ts";
 import { readyClient } from "../setup/setup_fixture.ts";
-
-const ctxOf = (env: TestEnv): Ctx => ({ ...env.deps, actor: { kind: "system", job: "test" }, requestId: "test" });
+import { anaAtVenueA, engineCtx, simulatorFault } from "./execution_fixture.ts";
 
 Deno.test("reconcile job: uncertain intents settled by query, positions kept, facts recorded once", async () => {
   const { env, partner } = await readyClient();
   try {
-    const client = (await findClient(env.deps.db.read, partner.partnerId, "ana"))!;
-    const account = (await findAccount(env.deps.db.read, client.id, "VENUE_A"))!;
-    const send = async (intentId: string, overrides: Partial<IntentDraft>) => {
-      const intent = await withTransaction(env.deps.db, (tx) =>
-        insertIntent(
-          tx,
-          {
-            partnerId: partner.partnerId,
-            intentId,
-            clientId: client.id,
-            providerId: "VENUE_A",
-            type: "OPEN_POSITION",
-            opensPosition: true,
-            symbol: "BTCUSDT",
-            side: "BUY",
-            orderType: "MARKET",
-            quantity: "0.002",
-            reduceOnly: false,
-            ...overrides,
-          },
-          "SUBMITTING",
-          env.clock.now(),
-        ));
-      return await sendIntent(ctxOf(env), intent, account);
-    };
+    const { client, draft, record, account } = await anaAtVenueA(env, partner.partnerId);
+    const send = async (intentId: string, overrides: Parameters<typeof draft>[1]) =>
+      await sendIntent(engineCtx(env), await record(draft(intentId, overrides)), account);
     const runJob = async () =>
       (await expectJson(await operator(env, "POST", "/operator/v1/jobs/reconcile/run"), 200)).summary;
     const state = async () =>
       (await env.deps.db.read.select().from(accountStates)
         .where(and(eq(accountStates.clientId, client.id), eq(accountStates.providerId, "VENUE_A"))))[0];
 
-    await fetch(`${env.venueUrls.venueA}/_control/faults`, {
-      method: "PUT",
-      body: JSON.stringify({ mode: "LOSE_RESPONSE" }),
-    })
-      .then((response) => response.body?.cancel());
+    await simulatorFault(env, "LOSE_RESPONSE");
     assert.equal((await send("entry-lost-1", {})).status, "UNCERTAIN");
-    await fetch(`${env.venueUrls.venueA}/_control/faults`, { method: "PUT", body: JSON.stringify({ mode: "NONE" }) })
-      .then((response) => response.body?.cancel());
+    await simulatorFault(env, "NONE");
 
     const first = await runJob();
     assert.equal(first.accounts, 1);
