@@ -194,6 +194,8 @@ export const intents = sqliteTable("intents", {
   reduceOnly: bool("reduce_only").notNull(),
   leverage: integer("leverage"),
   clientOrderId: text("client_order_id").notNull(),
+  /** Protective and closing intents: the position they protect or close. */
+  positionId: text("position_id"),
   /** PREPARED | SUBMITTING | ACCEPTED | PARTIALLY_FILLED | FILLED | UNCERTAIN | CANCELED | REJECTED | EXPIRED | NOT_PLACED */
   status: text("status").notNull(),
   orderId: text("order_id"),
@@ -218,6 +220,37 @@ export const intents = sqliteTable("intents", {
   uniqueIndex("intents_one_entry_in_flight").on(t.clientId, t.providerId)
     .where(sql`opens_position = 1 AND status IN ('SUBMITTING', 'UNCERTAIN')`),
 ]);
+
+/**
+ * A position the service opened for a client, with the protection it keeps
+ * for it at the venue (stop loss and take profits, reduce-only).
+ */
+export const positions = sqliteTable("positions", {
+  positionId: text("position_id").primaryKey(),
+  clientId: integer("client_id").notNull().references(() => clients.id),
+  providerId: text("provider_id").notNull(),
+  symbol: text("symbol").notNull(),
+  /** LONG | SHORT */
+  side: text("side").notNull(),
+  quantity: text("quantity").notNull(),
+  entryPrice: text("entry_price").notNull(),
+  leverage: integer("leverage"),
+  stopLossPrice: text("stop_loss_price"),
+  takeProfits: json<TakeProfit[]>("take_profits").notNull(),
+  autoBreakEven: bool("auto_break_even").notNull(),
+  breakEvenDone: bool("break_even_done").notNull().default(false),
+  /** PROTECTED | PROTECTION_DEGRADED | PROVIDER_ACCESS_LOST | UNKNOWN */
+  protectionStatus: text("protection_status").notNull(),
+  protectionReason: text("protection_reason"),
+  /** The entry intent whose fill opened it. */
+  entryIntentId: integer("entry_intent_id").notNull(),
+  signalId: text("signal_id"),
+  /** OPEN | CLOSED */
+  status: text("status").notNull(),
+  openedAt: ms("opened_at").notNull(),
+  closedAt: ms("closed_at"),
+  updatedAt: ms("updated_at").notNull(),
+}, (t) => [index("positions_client").on(t.clientId, t.status)]);
 
 /**
  * What the last reconciliation read at the venue for one account: its

@@ -9,7 +9,7 @@ import { callWithAccount } from "../accounts/account_call.ts";
 import type { AccountRow } from "../accounts/load_account.ts";
 import type { Ctx } from "../context.ts";
 import { ApiError } from "../errors.ts";
-import { type PlaceOrderRequest, VenueError } from "../../venues/types.ts";
+import { type PlaceOrderRequest, type ProtectionRequest, VenueError } from "../../venues/types.ts";
 import { intentById, type IntentRow, orderChanges, transitionIntent } from "./intents.ts";
 
 /** Pt-BR messages of the venue refusals an intent records (the venue's own text may quote internals). */
@@ -32,6 +32,19 @@ export function orderRequestOf(intent: IntentRow): PlaceOrderRequest {
   };
 }
 
+/** Protective intents go through the venue's conditional-order path (VENUE_A: algo orders; VENUE_B: tpsl triggers). */
+function protectionRequestOf(intent: IntentRow): ProtectionRequest | null {
+  if (intent.type !== "STOP_LOSS" && intent.type !== "TAKE_PROFIT") return null;
+  return {
+    symbol: intent.symbol,
+    kind: intent.type,
+    side: intent.side as ProtectionRequest["side"],
+    triggerPrice: intent.triggerPrice!,
+    quantity: intent.quantity,
+    clientOrderId: intent.clientOrderId,
+  };
+}
+
 /**
  * Place a SUBMITTING intent's order and record the outcome. Answers the
  * intent as recorded (if a reconciliation settled it meanwhile, as it stands).
@@ -44,11 +57,12 @@ export async function sendIntent(
 ): Promise<IntentRow> {
   let changes: Partial<IntentRow> & { status: string };
   try {
-    const order = await callWithAccount(
-      ctx,
-      account,
-      (venue, credentials) => venue.placeOrder(credentials, { ...orderRequestOf(intent), ...extras }),
-    );
+    const order = await callWithAccount(ctx, account, (venue, credentials) => {
+      const protection = protectionRequestOf(intent);
+      return protection
+        ? venue.placeProtection(credentials, protection)
+        : venue.placeOrder(credentials, { ...orderRequestOf(intent), ...extras });
+    });
     changes = orderChanges(order);
   } catch (error) {
     changes = outcomeOfFailure(error);

@@ -81,6 +81,7 @@ CREATE TABLE `intents` (
 	`reduce_only` integer NOT NULL,
 	`leverage` integer,
 	`client_order_id` text NOT NULL,
+	`position_id` text,
 	`status` text NOT NULL,
 	`order_id` text,
 	`executed_quantity` text DEFAULT '0' NOT NULL,
@@ -99,6 +100,31 @@ CREATE UNIQUE INDEX `intents_partner_intent` ON `intents` (`partner_id`,`intent_
 CREATE UNIQUE INDEX `intents_client_order` ON `intents` (`provider_id`,`client_id`,`client_order_id`);--> statement-breakpoint
 CREATE INDEX `intents_client_recent` ON `intents` (`client_id`,`created_at`);--> statement-breakpoint
 CREATE UNIQUE INDEX `intents_one_entry_in_flight` ON `intents` (`client_id`,`provider_id`) WHERE opens_position = 1 AND status IN ('SUBMITTING', 'UNCERTAIN');--> statement-breakpoint
+CREATE TABLE `positions` (
+	`position_id` text PRIMARY KEY NOT NULL,
+	`client_id` integer NOT NULL,
+	`provider_id` text NOT NULL,
+	`symbol` text NOT NULL,
+	`side` text NOT NULL,
+	`quantity` text NOT NULL,
+	`entry_price` text NOT NULL,
+	`leverage` integer,
+	`stop_loss_price` text,
+	`take_profits` text NOT NULL,
+	`auto_break_even` integer NOT NULL,
+	`break_even_done` integer DEFAULT false NOT NULL,
+	`protection_status` text NOT NULL,
+	`protection_reason` text,
+	`entry_intent_id` integer NOT NULL,
+	`signal_id` text,
+	`status` text NOT NULL,
+	`opened_at` integer NOT NULL,
+	`closed_at` integer,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`client_id`) REFERENCES `clients`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `positions_client` ON `positions` (`client_id`,`status`);--> statement-breakpoint
 CREATE TABLE `result_facts` (
 	`client_id` integer NOT NULL,
 	`provider_id` text NOT NULL,

@@ -1,0 +1,157 @@
+/**
+ * Positions and their protection. An entry's fill opens a position
+ * (`position.opened`); its stop loss and take profits are then placed at the
+ * venue as reduce-only protective intents. All accepted: PROTECTED. Any not
+ * confirmed: PROTECTION_DEGRADED (`protection.degraded`), for the protection
+ * job to place again. A credential the venue refuses: PROVIDER_ACCESS_LOST.
+ * Protection is maintenance: no entry gate ever stands in its way.
+ */
+import { eq } from "drizzle-orm";
+import { type Tx, withTransaction } from "../../db/client.ts";
+import { clients, positions, type TakeProfit } from "../../db/schema.ts";
+import type { AccountRow } from "../accounts/load_account.ts";
+import type { Ctx } from "../context.ts";
+import { emitEvent } from "../events/emit_event.ts";
+import { newId } from "../ids.ts";
+import { cmp, isZero, mul, roundToStep, sub } from "../../venues/decimal.ts";
+import type { ProviderId } from "../../venues/types.ts";
+import { insertIntent, type IntentRow } from "./intents.ts";
+import { sendIntent } from "./send_intent.ts";
+
+export type PositionRow = typeof positions.$inferSelect;
+
+export interface ProtectionPlan {
+  stopLossPrice: string | null;
+  takeProfits: TakeProfit[];
+  autoBreakEven: boolean;
+  signalId: string | null;
+}
+
+/** The position an entry's fill opened, with `position.opened` in the same transaction. */
+export async function openPositionFromFill(ctx: Ctx, entry: IntentRow, plan: ProtectionPlan): Promise<PositionRow> {
+  const now = ctx.clock.now();
+  return await withTransaction(ctx.db, async (tx) => {
+    const [position] = await tx.insert(positions).values({
+      positionId: newId("pos", now),
+      clientId: entry.clientId,
+      providerId: entry.providerId,
+      symbol: entry.symbol,
+      side: entry.side === "BUY" ? "LONG" : "SHORT",
+      quantity: entry.executedQuantity,
+      entryPrice: entry.executedPrice ?? entry.price!,
+      leverage: entry.leverage,
+      stopLossPrice: plan.stopLossPrice,
+      takeProfits: plan.takeProfits,
+      autoBreakEven: plan.autoBreakEven,
+      protectionStatus: "UNKNOWN",
+      entryIntentId: entry.id,
+      signalId: plan.signalId,
+      status: "OPEN",
+      openedAt: now,
+      updatedAt: now,
+    }).returning();
+    await emitPositionEvent(tx, "position.opened", position, now);
+    return position;
+  });
+}
+
+/** Place the position's stop and targets; answers the position with its protection status. */
+export async function protectPosition(ctx: Ctx, position: PositionRow, account: AccountRow): Promise<PositionRow> {
+  const step = (await ctx.venues[position.providerId as ProviderId].listMarkets())
+    .find((market) => market.symbol === position.symbol)!.stepSize;
+  const closingSide = position.side === "LONG" ? "SELL" : "BUY";
+  const [{ partnerId }] = await ctx.db.read.select({ partnerId: clients.partnerId }).from(clients)
+    .where(eq(clients.id, position.clientId));
+  const legs: { kind: "STOP_LOSS" | "TAKE_PROFIT"; triggerPrice: string; quantity: string }[] = [];
+  if (position.stopLossPrice) {
+    legs.push({ kind: "STOP_LOSS", triggerPrice: position.stopLossPrice, quantity: position.quantity });
+  }
+  for (const target of takeProfitQuantities(position.quantity, position.takeProfits, step)) {
+    legs.push({ kind: "TAKE_PROFIT", triggerPrice: target.price, quantity: target.quantity });
+  }
+  const sent: IntentRow[] = [];
+  for (const [index, leg] of legs.entries()) {
+    const intent = await withTransaction(ctx.db, (tx) =>
+      insertIntent(
+        tx,
+        {
+          partnerId,
+          intentId: `${position.positionId}:${leg.kind}:${index + 1}`,
+          clientId: position.clientId,
+          providerId: position.providerId,
+          type: leg.kind,
+          opensPosition: false,
+          symbol: position.symbol,
+          side: closingSide,
+          orderType: leg.kind === "STOP_LOSS" ? "STOP_MARKET" : "TAKE_PROFIT_MARKET",
+          quantity: leg.quantity,
+          triggerPrice: leg.triggerPrice,
+          reduceOnly: true,
+          positionId: position.positionId,
+        },
+        "SUBMITTING",
+        ctx.clock.now(),
+      ));
+    sent.push(await sendIntent(ctx, intent, account));
+  }
+  return await recordProtection(ctx, position, sent);
+}
+
+/**
+ * Each target's quantity, rounded down to the step; the last one takes what
+ * is left, so the targets together close exactly the position.
+ */
+export function takeProfitQuantities(quantity: string, targets: TakeProfit[], step: string) {
+  let left = quantity;
+  return targets.map((target, index) => {
+    const share = index === targets.length - 1 ? left : roundToStep(mul(quantity, target.share), step, "DOWN");
+    const taken = cmp(share, left) > 0 ? left : share;
+    left = sub(left, taken);
+    return { price: target.price, quantity: taken };
+  }).filter((target) => !isZero(target.quantity));
+}
+
+async function recordProtection(ctx: Ctx, position: PositionRow, legs: IntentRow[]): Promise<PositionRow> {
+  const accessLost = legs.some((leg) => leg.errorCode === "PROVIDER_CREDENTIAL_REJECTED");
+  const unconfirmed = legs.filter((leg) => leg.status !== "ACCEPTED");
+  const status = accessLost ? "PROVIDER_ACCESS_LOST" : unconfirmed.length ? "PROTECTION_DEGRADED" : "PROTECTED";
+  const reason = unconfirmed.length
+    ? unconfirmed.map((leg) => `${leg.type}: ${leg.status}${leg.errorCode ? ` (${leg.errorCode})` : ""}`).join("; ")
+    : null;
+  const now = ctx.clock.now();
+  return await withTransaction(ctx.db, async (tx) => {
+    const [row] = await tx.update(positions)
+      .set({ protectionStatus: status, protectionReason: reason, updatedAt: now })
+      .where(eq(positions.positionId, position.positionId))
+      .returning();
+    if (status !== "PROTECTED" && position.protectionStatus !== status) {
+      await emitPositionEvent(tx, "protection.degraded", row, now);
+    }
+    return row;
+  });
+}
+
+async function emitPositionEvent(
+  tx: Tx,
+  type: "position.opened" | "protection.degraded",
+  position: PositionRow,
+  now: number,
+): Promise<void> {
+  const [client] = await tx.select().from(clients).where(eq(clients.id, position.clientId));
+  await emitEvent(tx, {
+    type,
+    partnerId: client.partnerId,
+    tenantId: client.tenantId,
+    externalUserId: client.externalUserId,
+    occurredAt: now,
+    data: {
+      positionId: position.positionId,
+      providerId: position.providerId,
+      symbol: position.symbol,
+      side: position.side,
+      quantity: Number(position.quantity),
+      entryPrice: Number(position.entryPrice),
+      protection: { status: position.protectionStatus, reason: position.protectionReason },
+    },
+  });
+}
