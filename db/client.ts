@@ -184,3 +184,15 @@ export function preparedFor<Q>(build: (db: Executor) => Q): (db: Executor) => Q 
     return query;
   };
 }
+
+/**
+ * Whether `error` (or one of its causes: drivers wrap it) is SQLite refusing
+ * a duplicate of the unique columns `columns` ("table.column, table.column"):
+ * SQLite names the columns, not the index.
+ */
+export function isUniqueViolation(error: unknown, columns: string): boolean {
+  for (let cause: unknown = error; cause instanceof Error; cause = cause.cause) {
+    if (cause.message.includes(`UNIQUE constraint failed: ${columns}`)) return true;
+  }
+  return false;
+}

@@ -159,6 +159,8 @@ export const admissions = sqliteTable("admissions", {
   detail: text("detail"),
   quantity: text("quantity"),
   price: text("price"),
+  /** The entry intent an admitted record was dispatched as (set once: one dispatch per admission). */
+  intentId: text("intent_id"),
   evaluatedAt: ms("evaluated_at").notNull(),
 }, (t) => [
   primaryKey({ columns: [t.signalId, t.clientId] }),
@@ -196,6 +198,8 @@ export const intents = sqliteTable("intents", {
   clientOrderId: text("client_order_id").notNull(),
   /** Protective and closing intents: the position they protect or close. */
   positionId: text("position_id"),
+  /** Entries of the engine: the signal they follow (its stop and targets protect the fill). */
+  signalId: text("signal_id"),
   /** PREPARED | SUBMITTING | ACCEPTED | PARTIALLY_FILLED | FILLED | UNCERTAIN | CANCELED | REJECTED | EXPIRED | NOT_PLACED */
   status: text("status").notNull(),
   orderId: text("order_id"),
@@ -250,7 +254,10 @@ export const positions = sqliteTable("positions", {
   openedAt: ms("opened_at").notNull(),
   closedAt: ms("closed_at"),
   updatedAt: ms("updated_at").notNull(),
-}, (t) => [index("positions_client").on(t.clientId, t.status)]);
+}, (t) => [
+  index("positions_client").on(t.clientId, t.status),
+  uniqueIndex("positions_entry_intent").on(t.entryIntentId),
+]);
 
 /**
  * What the last reconciliation read at the venue for one account: its
@@ -263,6 +270,9 @@ export const accountStates = sqliteTable("account_states", {
   providerId: text("provider_id").notNull(),
   positions: json<{ symbol: string; side: string; quantity: string }[]>("positions").notNull(),
   restingEntries: integer("resting_entries").notNull(),
+  /** Leverage and margin mode the service last set per symbol, so an entry sets them only when they change. */
+  symbolSettings: json<Record<string, { leverage: number; marginMode: string }>>("symbol_settings").notNull()
+    .default({}),
   /** Venue time up to which fills and funding payments are recorded (re-reading from here is harmless). */
   factsCursor: ms("facts_cursor").notNull(),
   reconciledAt: ms("reconciled_at").notNull(),

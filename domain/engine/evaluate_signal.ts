@@ -23,6 +23,7 @@ import { sha256Hex } from "../ids.ts";
 import { valuesOf } from "../setups/setup_values.ts";
 import type { Market, OrderSide, ProviderId } from "../../venues/types.ts";
 import { type Candidate, CANDIDATE_PAGE_SIZE, candidatePage } from "./candidates.ts";
+import { dispatchAdmitted } from "./dispatch_entries.ts";
 import { sizeEntry } from "./sizing.ts";
 
 export interface SignalInput {
@@ -40,12 +41,18 @@ export interface SignalInput {
 type AdmissionRow = typeof admissions.$inferInsert;
 type StrategyRow = typeof strategies.$inferSelect;
 
+/**
+ * Store, evaluate and dispatch a signal. Posting the same signal again
+ * resumes whatever was cut short (records kept, each admission sent at most
+ * once) and answers the summary.
+ */
 export async function receiveSignal(ctx: Ctx, input: SignalInput) {
   const signal = await storeSignal(ctx, input);
   if (signal.status === "EVALUATED") return signalSummary(signal.signalId, signal.summary!);
   const { market, strategy } = await signalMarket(ctx, input);
   await evaluateCandidates(ctx, input, market, strategy);
-  const summary = await countAdmissions(ctx, input.signalId);
+  const dispatch = await dispatchAdmitted(ctx, input.signalId);
+  const summary = { ...(await countAdmissions(ctx, input.signalId)), dispatched: dispatch.dispatched };
   await withTransaction(
     ctx.db,
     (tx) =>
@@ -226,6 +233,6 @@ async function countAdmissions(ctx: Ctx, signalId: string): Promise<Record<strin
 }
 
 function signalSummary(signalId: string, summary: Record<string, number>) {
-  const { evaluated, admitted, ...refused } = summary;
-  return { signalId, evaluated, admitted, refused };
+  const { evaluated, admitted, dispatched, ...refused } = summary;
+  return { signalId, evaluated, admitted, dispatched, refused };
 }

@@ -7,7 +7,7 @@
  * is ACCOUNT_BUSY on any instance.
  */
 import { and, eq, sql } from "drizzle-orm";
-import { type Executor, preparedFor, type Tx } from "../../db/client.ts";
+import { type Executor, isUniqueViolation, preparedFor, type Tx } from "../../db/client.ts";
 import { intents } from "../../db/schema.ts";
 import { iso } from "../clock.ts";
 import { ApiError } from "../errors.ts";
@@ -53,17 +53,10 @@ export async function insertIntent(
     const [inserted] = await tx.insert(intents).values(row).returning();
     return inserted;
   } catch (error) {
-    if (isEntryInFlightConflict(error)) throw new ApiError("ACCOUNT_BUSY");
+    // intents_one_entry_in_flight
+    if (isUniqueViolation(error, "intents.client_id, intents.provider_id")) throw new ApiError("ACCOUNT_BUSY");
     throw error;
   }
-}
-
-/** A failure of `intents_one_entry_in_flight` (SQLite names its columns, not the index, and drivers wrap it). */
-function isEntryInFlightConflict(error: unknown): boolean {
-  for (let cause: unknown = error; cause instanceof Error; cause = cause.cause) {
-    if (cause.message.includes("UNIQUE constraint failed: intents.client_id, intents.provider_id")) return true;
-  }
-  return false;
 }
 
 const intentOfPartner = preparedFor((db) =>

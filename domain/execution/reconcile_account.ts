@@ -1,9 +1,10 @@
 /**
  * Reconciling one account with its venue: every open intent is settled by
- * querying its client order id; the account's positions and resting entry
+ * querying its client order id (an entry resting past its timeout is
+ * cancelled; a filled entry opens and protects its position); the account's positions and resting entry
  * orders are read once and kept (the entry gates count them as taken slots
  * without calling the venue); fills and funding since the last cursor become
- * facts. Nothing is ever sent from here.
+ * facts. Nothing is ever sent again from here: only cancels and protection.
  */
 import { and, eq, inArray } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
@@ -12,6 +13,10 @@ import { callWithAccount } from "../accounts/account_call.ts";
 import type { AccountRow } from "../accounts/load_account.ts";
 import type { Ctx } from "../context.ts";
 import type { ProviderId } from "../../venues/types.ts";
+import { cancelTimedOutEntry, entryTimedOut } from "../engine/entry_timeout.ts";
+import { protectFilledEntry } from "../engine/entry_fills.ts";
+import { setupOfClient } from "../setups/setups.ts";
+import { valuesOf } from "../setups/setup_values.ts";
 import { OPEN_STATUSES } from "./intents.ts";
 import { reconcileIntent } from "./reconcile_intent.ts";
 import { recordFill, recordFunding, UnvaluedFee } from "./result_facts.ts";
@@ -35,9 +40,16 @@ export async function reconcileAccount(ctx: Ctx, account: AccountRow): Promise<A
       eq(intents.providerId, providerId),
       inArray(intents.status, [...OPEN_STATUSES]),
     ));
+  const { entryTimeoutMinutes } = valuesOf((await setupOfClient(ctx.db.read, account.clientId, providerId)) ?? null);
   let stillUncertain = 0;
   for (const intent of open) {
-    if (!(await reconcileIntent(ctx, intent, account)).resolved) stillUncertain++;
+    const settled = await reconcileIntent(ctx, intent, account);
+    if (!settled.resolved) stillUncertain++;
+    let current = settled.intent;
+    if (entryTimedOut(current, entryTimeoutMinutes, ctx.clock.now())) {
+      current = await cancelTimedOutEntry(ctx, current, account);
+    }
+    await protectFilledEntry(ctx, current, account);
   }
 
   const [state] = await ctx.db.read.select().from(accountStates)

@@ -28,7 +28,10 @@ const SignalBody = z.object({
 const SignalSummary = z.object({
   signalId: z.string(),
   evaluated: z.number().int(),
-  admitted: z.number().int(),
+  admitted: z.number().int().openapi({
+    description: "Admitted by gates, sizing and admission (some may then fail at dispatch).",
+  }),
+  dispatched: z.number().int().openapi({ description: "Entries sent to the venue." }),
   refused: z.record(z.string(), z.number().int()).openapi({ description: "Refusals by code." }),
   requestId: RequestId,
 });

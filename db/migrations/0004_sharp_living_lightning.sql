@@ -3,6 +3,7 @@ CREATE TABLE `account_states` (
 	`provider_id` text NOT NULL,
 	`positions` text NOT NULL,
 	`resting_entries` integer NOT NULL,
+	`symbol_settings` text DEFAULT '{}' NOT NULL,
 	`facts_cursor` integer NOT NULL,
 	`reconciled_at` integer NOT NULL,
 	PRIMARY KEY(`client_id`, `provider_id`),
@@ -19,6 +20,7 @@ CREATE TABLE `admissions` (
 	`detail` text,
 	`quantity` text,
 	`price` text,
+	`intent_id` text,
 	`evaluated_at` integer NOT NULL,
 	PRIMARY KEY(`signal_id`, `client_id`),
 	FOREIGN KEY (`signal_id`) REFERENCES `signals`(`signal_id`) ON UPDATE no action ON DELETE no action,
@@ -82,6 +84,7 @@ CREATE TABLE `intents` (
 	`leverage` integer,
 	`client_order_id` text NOT NULL,
 	`position_id` text,
+	`signal_id` text,
 	`status` text NOT NULL,
 	`order_id` text,
 	`executed_quantity` text DEFAULT '0' NOT NULL,
@@ -125,6 +128,7 @@ CREATE TABLE `positions` (
 );
 --> statement-breakpoint
 CREATE INDEX `positions_client` ON `positions` (`client_id`,`status`);--> statement-breakpoint
+CREATE UNIQUE INDEX `positions_entry_intent` ON `positions` (`entry_intent_id`);--> statement-breakpoint
 CREATE TABLE `result_facts` (
 	`client_id` integer NOT NULL,
 	`provider_id` text NOT NULL,

@@ -1,0 +1,45 @@
+/**
+ * What follows an entry's fill, wherever the fill is first seen (the send's
+ * answer, or the reconciliation of a resting entry): the position opens once
+ * per entry and is protected with the signal's stop and targets. A unique
+ * index on the entry intent makes "once" hold across instances.
+ */
+import { eq } from "drizzle-orm";
+import { isUniqueViolation } from "../../db/client.ts";
+import { positions, signals } from "../../db/schema.ts";
+import type { AccountRow } from "../accounts/load_account.ts";
+import type { Ctx } from "../context.ts";
+import { isZero } from "../../venues/decimal.ts";
+import type { IntentRow } from "../execution/intents.ts";
+import { openPositionFromFill, protectPosition } from "../execution/protection.ts";
+import { setupOfClient } from "../setups/setups.ts";
+import { valuesOf } from "../setups/setup_values.ts";
+
+/** A filled entry, or one cancelled after a partial fill, holds a position to protect. */
+function holdsPosition(intent: IntentRow): boolean {
+  if (!intent.opensPosition || isZero(intent.executedQuantity)) return false;
+  return intent.status === "FILLED" || intent.status === "CANCELED" || intent.status === "EXPIRED";
+}
+
+export async function protectFilledEntry(ctx: Ctx, intent: IntentRow, account: AccountRow): Promise<void> {
+  if (!holdsPosition(intent) || !intent.signalId) return;
+  const [existing] = await ctx.db.read.select({ positionId: positions.positionId }).from(positions)
+    .where(eq(positions.entryIntentId, intent.id));
+  if (existing) return;
+  const [signal] = await ctx.db.read.select().from(signals).where(eq(signals.signalId, intent.signalId));
+  const setup = valuesOf((await setupOfClient(ctx.db.read, intent.clientId, intent.providerId)) ?? null);
+  let position;
+  try {
+    position = await openPositionFromFill(ctx, intent, {
+      stopLossPrice: setup.autoStopLoss ? signal.stopLossPrice : null,
+      takeProfits: setup.autoTakeProfit ? signal.takeProfits : [],
+      autoBreakEven: setup.autoBreakEven,
+      signalId: signal.signalId,
+    });
+  } catch (error) {
+    // Another instance opened it first (one position per entry intent): that one protects it.
+    if (isUniqueViolation(error, "positions.entry_intent_id")) return;
+    throw error;
+  }
+  await protectPosition(ctx, position, account);
+}

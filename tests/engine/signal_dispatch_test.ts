@@ -1,0 +1,127 @@
+/**
+ * From signal to protected position on the VENUE_A simulator: an admitted
+ * entry is sent once, a fill opens the position with the signal's stop and
+ * targets, a resting entry is followed by the reconcile job (filled later, or
+ * cancelled at its timeout on the test clock).
+ */
+import assert from "node:assert/strict";
+import { eq } from "drizzle-orm";
+import { intents, positions } from "../../db/schema.ts";
+import { credentialsOf, findAccount } from "../../domain/accounts/load_account.ts";
+import { findClient } from "../../domain/clients/load_client.ts";
+import type { TestEnv } from "../_helpers/env.ts";
+import { expectJson, operator } from "../_helpers/http.ts";
+import { automationBody, completeSetup, putAutomation, putSetup, readyClient } from "../setup/setup_fixture.ts";
+
+const signal = (signalId: string, entryPrice: number) => ({
+  signalId,
+  strategyId: "trend-follow",
+  providerId: "VENUE_A",
+  symbol: "BTCUSDT",
+  side: "BUY",
+  entryPrice,
+  stopLossPrice: entryPrice - 2000,
+  takeProfits: [{ price: entryPrice + 2000, share: 0.5 }, { price: entryPrice + 4000, share: 0.5 }],
+  confidence: 80,
+});
+
+async function tradingClient() {
+  const { env, partner } = await readyClient();
+  await expectJson(await putSetup(partner, completeSetup({ orderSizeUsd: 240, maxLossPerTrade: 50 })), 200);
+  await expectJson(await putAutomation(partner, automationBody()), 200);
+  await expectJson(await operator(env, "POST", "/operator/v1/jobs/reconcile/run"), 200);
+  const client = (await findClient(env.deps.db.read, partner.partnerId, "ana"))!;
+  const account = (await findAccount(env.deps.db.read, client.id, "VENUE_A"))!;
+  return { env, partner, client, account };
+}
+
+async function entryOf(env: TestEnv, clientId: number) {
+  return (await env.deps.db.read.select().from(intents).where(eq(intents.clientId, clientId)))
+    .find((intent) => intent.type === "ENTRY")!;
+}
+
+async function reconcile(env: TestEnv) {
+  return (await expectJson(await operator(env, "POST", "/operator/v1/jobs/reconcile/run"), 200)).summary;
+}
+
+Deno.test("dispatch: an admitted entry that fills opens a protected position, and is sent once", async () => {
+  const { env, client, account } = await tradingClient();
+  try {
+    // Buying at 65,010 crosses the simulator's ask: the LIMIT entry fills at once.
+    const summary = await expectJson(
+      await operator(env, "POST", "/operator/v1/signals", signal("sig-fill", 65010)),
+      200,
+    );
+    assert.equal(summary.admitted, 1, JSON.stringify(summary));
+    assert.equal(summary.dispatched, 1);
+    const entry = await entryOf(env, client.id);
+    assert.equal(entry.status, "FILLED");
+    assert.equal(entry.orderType, "LIMIT");
+    assert.equal(entry.quantity, "0.003", "240 USD at 65,010, rounded down to the step");
+
+    const [position] = await env.deps.db.read.select().from(positions).where(eq(positions.clientId, client.id));
+    assert.equal(position.protectionStatus, "PROTECTED", position.protectionReason ?? "");
+    assert.equal(position.side, "LONG");
+    const protections = await env.deps.venues.VENUE_A.listProtections(credentialsOf(account), "BTCUSDT");
+    assert.equal(protections.length, 3, "stop and two targets");
+
+    const again = await expectJson(await operator(env, "POST", "/operator/v1/signals", signal("sig-fill", 65010)), 200);
+    assert.equal(again.dispatched, 1);
+    const entries = (await env.deps.db.read.select().from(intents).where(eq(intents.clientId, client.id)))
+      .filter((intent) => intent.type === "ENTRY");
+    assert.equal(entries.length, 1, "the same signal never sends twice");
+    const snapshot = await env.deps.venues.VENUE_A.getAccount(credentialsOf(account));
+    assert.equal(snapshot.positions[0].quantity, "0.003");
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("dispatch: a resting entry is protected when it fills, or cancelled at its timeout", async (t) => {
+  const { env, client, account } = await tradingClient();
+  const market = (markPrice: string) =>
+    fetch(`${env.venueUrls.venueA}/_control/markets/BTCUSDT`, { method: "PUT", body: JSON.stringify({ markPrice }) })
+      .then((response) => response.body?.cancel());
+  try {
+    await t.step("a resting entry fills when the market comes to it", async () => {
+      await expectJson(await operator(env, "POST", "/operator/v1/signals", signal("sig-rest", 64900)), 200);
+      assert.equal((await entryOf(env, client.id)).status, "ACCEPTED");
+      await market("64850");
+      await reconcile(env);
+      const entry = await entryOf(env, client.id);
+      assert.equal(entry.status, "FILLED");
+      const [position] = await env.deps.db.read.select().from(positions).where(eq(positions.clientId, client.id));
+      assert.equal(position.protectionStatus, "PROTECTED");
+    });
+    await t.step("the next signal finds the slot taken", async () => {
+      await reconcile(env);
+      const summary = await expectJson(
+        await operator(env, "POST", "/operator/v1/signals", signal("sig-next", 64800)),
+        200,
+      );
+      assert.deepEqual(summary.refused, { POSITION_COUNT_CAP: 1 });
+    });
+    await t.step("after closing, a resting entry is cancelled at its timeout on the test clock", async () => {
+      await env.deps.venues.VENUE_A.placeOrder(credentialsOf(account), {
+        symbol: "BTCUSDT",
+        side: "SELL",
+        type: "MARKET",
+        quantity: "0.003",
+        reduceOnly: true,
+        clientOrderId: "close-by-hand",
+      });
+      await market("65000");
+      await reconcile(env);
+      await expectJson(await operator(env, "POST", "/operator/v1/signals", signal("sig-late", 64000)), 200);
+      const resting = (await env.deps.db.read.select().from(intents).where(eq(intents.signalId, "sig-late")))[0];
+      assert.equal(resting.status, "ACCEPTED");
+      await expectJson(await operator(env, "PUT", "/operator/v1/clock", { now: "2026-11-02T10:31:00.000Z" }), 200);
+      await reconcile(env);
+      const cancelled = (await env.deps.db.read.select().from(intents).where(eq(intents.signalId, "sig-late")))[0];
+      assert.equal(cancelled.status, "CANCELED");
+      assert.equal(cancelled.errorCode, "ENTRY_TIMEOUT");
+    });
+  } finally {
+    await env.close();
+  }
+});
