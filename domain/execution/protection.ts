@@ -59,10 +59,7 @@ export async function openPositionFromFill(ctx: Ctx, entry: IntentRow, plan: Pro
 export async function protectPosition(ctx: Ctx, position: PositionRow, account: AccountRow): Promise<PositionRow> {
   const step = (await ctx.venues[position.providerId as ProviderId].listMarkets())
     .find((market) => market.symbol === position.symbol)!.stepSize;
-  const closingSide = position.side === "LONG" ? "SELL" : "BUY";
-  const [{ partnerId }] = await ctx.db.read.select({ partnerId: clients.partnerId }).from(clients)
-    .where(eq(clients.id, position.clientId));
-  const legs: { kind: "STOP_LOSS" | "TAKE_PROFIT"; triggerPrice: string; quantity: string }[] = [];
+  const legs: Leg[] = [];
   if (position.stopLossPrice) {
     legs.push({ kind: "STOP_LOSS", triggerPrice: position.stopLossPrice, quantity: position.quantity });
   }
@@ -70,31 +67,48 @@ export async function protectPosition(ctx: Ctx, position: PositionRow, account: 
     legs.push({ kind: "TAKE_PROFIT", triggerPrice: target.price, quantity: target.quantity });
   }
   const sent: IntentRow[] = [];
-  for (const [index, leg] of legs.entries()) {
-    const intent = await withTransaction(ctx.db, (tx) =>
-      insertIntent(
-        tx,
-        {
-          partnerId,
-          intentId: `${position.positionId}:${leg.kind}:${index + 1}`,
-          clientId: position.clientId,
-          providerId: position.providerId,
-          type: leg.kind,
-          opensPosition: false,
-          symbol: position.symbol,
-          side: closingSide,
-          orderType: leg.kind === "STOP_LOSS" ? "STOP_MARKET" : "TAKE_PROFIT_MARKET",
-          quantity: leg.quantity,
-          triggerPrice: leg.triggerPrice,
-          reduceOnly: true,
-          positionId: position.positionId,
-        },
-        "SUBMITTING",
-        ctx.clock.now(),
-      ));
-    sent.push(await sendIntent(ctx, intent, account));
-  }
+  for (const [index, leg] of legs.entries()) sent.push(await placeLeg(ctx, position, account, leg, index + 1));
   return await recordProtection(ctx, position, sent);
+}
+
+export interface Leg {
+  kind: "STOP_LOSS" | "TAKE_PROFIT";
+  triggerPrice: string;
+  quantity: string;
+}
+
+/** One protective order of a position, as an intent (`<positionId>:<kind>:<seq>`), sent reduce-only. */
+export async function placeLeg(
+  ctx: Ctx,
+  position: PositionRow,
+  account: AccountRow,
+  leg: Leg,
+  seq: number,
+): Promise<IntentRow> {
+  const [{ partnerId }] = await ctx.db.read.select({ partnerId: clients.partnerId }).from(clients)
+    .where(eq(clients.id, position.clientId));
+  const intent = await withTransaction(ctx.db, (tx) =>
+    insertIntent(
+      tx,
+      {
+        partnerId,
+        intentId: `${position.positionId}:${leg.kind}:${seq}`,
+        clientId: position.clientId,
+        providerId: position.providerId,
+        type: leg.kind,
+        opensPosition: false,
+        symbol: position.symbol,
+        side: position.side === "LONG" ? "SELL" : "BUY",
+        orderType: leg.kind === "STOP_LOSS" ? "STOP_MARKET" : "TAKE_PROFIT_MARKET",
+        quantity: leg.quantity,
+        triggerPrice: leg.triggerPrice,
+        reduceOnly: true,
+        positionId: position.positionId,
+      },
+      "SUBMITTING",
+      ctx.clock.now(),
+    ));
+  return await sendIntent(ctx, intent, account);
 }
 
 /**
@@ -111,7 +125,8 @@ export function takeProfitQuantities(quantity: string, targets: TakeProfit[], st
   }).filter((target) => !isZero(target.quantity));
 }
 
-async function recordProtection(ctx: Ctx, position: PositionRow, legs: IntentRow[]): Promise<PositionRow> {
+/** The position's protection status from its protective legs' latest state; degrading emits its event. */
+export async function recordProtection(ctx: Ctx, position: PositionRow, legs: IntentRow[]): Promise<PositionRow> {
   const accessLost = legs.some((leg) => leg.errorCode === "PROVIDER_CREDENTIAL_REJECTED");
   const unconfirmed = legs.filter((leg) => leg.status !== "ACCEPTED");
   const status = accessLost ? "PROVIDER_ACCESS_LOST" : unconfirmed.length ? "PROTECTION_DEGRADED" : "PROTECTED";
@@ -131,9 +146,9 @@ async function recordProtection(ctx: Ctx, position: PositionRow, legs: IntentRow
   });
 }
 
-async function emitPositionEvent(
+export async function emitPositionEvent(
   tx: Tx,
-  type: "position.opened" | "protection.degraded",
+  type: "position.opened" | "position.updated" | "position.closed" | "protection.degraded",
   position: PositionRow,
   now: number,
 ): Promise<void> {

@@ -18,6 +18,7 @@ import { protectFilledEntry } from "../engine/entry_fills.ts";
 import { setupOfClient } from "../setups/setups.ts";
 import { valuesOf } from "../setups/setup_values.ts";
 import { OPEN_STATUSES } from "./intents.ts";
+import { maintainPositions } from "./position_maintenance.ts";
 import { reconcileIntent } from "./reconcile_intent.ts";
 import { recordFill, recordFunding, UnvaluedFee } from "./result_facts.ts";
 
@@ -29,6 +30,10 @@ export interface AccountReconciliation {
   unvaluedFills: number;
   positions: number;
   restingEntries: number;
+  /** Positions the service keeps: closed, resized or moved to break-even, stops placed again. */
+  closed: number;
+  updated: number;
+  replaced: number;
 }
 
 export async function reconcileAccount(ctx: Ctx, account: AccountRow): Promise<AccountReconciliation> {
@@ -85,6 +90,7 @@ export async function reconcileAccount(ctx: Ctx, account: AccountRow): Promise<A
       .onConflictDoUpdate({ target: [accountStates.clientId, accountStates.providerId], set: row });
     return { added, unvalued: unvalued.length };
   });
+  const maintenance = await maintainPositions(ctx, account, read.snapshot.positions);
   if (unvalued) {
     ctx.logger.warn("fills with a fee in a non-USD asset were not recorded", { providerId, count: unvalued });
   }
@@ -95,5 +101,6 @@ export async function reconcileAccount(ctx: Ctx, account: AccountRow): Promise<A
     unvaluedFills: unvalued,
     positions: positions.length,
     restingEntries,
+    ...maintenance,
   };
 }

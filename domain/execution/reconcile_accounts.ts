@@ -15,7 +15,15 @@ import { reconcileAccount } from "./reconcile_account.ts";
 const PAGE_SIZE = 100;
 
 export async function reconcileAccounts(ctx: Ctx) {
-  const summary = { accounts: 0, failed: 0, intentsChecked: 0, intentsStillUncertain: 0, newFacts: 0 };
+  const summary = {
+    accounts: 0,
+    failed: 0,
+    intentsChecked: 0,
+    intentsStillUncertain: 0,
+    newFacts: 0,
+    positionsClosed: 0,
+    stopsPlacedAgain: 0,
+  };
   let after = "";
   for (;;) {
     const page = await ctx.db.read.select().from(providerAccounts)
@@ -34,6 +42,8 @@ export async function reconcileAccounts(ctx: Ctx) {
         summary.intentsChecked += result.intentsChecked;
         summary.intentsStillUncertain += result.intentsStillUncertain;
         summary.newFacts += result.newFacts;
+        summary.positionsClosed += result.closed;
+        summary.stopsPlacedAgain += result.replaced;
       } catch (error) {
         if (!(error instanceof ApiError || error instanceof VenueError)) throw error;
         summary.failed++;
