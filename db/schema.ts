@@ -200,6 +200,8 @@ export const intents = sqliteTable("intents", {
   positionId: text("position_id"),
   /** Entries of the engine: the signal they follow (its stop and targets protect the fill). */
   signalId: text("signal_id"),
+  /** Manual entries: the stop and targets the partner asked for, placed when the entry fills. */
+  protectionPlan: json<{ stopLossPrice: string | null; takeProfits: TakeProfit[] }>("protection_plan"),
   /** PREPARED | SUBMITTING | ACCEPTED | PARTIALLY_FILLED | FILLED | UNCERTAIN | CANCELED | REJECTED | EXPIRED | NOT_PLACED */
   status: text("status").notNull(),
   orderId: text("order_id"),

@@ -108,6 +108,11 @@ export const ERROR_CATALOG = {
   ENTRY_CIRCUIT_OPEN: { status: 422, message: "Entradas pausadas temporariamente." },
   POSITION_COUNT_CAP: { status: 422, message: "Já existe uma posição real aberta nesta conta." },
   SIGNAL_DISTRIBUTION_LIMIT: { status: 422, message: "Conta fora da coorte deste sinal." },
+  // Entry-gate refusals of a manual opening that the spec's tables do not name (see README, API notes)
+  SETUP_DISABLED: { status: 422, message: "A configuração (setup) deste provedor está desativada." },
+  ASSET_NOT_ALLOWED: { status: 422, message: "O ativo está fora dos ativos permitidos pelo setup." },
+  ACCOUNT_SETTINGS_INVALID: { status: 422, message: "A conta no provedor tem configurações incompatíveis." },
+  REAL_EXECUTION_NOT_VALIDATED: { status: 403, message: "A execução real ainda não foi validada neste provedor." },
 
   // Infrastructure (not in the spec's tables; see README, API notes)
   INTERNAL_ERROR: { status: 500, message: "Erro interno. Informe o requestId ao suporte." },

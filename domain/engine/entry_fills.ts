@@ -1,7 +1,8 @@
 /**
  * What follows an entry's fill, wherever the fill is first seen (the send's
  * answer, or the reconciliation of a resting entry): the position opens once
- * per entry and is protected with the signal's stop and targets. A unique
+ * per entry and is protected with the signal's (or the manual order's) stop
+ * and targets. A unique
  * index on the entry intent makes "once" hold across instances.
  */
 import { eq } from "drizzle-orm";
@@ -22,19 +23,27 @@ function holdsPosition(intent: IntentRow): boolean {
 }
 
 export async function protectFilledEntry(ctx: Ctx, intent: IntentRow, account: AccountRow): Promise<void> {
-  if (!holdsPosition(intent) || !intent.signalId) return;
+  if (!holdsPosition(intent)) return;
   const [existing] = await ctx.db.read.select({ positionId: positions.positionId }).from(positions)
     .where(eq(positions.entryIntentId, intent.id));
   if (existing) return;
-  const [signal] = await ctx.db.read.select().from(signals).where(eq(signals.signalId, intent.signalId));
   const setup = valuesOf((await setupOfClient(ctx.db.read, intent.clientId, intent.providerId)) ?? null);
+  // A signal's entry follows the setup's automatic stop and targets; a manual entry, what the partner asked for.
+  const [signal] = intent.signalId
+    ? await ctx.db.read.select().from(signals).where(eq(signals.signalId, intent.signalId))
+    : [];
+  const plan = signal
+    ? {
+      stopLossPrice: setup.autoStopLoss ? signal.stopLossPrice : null,
+      takeProfits: setup.autoTakeProfit ? signal.takeProfits : [],
+    }
+    : intent.protectionPlan ?? { stopLossPrice: null, takeProfits: [] };
   let position;
   try {
     position = await openPositionFromFill(ctx, intent, {
-      stopLossPrice: setup.autoStopLoss ? signal.stopLossPrice : null,
-      takeProfits: setup.autoTakeProfit ? signal.takeProfits : [],
+      ...plan,
       autoBreakEven: setup.autoBreakEven,
-      signalId: signal.signalId,
+      signalId: intent.signalId,
     });
   } catch (error) {
     // Another instance opened it first (one position per entry intent): that one protects it.

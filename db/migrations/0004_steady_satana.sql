@@ -85,6 +85,7 @@ CREATE TABLE `intents` (
 	`client_order_id` text NOT NULL,
 	`position_id` text,
 	`signal_id` text,
+	`protection_plan` text,
 	`status` text NOT NULL,
 	`order_id` text,
 	`executed_quantity` text DEFAULT '0' NOT NULL,
