@@ -1,6 +1,8 @@
 /** Positions and orders (`/v1/orders/...`, `/v1/users/:id/intents`): the service's intents and their reconciliation. */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { getIntent, listIntents, reconcileIntentOfPartner } from "../domain/execution/intent_reads.ts";
+import { executeOrder, type ManualOrder, prepareOrder } from "../domain/execution/manual_orders.ts";
+import { formatDec, parseDec } from "../venues/decimal.ts";
 import { type AppEnv, partnerCtx } from "./env.ts";
 import { idempotentRoute } from "./middleware/idempotency.ts";
 import { idempotentJson, json } from "./respond.ts";
@@ -75,9 +77,119 @@ const IntentsResponse = z.object({
 });
 const IntentResponse = IntentSchema.extend({ requestId: RequestId });
 
+const Positive = z.number().positive();
+/** A JSON number as the exact decimal of its shortest form. */
+const decimal = (value: number) => formatDec(parseDec(value));
+
+const OrderBody = z.object({
+  externalUserId: ExternalUserId,
+  type: z.enum([
+    "OPEN_POSITION",
+    "PLACE_ORDER",
+    "CLOSE_POSITION",
+    "CANCEL_ORDER",
+    "CANCEL_ALL_ORDERS",
+    "UPDATE_ORDER",
+    "SET_LEVERAGE",
+    "SET_MARGIN_MODE",
+    "SET_STOP_LOSS",
+    "SET_TAKE_PROFIT",
+  ]),
+  providerId: ProviderIdSchema,
+  intentId: IntentId.optional().openapi({ description: "8-64; makes the order idempotent at the provider." }),
+  symbol: z.string().regex(/^[A-Z0-9]{2,20}$/).optional(),
+  side: z.enum(["BUY", "SELL"]).optional(),
+  orderType: z.enum(["LIMIT", "MARKET", "STOP_MARKET", "TAKE_PROFIT_MARKET"]).optional(),
+  quantity: Positive.optional(),
+  notionalUsd: Positive.optional(),
+  price: Positive.optional(),
+  triggerPrice: Positive.optional(),
+  timeInForce: z.enum(["GTC", "IOC", "FOK", "POST_ONLY"]).optional(),
+  leverage: z.number().int().min(1).max(125).optional(),
+  marginMode: z.enum(["ISOLATED", "CROSS"]).optional(),
+  reduceOnly: z.boolean().optional(),
+  stopLossPrice: Positive.nullable().optional(),
+  takeProfits: z.array(z.object({ price: Positive, share: z.number().gt(0).max(1) })).max(5).optional(),
+  portion: z.number().gt(0).max(1).optional(),
+  orderId: z.string().min(1).max(64).optional(),
+  positionSide: z.enum(["BUY", "SELL"]).optional(),
+}).openapi("OrderInput");
+
+type OrderBodyInput = z.infer<typeof OrderBody>;
+
+/** The body with its amounts as exact decimals, as the domain takes them. */
+function manualOrder(body: OrderBodyInput): ManualOrder {
+  const optional = (value: number | undefined) => value === undefined ? undefined : decimal(value);
+  return {
+    ...body,
+    quantity: optional(body.quantity),
+    notionalUsd: optional(body.notionalUsd),
+    price: optional(body.price),
+    triggerPrice: optional(body.triggerPrice),
+    portion: optional(body.portion),
+    stopLossPrice: body.stopLossPrice == null ? body.stopLossPrice : decimal(body.stopLossPrice),
+    takeProfits: body.takeProfits?.map((target) => ({ price: decimal(target.price), share: decimal(target.share) })),
+  };
+}
+
+const orderRefusals = {
+  403: errorContent(
+    "PROVIDER_NOT_ALLOWED, PROVIDER_NOT_GRANTED, B2B_ACCESS_SUSPENDED (opening denied, closing allowed)",
+  ),
+  422: errorContent("RISK_ENVELOPE_EXCEEDED, CREDENTIALS_MISSING, DAILY_LOSS_HALT and the admission refusals"),
+};
+
 const IntentLocator = z.object({ externalUserId: ExternalUserId, providerId: ProviderIdSchema });
 
 export const orders = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
+  .openapi(
+    createRoute(idempotentRoute({
+      method: "post",
+      path: "/v1/orders/prepare",
+      tags,
+      summary: "Validate an order against contract, risk, billing and readiness; sends nothing",
+      request: { body: jsonBody(OrderBody) },
+      responses: {
+        200: jsonContent(z.object({ intent: z.record(z.string(), z.unknown()), requestId: RequestId }), "Prepared."),
+        ...partnerErrors,
+        ...idempotencyErrors,
+        ...orderRefusals,
+      },
+    })),
+    (c) =>
+      idempotentJson(
+        c,
+        200,
+        (ctx) => prepareOrder(ctx, manualOrder(c.req.valid("json"))),
+        (result) => ({ ...result, requestId: c.get("requestId") }),
+      ),
+  )
+  .openapi(
+    createRoute(idempotentRoute({
+      method: "post",
+      path: "/v1/orders/execute",
+      tags,
+      summary: "Send an order with the same checks; UNCERTAIN means query and reconcile, never resend",
+      request: { body: jsonBody(OrderBody) },
+      responses: {
+        200: jsonContent(
+          z.object({ execution: z.record(z.string(), z.unknown()), requestId: RequestId }),
+          "The execution.",
+        ),
+        ...partnerErrors,
+        ...idempotencyErrors,
+        ...orderRefusals,
+        503: errorContent("PROVIDER_DOWN: the provider did not take the order; retry with the same key."),
+      },
+    })),
+    (c) =>
+      idempotentJson(
+        c,
+        200,
+        (ctx) => executeOrder(ctx, manualOrder(c.req.valid("json"))),
+        (result) => ({ ...result, requestId: c.get("requestId") }),
+      ),
+  )
   .openapi(
     createRoute({
       method: "get",

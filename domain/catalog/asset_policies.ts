@@ -74,6 +74,13 @@ export async function putAssetPolicy(
   return assetPolicyView(row);
 }
 
+/** The entry policy of one asset, in the form the admission checks read, or null without one. */
+export async function assetPolicyOf(db: Executor, providerId: ProviderId, symbol: string) {
+  const [row] = await db.select().from(assetPolicies)
+    .where(and(eq(assetPolicies.providerId, providerId), eq(assetPolicies.symbol, symbol)));
+  return row ?? null;
+}
+
 export async function listAssetPolicies(ctx: Ctx, input: { providerId?: ProviderId }) {
   const rows = await ctx.db.read.select().from(assetPolicies)
     .where(input.providerId ? eq(assetPolicies.providerId, input.providerId) : undefined)

@@ -25,6 +25,7 @@ import type { Market, OrderSide, ProviderId } from "../../venues/types.ts";
 import { type Candidate, CANDIDATE_PAGE_SIZE, candidatePage } from "./candidates.ts";
 import { dispatchAdmitted } from "./dispatch_entries.ts";
 import { sizeEntry } from "./sizing.ts";
+import { findMarket } from "../venues/markets.ts";
 
 export interface SignalInput {
   signalId: string;
@@ -88,9 +89,8 @@ async function signalMarket(ctx: Ctx, input: SignalInput): Promise<{ market: Mar
   if (strategy.supportedMarkets.length && !strategy.supportedMarkets.includes(input.symbol)) {
     throw new ApiError("VALIDATION_ERROR", { message: `${input.symbol} não é mercado desta estratégia.` });
   }
-  const markets = await ctx.venues[input.providerId].listMarkets();
-  const market = markets.find((candidate) => candidate.symbol === input.symbol && candidate.active);
-  if (!market) {
+  const market = await findMarket(ctx, input.providerId, input.symbol);
+  if (!market?.active) {
     throw new ApiError("VALIDATION_ERROR", { message: `${input.symbol} não é um mercado ativo do provedor.` });
   }
   return { market, strategy };

@@ -15,6 +15,7 @@ import { emitEvent } from "../events/emit_event.ts";
 import { newId } from "../ids.ts";
 import { cmp, isZero, mul, roundToStep, sub } from "../../venues/decimal.ts";
 import type { ProviderId } from "../../venues/types.ts";
+import { findMarket } from "../venues/markets.ts";
 import { insertIntent, type IntentRow } from "./intents.ts";
 import { sendIntent } from "./send_intent.ts";
 
@@ -57,8 +58,7 @@ export async function openPositionFromFill(ctx: Ctx, entry: IntentRow, plan: Pro
 
 /** Place the position's stop and targets; answers the position with its protection status. */
 export async function protectPosition(ctx: Ctx, position: PositionRow, account: AccountRow): Promise<PositionRow> {
-  const step = (await ctx.venues[position.providerId as ProviderId].listMarkets())
-    .find((market) => market.symbol === position.symbol)!.stepSize;
+  const step = (await findMarket(ctx, position.providerId as ProviderId, position.symbol))!.stepSize;
   const legs: Leg[] = [];
   if (position.stopLossPrice) {
     legs.push({ kind: "STOP_LOSS", triggerPrice: position.stopLossPrice, quantity: position.quantity });

@@ -21,7 +21,7 @@ import { isHalted, utcDay } from "../setups/daily_loss.ts";
 import { missingForEnabling, type SetupRow, valuesOf } from "../setups/setup_values.ts";
 import { MAX_PERP_BUILDER_FEE } from "../../venues/venue_b/constants.ts";
 import type { ProviderId } from "../../venues/types.ts";
-import type { GateSnapshot } from "./entry_gates.ts";
+import type { EntryChannel, GateSnapshot } from "./entry_gates.ts";
 
 export type AutomationRow = typeof automations.$inferSelect;
 type StrategyRow = typeof strategies.$inferSelect;
@@ -132,7 +132,12 @@ export function buildGateSnapshot(sources: SnapshotSources): GateSnapshot {
  * For one client's views: each provider's snapshot, with the position slots
  * read live at the venue (only when every earlier gate could pass).
  */
-export async function gateSnapshotsOf(ctx: Ctx, client: ClientRow, access: EffectiveAccess) {
+export async function gateSnapshotsOf(
+  ctx: Ctx,
+  client: ClientRow,
+  access: EffectiveAccess,
+  channel: EntryChannel = "AUTOMATION",
+) {
   const now = ctx.clock.now();
   const rows = await loadClientGateRows(ctx.db.read, client.id, now);
   const connectionOf = await connectionsOf(ctx.db.read, client.id, now);
@@ -164,7 +169,8 @@ export async function gateSnapshotsOf(ctx: Ctx, client: ClientRow, access: Effec
         ? { builderBeneficiary: ctx.config.venueBBuilderAddress }
         : {}),
     };
-    const mayTrade = state === "CONNECTED" && sources.venueReachable && automation?.enabled && setupRow?.enabled;
+    const routes = channel === "MANUAL" || automation?.enabled;
+    const mayTrade = state === "CONNECTED" && sources.venueReachable && routes && setupRow?.enabled;
     if (mayTrade && account) {
       const slots = await slotsUsed(ctx, account);
       sources.slotsUsed = slots.used;
