@@ -2,6 +2,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { getIntent, listIntents, reconcileIntentOfPartner } from "../domain/execution/intent_reads.ts";
 import { executeOrder, type ManualOrder, prepareOrder } from "../domain/execution/manual_orders.ts";
+import { getExecutionStatus } from "../domain/execution/execution_status.ts";
 import { formatDec, parseDec } from "../venues/decimal.ts";
 import { type AppEnv, partnerCtx } from "./env.ts";
 import { idempotentRoute } from "./middleware/idempotency.ts";
@@ -139,9 +140,53 @@ const orderRefusals = {
   422: errorContent("RISK_ENVELOPE_EXCEEDED, CREDENTIALS_MISSING, DAILY_LOSS_HALT and the admission refusals"),
 };
 
+const ExecutionStatusResponse = z.object({
+  externalUserId: z.string(),
+  tenantId: z.string(),
+  providers: z.array(z.object({
+    providerId: ProviderIdSchema,
+    access: z.object({
+      connection: z.string(),
+      reconciledAt: z.string().nullable().openapi({ description: "Last reconciliation with the provider." }),
+      uncertainIntents: z.number().int().openapi({ description: "Intents whose outcome only a query can tell." }),
+    }),
+  })),
+  positions: z.array(z.object({
+    positionId: z.string(),
+    providerId: ProviderIdSchema,
+    symbol: z.string(),
+    side: z.enum(["LONG", "SHORT"]),
+    quantity: z.number(),
+    entryPrice: z.number(),
+    leverage: z.number().int().nullable(),
+    protection: z.object({
+      status: z.enum(["PROTECTED", "PROTECTION_DEGRADED", "PROVIDER_ACCESS_LOST", "UNKNOWN"]),
+      stopLossPrice: z.number().nullable(),
+      takeProfitPrice: z.number().nullable(),
+      reason: z.string().nullable(),
+    }),
+    openedAt: z.string(),
+  })),
+  requestId: RequestId,
+}).openapi("ExecutionStatus");
+
 const IntentLocator = z.object({ externalUserId: ExternalUserId, providerId: ProviderIdSchema });
 
 export const orders = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/users/{id}/execution-status",
+      tags,
+      summary: "Access per provider and open positions with their protection, from the service's records",
+      request: { params: z.object({ id: ExternalUserId }) },
+      responses: { 200: jsonContent(ExecutionStatusResponse, "Execution status."), ...partnerErrors },
+    }),
+    async (c) => {
+      const status = await getExecutionStatus(partnerCtx(c), { externalUserId: c.req.valid("param").id });
+      return json(c, ExecutionStatusResponse.parse({ ...status, requestId: c.get("requestId") }), 200);
+    },
+  )
   .openapi(
     createRoute(idempotentRoute({
       method: "post",

@@ -68,6 +68,14 @@ Deno.test("manual orders: an opening passes the gates and admission, fills, and 
       const [position] = await env.deps.db.read.select().from(positions).where(eq(positions.clientId, client.id));
       assert.equal(position.protectionStatus, "PROTECTED");
       assert.equal(position.stopLossPrice, "63000");
+      const status = await expectJson(await partner.call("GET", "/v1/users/ana/execution-status"), 200);
+      assert.deepEqual(status.positions.map((p: { protection: unknown }) => p.protection), [{
+        status: "PROTECTED",
+        stopLossPrice: 63000,
+        takeProfitPrice: 67000,
+        reason: null,
+      }]);
+      assert.equal(status.providers[0].access.connection, "CONNECTED");
     });
 
     await t.step("a second opening finds the slot taken", async () => {

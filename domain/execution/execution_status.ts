@@ -1,0 +1,59 @@
+/**
+ * `GET /v1/users/:id/execution-status` (spec, Position and protection): from
+ * the service's records, no venue call. Per provider of the contract, the
+ * access as the engine sees it (connection, last reconciliation, intents whose
+ * outcome is still unknown); and every open position with its protection.
+ */
+import { and, eq, inArray } from "drizzle-orm";
+import { accountStates, intents, positions } from "../../db/schema.ts";
+import { connectionsOf } from "../accounts/connection_state.ts";
+import { loadClient } from "../clients/load_client.ts";
+import { iso } from "../clock.ts";
+import { type Ctx, partnerOf } from "../context.ts";
+import { effectiveAccessOf } from "../grants/effective_access.ts";
+import { PROVIDER_IDS } from "../../venues/types.ts";
+
+export async function getExecutionStatus(ctx: Ctx, input: { externalUserId: string }) {
+  const partnerId = partnerOf(ctx);
+  const client = await loadClient(ctx.db.read, partnerId, input.externalUserId);
+  const access = await effectiveAccessOf(ctx, partnerId);
+  const connectionOf = await connectionsOf(ctx.db.read, client.id, ctx.clock.now());
+  const states = await ctx.db.read.select().from(accountStates).where(eq(accountStates.clientId, client.id));
+  const unsettled = await ctx.db.read.select({ providerId: intents.providerId }).from(intents)
+    .where(and(eq(intents.clientId, client.id), inArray(intents.status, ["SUBMITTING", "UNCERTAIN"])));
+  const open = await ctx.db.read.select().from(positions)
+    .where(and(eq(positions.clientId, client.id), eq(positions.status, "OPEN")));
+  const providers = PROVIDER_IDS.filter((id) => access.partner.grants.providers.includes(id)).map((providerId) => {
+    const state = states.find((row) => row.providerId === providerId);
+    return {
+      providerId,
+      access: {
+        connection: connectionOf(providerId).state,
+        reconciledAt: state ? iso(state.reconciledAt) : null,
+        uncertainIntents: unsettled.filter((row) => row.providerId === providerId).length,
+      },
+    };
+  });
+  return {
+    externalUserId: client.externalUserId,
+    tenantId: client.tenantId,
+    providers,
+    positions: open.map((position) => ({
+      positionId: position.positionId,
+      providerId: position.providerId,
+      symbol: position.symbol,
+      side: position.side,
+      quantity: Number(position.quantity),
+      entryPrice: Number(position.entryPrice),
+      leverage: position.leverage,
+      protection: {
+        status: position.protectionStatus,
+        stopLossPrice: position.stopLossPrice === null ? null : Number(position.stopLossPrice),
+        // The first target: the next one to fill.
+        takeProfitPrice: position.takeProfits.length ? Number(position.takeProfits[0].price) : null,
+        reason: position.protectionReason,
+      },
+      openedAt: iso(position.openedAt),
+    })),
+  };
+}
