@@ -8,68 +8,8 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { ConfigError, parseConfig, QA_BUILDER_ADDRESS } from "../../config.ts";
 import { events, providerAccounts } from "../../db/schema.ts";
 import { approveBuilderFeeAction, signUserSignedAction } from "../../venues/venue_b/signing.ts";
-import type { TestEnv } from "../_helpers/env.ts";
-import { setUp as setUpClient } from "./connect_fixture.ts";
-import { call, expectError, expectJson, type TestPartner } from "../_helpers/http.ts";
-
-type Wallet = ReturnType<typeof privateKeyToAccount>;
-
-async function fund(env: TestEnv, address: string, usdc = "1000") {
-  const response = await fetch(`${env.venueUrls.venueB}/_control/wallets`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ address, usdc }),
-  });
-  assert.equal(response.status, 200, await response.text());
-}
-
-async function setUp(builderFeeTenthsBps = 25) {
-  const { env, partner } = await setUpClient({ builder: { feeTenthsBps: builderFeeTenthsBps } });
-  const wallet = privateKeyToAccount(generatePrivateKey());
-  await fund(env, wallet.address, "5000");
-  return { env, partner, wallet };
-}
-
-async function openPage(env: TestEnv, partner: TestPartner, purpose = "CONNECT") {
-  const session = await expectJson(
-    await partner.call("POST", "/v1/users/ana/connect-sessions", { body: { providerId: "VENUE_B", purpose } }),
-    201,
-  );
-  const token = session.connectUrl.split("#t=")[1] as string;
-  env.watchedSecrets.add("connect token", token);
-  const page = await expectJson(await call(env, "POST", "/connect/api/session", { body: { token } }), 200);
-  env.watchedSecrets.add("page ticket", page.ticket);
-  const request = (path: string, body: unknown) =>
-    call(env, "POST", `/connect/api${path}`, { body, headers: { authorization: `Bearer ${page.ticket}` } });
-  return { session, request };
-}
-
-/** The whole wallet flow, every step signed by `wallet`: what the page does with a cooperative wallet. */
-async function connectWallet(request: (path: string, body: unknown) => Promise<Response>, wallet: Wallet) {
-  let next = await expectJson(
-    await request("/wallet/start", { walletAddress: wallet.address, chainId: "0xa4b1" }),
-    200,
-  );
-  while (next.step) {
-    next = await expectJson(
-      await request("/wallet/sign", { signature: await signAsWallet(wallet, next.typedData) }),
-      200,
-    );
-  }
-  assert.equal(next.status, "CONNECTED");
-}
-
-/** What a browser wallet does with the typed data the page hands it. */
-// deno-lint-ignore no-explicit-any
-function signAsWallet(wallet: Wallet, typedData: any) {
-  const { EIP712Domain: _domainType, ...types } = typedData.types;
-  return wallet.signTypedData({
-    domain: typedData.domain,
-    types,
-    primaryType: typedData.primaryType,
-    message: typedData.message,
-  });
-}
+import { connectWallet, fund, openPage, signAsWallet, walletSetUp as setUp } from "./connect_fixture.ts";
+import { expectError, expectJson } from "../_helpers/http.ts";
 
 Deno.test("a wallet approves the agent and the builder fee; the account connects with the agent sealed", async () => {
   const { env, partner, wallet } = await setUp();
