@@ -1,0 +1,99 @@
+/**
+ * The engine on the VENUE_B simulator: a wallet-connected client with the
+ * builder fee approved trades a signal; the entry carries the builder fee, is
+ * protected by trigger orders, moves to break-even after the first target and
+ * closes on the second, and the fills become results with the builder fee
+ * kept apart.
+ */
+import assert from "node:assert/strict";
+import { eq } from "drizzle-orm";
+import { intents, positions, resultFacts } from "../../db/schema.ts";
+import { findClient } from "../../domain/clients/load_client.ts";
+import { cmp } from "../../venues/decimal.ts";
+import { expectJson, operator } from "../_helpers/http.ts";
+import { connectWallet, openPage, walletSetUp } from "../connect/connect_fixture.ts";
+import {
+  automationBody,
+  BTC_POLICY,
+  completeSetup,
+  putAutomation,
+  putSetup,
+  TREND_FOLLOW,
+} from "../setup/setup_fixture.ts";
+
+Deno.test("VENUE_B: signal, builder fee, protection, break-even, close, results", async (t) => {
+  const { env, partner, wallet } = await walletSetUp(25);
+  const market = (markPrice: string) =>
+    fetch(`${env.venueUrls.venueB}/_control/markets/BTC`, { method: "PUT", body: JSON.stringify({ markPrice }) })
+      .then((response) => response.body?.cancel());
+  const reconcile = async () =>
+    (await expectJson(await operator(env, "POST", "/operator/v1/jobs/reconcile/run"), 200)).summary;
+  try {
+    await connectWallet((await openPage(env, partner)).request, wallet);
+    await expectJson(await operator(env, "PUT", "/operator/v1/strategies/trend-follow", TREND_FOLLOW), 200);
+    await expectJson(await operator(env, "PUT", "/operator/v1/asset-policies/VENUE_B/BTCUSDC", BTC_POLICY), 200);
+    await expectJson(await operator(env, "PUT", "/operator/v1/providers/VENUE_B", { realExecution: true }), 200);
+    await expectJson(
+      await putSetup(
+        partner,
+        completeSetup({ providerId: "VENUE_B", orderSizeUsd: 240, maxLossPerTrade: 50, autoBreakEven: true }),
+      ),
+      200,
+    );
+    await expectJson(await putAutomation(partner, automationBody({ providerId: "VENUE_B" })), 200);
+    await reconcile();
+    const view = await expectJson(await partner.call("GET", "/v1/users/ana/automation"), 200);
+    const venueB = view.providers.find((p: { providerId: string }) => p.providerId === "VENUE_B");
+    assert.equal(venueB.newEntries, "ALLOWED", JSON.stringify(venueB));
+
+    const client = (await findClient(env.deps.db.read, partner.partnerId, "ana"))!;
+    const position = async () =>
+      (await env.deps.db.read.select().from(positions).where(eq(positions.clientId, client.id)))[0];
+
+    await t.step("the entry fills with the builder fee and is protected", async () => {
+      const summary = await expectJson(
+        await operator(env, "POST", "/operator/v1/signals", {
+          signalId: "sig-b-1",
+          strategyId: "trend-follow",
+          providerId: "VENUE_B",
+          symbol: "BTCUSDC",
+          side: "BUY",
+          entryPrice: 65100,
+          stopLossPrice: 63100,
+          takeProfits: [{ price: 67100, share: 0.5 }, { price: 69100, share: 0.5 }],
+          confidence: 80,
+        }),
+        200,
+      );
+      assert.equal(summary.dispatched, 1, JSON.stringify(summary));
+      const [entry] = (await env.deps.db.read.select().from(intents).where(eq(intents.clientId, client.id)))
+        .filter((intent) => intent.type === "ENTRY");
+      assert.equal(entry.status, "FILLED", `${entry.errorCode} ${entry.errorMessage}`);
+      const opened = await position();
+      assert.equal(opened.protectionStatus, "PROTECTED", opened.protectionReason ?? "");
+    });
+
+    await t.step("the first target fills; the stop moves to break-even", async () => {
+      await market("67200");
+      await reconcile();
+      const moved = await position();
+      assert.equal(moved.breakEvenDone, true);
+      assert.equal(moved.stopLossPrice, moved.entryPrice);
+      assert.equal(moved.protectionStatus, "PROTECTED", moved.protectionReason ?? "");
+    });
+
+    await t.step("the second target closes it; the fills are results, the builder fee apart", async () => {
+      await market("69200");
+      await reconcile();
+      assert.equal((await position()).status, "CLOSED");
+      await reconcile();
+      const facts = await env.deps.db.read.select().from(resultFacts).where(eq(resultFacts.clientId, client.id));
+      const fills = facts.filter((fact) => fact.kind === "FILL");
+      assert.ok(fills.length >= 3, "entry and two targets");
+      const entryFill = fills.find((fact) => fact.side === "BUY")!;
+      assert.equal(cmp(entryFill.builderFee, "0"), 1, "the opening paid the builder fee");
+    });
+  } finally {
+    await env.close();
+  }
+});
