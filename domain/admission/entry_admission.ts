@@ -48,12 +48,38 @@ export const BOOK_MAX_AGE_MS = 2_000;
 const usd = (micros: number) => formatDec({ units: BigInt(micros), scale: 6 });
 const refuse = (code: AdmissionRefusal, detail: string): AdmissionDecision => ({ admitted: false, code, detail });
 
+/** The book's per-signal facts, worked out once and shared by every account's admission. */
+export type PreparedBook =
+  | { problem: string }
+  | { problem: null; book: OrderBook; spreadBps: string; visibleBids: string; visibleAsks: string };
+
+export function prepareBook(reading: BookReading | null, nowWall: number): PreparedBook {
+  const problem = bookProblem(reading, nowWall);
+  if (problem) return { problem };
+  const { book } = reading!;
+  const mid = div(add(book.bids[0].price, book.asks[0].price), 2, 12);
+  const total = (levels: OrderBook["bids"]) => levels.reduce((sum, level) => add(sum, level.quantity), "0");
+  return {
+    problem: null,
+    book,
+    spreadBps: div(mul(sub(book.asks[0].price, book.bids[0].price), 10_000), mid, 4),
+    visibleBids: total(book.bids),
+    visibleAsks: total(book.asks),
+  };
+}
+
+/** One order against a book read now (the manual order routes). */
 export function admitEntry(
   policy: EntryPolicy | null,
   reading: BookReading | null,
   order: EntryOrder,
   nowWall: number,
 ): AdmissionDecision {
+  return admitEntryOn(policy, prepareBook(reading, nowWall), order);
+}
+
+/** One account's order against the signal's prepared book: the checks in the spec's order. */
+export function admitEntryOn(policy: EntryPolicy | null, prepared: PreparedBook, order: EntryOrder): AdmissionDecision {
   if (!policy) return refuse("ASSET_POLICY_REQUIRED", "O ativo não possui política de entrada configurada.");
   const notional = mul(order.quantity, order.price);
   if (cmp(notional, usd(policy.minNotionalMicros)) < 0 || cmp(notional, usd(policy.maxNotionalMicros)) > 0) {
@@ -64,18 +90,15 @@ export function admitEntry(
       } USD).`,
     );
   }
-  const unverified = bookProblem(reading, nowWall);
-  if (unverified) return refuse("BOOK_UNVERIFIED", unverified);
-  const { bids, asks } = reading!.book;
-  const bestBid = bids[0].price;
-  const bestAsk = asks[0].price;
-  const mid = div(add(bestBid, bestAsk), 2, 12);
-  const spreadBps = div(mul(sub(bestAsk, bestBid), 10_000), mid, 4);
-  if (cmp(spreadBps, policy.maxSpreadBps) > 0) {
-    return refuse("SPREAD_LIMIT", `Spread de ${spreadBps} bps acima do limite de ${policy.maxSpreadBps} bps.`);
+  if (prepared.problem !== null) return refuse("BOOK_UNVERIFIED", prepared.problem);
+  if (cmp(prepared.spreadBps, policy.maxSpreadBps) > 0) {
+    return refuse(
+      "SPREAD_LIMIT",
+      `Spread de ${prepared.spreadBps} bps acima do limite de ${policy.maxSpreadBps} bps.`,
+    );
   }
-  const taking = order.side === "BUY" ? asks : bids;
-  const visible = taking.reduce((sum, level) => add(sum, level.quantity), "0");
+  const taking = order.side === "BUY" ? prepared.book.asks : prepared.book.bids;
+  const visible = order.side === "BUY" ? prepared.visibleAsks : prepared.visibleBids;
   if (cmp(order.quantity, mul(visible, policy.maxBookFraction)) > 0) {
     return refuse(
       "LIQUIDITY_LIMIT",

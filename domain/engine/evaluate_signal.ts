@@ -8,11 +8,11 @@
  * An evaluation cut short (a crash) resumes where it stopped when the same
  * signal is posted again: records already written are kept.
  */
-import { count, eq } from "drizzle-orm";
-import { withTransaction } from "../../db/client.ts";
+import { count, eq, sql } from "drizzle-orm";
+import { type Tx, withTransaction } from "../../db/client.ts";
 import { admissions, assetPolicies, signals, strategies, type TakeProfit } from "../../db/schema.ts";
 import { connectionState } from "../accounts/connection_state.ts";
-import { admitEntry, type BookReading } from "../admission/entry_admission.ts";
+import { admitEntryOn, type BookReading, prepareBook, type PreparedBook } from "../admission/entry_admission.ts";
 import { realExecutionByProvider } from "../catalog/provider_settings.ts";
 import type { Ctx } from "../context.ts";
 import { ApiError } from "../errors.ts";
@@ -48,10 +48,8 @@ type StrategyRow = typeof strategies.$inferSelect;
  * once) and answers the summary.
  */
 export async function receiveSignal(ctx: Ctx, input: SignalInput) {
-  const signal = await storeSignal(ctx, input);
-  if (signal.status === "EVALUATED") return signalSummary(signal.signalId, signal.summary!);
-  const { market, strategy } = await signalMarket(ctx, input);
-  await evaluateCandidates(ctx, input, market, strategy);
+  const stored = await evaluateSignal(ctx, input);
+  if (stored.status === "EVALUATED") return signalSummary(stored.signalId, stored.summary!);
   const dispatch = await dispatchAdmitted(ctx, input.signalId);
   const summary = { ...(await countAdmissions(ctx, input.signalId)), dispatched: dispatch.dispatched };
   await withTransaction(
@@ -61,6 +59,15 @@ export async function receiveSignal(ctx: Ctx, input: SignalInput) {
         .where(eq(signals.signalId, input.signalId)),
   );
   return signalSummary(input.signalId, summary);
+}
+
+/** The first half alone: store the signal and judge every candidate (an evaluated signal is left as it is). */
+export async function evaluateSignal(ctx: Ctx, input: SignalInput) {
+  const signal = await storeSignal(ctx, input);
+  if (signal.status === "EVALUATED") return signal;
+  const { market, strategy } = await signalMarket(ctx, input);
+  await evaluateCandidates(ctx, input, market, strategy);
+  return signal;
 }
 
 /** Stores a new signal; the same id again answers the stored one, with other content it is a conflict. */
@@ -101,7 +108,7 @@ interface SignalContext {
   input: SignalInput;
   market: Market;
   strategy: StrategyRow;
-  book: BookReading | null;
+  book: PreparedBook;
   policy: typeof assetPolicies.$inferSelect | null;
   policies: { symbol: string; memecoin: boolean }[];
   realExecution: "ENABLED" | "NOT_VALIDATED";
@@ -127,7 +134,7 @@ async function evaluateCandidates(
     input,
     market,
     strategy,
-    book,
+    book: prepareBook(book, Date.now()),
     policy: policies.find((row) => row.symbol === input.symbol) ?? null,
     policies,
     realExecution: (await realExecutionByProvider(ctx))[input.providerId],
@@ -144,9 +151,7 @@ async function evaluateCandidates(
       if (!accessByPartner.has(partnerId)) accessByPartner.set(partnerId, await effectiveAccessOf(ctx, partnerId));
       records.push(admissionOf(ctx, shared, candidate, accessByPartner.get(partnerId)!));
     }
-    if (records.length) {
-      await withTransaction(ctx.db, (tx) => tx.insert(admissions).values(records).onConflictDoNothing());
-    }
+    if (records.length) await withTransaction(ctx.db, (tx) => insertAdmissions(tx, records));
     if (page.length < CANDIDATE_PAGE_SIZE) return;
     after = page[page.length - 1].client.id;
     await new Promise((resolve) => setTimeout(resolve, 0));
@@ -204,12 +209,11 @@ function admissionOf(ctx: Ctx, shared: SignalContext, candidate: Candidate, acce
     input,
   );
   if ("refusal" in sizing) return refused("SIZING", sizing.refusal, sizing.detail);
-  const admission = admitEntry(
-    shared.policy,
-    shared.book,
-    { side: input.side, quantity: sizing.quantity, price: sizing.price },
-    Date.now(),
-  );
+  const admission = admitEntryOn(shared.policy, shared.book, {
+    side: input.side,
+    quantity: sizing.quantity,
+    price: sizing.price,
+  });
   if (!admission.admitted) return refused("ADMISSION", admission.code, admission.detail);
   return {
     ...record,
@@ -218,6 +222,20 @@ function admissionOf(ctx: Ctx, shared: SignalContext, candidate: Candidate, acce
     price: sizing.price,
     evaluatedAt: shared.now,
   };
+}
+
+/**
+ * A page of records in one statement from one JSON parameter: building a
+ * 500-row VALUES list through the query builder costs more than judging the
+ * accounts. Records already written (a resumed evaluation) are kept.
+ */
+async function insertAdmissions(tx: Tx, records: AdmissionRow[]): Promise<void> {
+  await tx.run(sql`INSERT INTO ${admissions}
+    (signal_id, client_id, provider_id, decision, code, stage, detail, quantity, price, evaluated_at)
+    SELECT value->>'signalId', value->>'clientId', value->>'providerId', value->>'decision', value->>'code',
+      value->>'stage', value->>'detail', value->>'quantity', value->>'price', value->>'evaluatedAt'
+    FROM json_each(${JSON.stringify(records)}) WHERE true
+    ON CONFLICT DO NOTHING`);
 }
 
 async function countAdmissions(ctx: Ctx, signalId: string): Promise<Record<string, number>> {

@@ -8,7 +8,8 @@
  * (d) GET /v1/users/:id/status, (e) GET /v1/users?limit=100, (f) POST /v1/users
  * creating new clients. Each figure is printed with its share of (a) and its
  * p99, as the median of interleaved rounds. Then the per-query cost of an
- * indexed lookup through db/, and the venue benchmarks.
+ * indexed lookup through db/, the venue benchmarks, and one signal fanned out
+ * to 10,000 accounts (fanout_bench.ts).
  */
 import { ensureWrk, runWrk, type WrkOptions, type WrkResult } from "./wrk.ts";
 
@@ -151,7 +152,7 @@ await new Deno.Command(Deno.execPath(), {
   stderr: "inherit",
 }).output();
 
-for (const script of ["venue_a_bench.ts", "venue_b_bench.ts"]) {
+for (const script of ["venue_a_bench.ts", "venue_b_bench.ts", "fanout_bench.ts"]) {
   console.log(`\n${script}`);
   const { code } = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", new URL(`./${script}`, import.meta.url).pathname],
