@@ -31,6 +31,7 @@ import type { Market, ProviderId } from "../../venues/types.ts";
 import { findIntent, insertIntent, type IntentDraft, type IntentRow, transitionIntent } from "./intents.ts";
 import { placeLeg, type PositionRow, recordProtection, takeProfitQuantities } from "./protection.ts";
 import { sendIntent } from "./send_intent.ts";
+import { reconcileAccount } from "./reconcile_account.ts";
 import { callVenue } from "../venues/call_venue.ts";
 import { findMarket } from "../venues/markets.ts";
 
@@ -189,7 +190,12 @@ async function checkOpening(
   { client, access, market }: Resolved,
   entry: { quantity: string; price: string; leverage: number; setup: ReturnType<typeof valuesOf> },
 ): Promise<void> {
-  const snapshot = await (await gateSnapshotsOf(ctx, client, access, "MANUAL"))(order.providerId);
+  let snapshot = await (await gateSnapshotsOf(ctx, client, access, "MANUAL"))(order.providerId);
+  if (snapshot.readiness.reconciliationPending) {
+    // A new entry waits for the account's open outcomes: settle them now (a query, never a resend), then judge.
+    await reconcileAccount(ctx, (await findAccount(ctx.db.read, client.id, order.providerId))!);
+    snapshot = await (await gateSnapshotsOf(ctx, client, access, "MANUAL"))(order.providerId);
+  }
   const decision = evaluateEntry(snapshot, "OPEN", { symbol: market!.symbol }, "MANUAL");
   if (decision.newEntries === "BLOCKED") throw entryRefusal(decision);
   const maxLeverage = Math.min(access.envelope.maxLeverage, entry.setup.leverage);

@@ -7,7 +7,15 @@
  */
 import { and, eq, inArray } from "drizzle-orm";
 import type { Executor } from "../../db/client.ts";
-import { assetPolicies, automations, clientSetups, dailyResults, strategies } from "../../db/schema.ts";
+import {
+  accountStates,
+  assetPolicies,
+  automations,
+  clientSetups,
+  dailyResults,
+  intents,
+  strategies,
+} from "../../db/schema.ts";
 import { callWithAccount } from "../accounts/account_call.ts";
 import { connectionsOf, type ConnectionState } from "../accounts/connection_state.ts";
 import type { AccountRow } from "../accounts/load_account.ts";
@@ -41,7 +49,11 @@ export async function loadClientGateRows(db: Executor, clientId: number, now: nu
     symbol: assetPolicies.symbol,
     memecoin: assetPolicies.memecoin,
   }).from(assetPolicies);
-  return { setups, automations: automationRows, strategies: strategyRows, results, policies };
+  const reconciled = await db.select({ providerId: accountStates.providerId }).from(accountStates)
+    .where(eq(accountStates.clientId, clientId));
+  const unsettled = await db.select({ providerId: intents.providerId }).from(intents)
+    .where(and(eq(intents.clientId, clientId), inArray(intents.status, ["SUBMITTING", "UNCERTAIN"])));
+  return { setups, automations: automationRows, strategies: strategyRows, results, policies, reconciled, unsettled };
 }
 
 /** Everything one provider's snapshot is built from, however it was loaded (per client or in bulk). */
@@ -162,8 +174,9 @@ export async function gateSnapshotsOf(
       policies: rows.policies.filter((row) => row.providerId === providerId),
       realExecution: realExecution[providerId],
       venueReachable: venueReachable(),
-      // The live read below is the account's exposure now.
-      reconciliationPending: false,
+      // As the engine judges it: an account never reconciled, or with an outcome only a query can tell.
+      reconciliationPending: !rows.reconciled.some((row) => row.providerId === providerId) ||
+        rows.unsettled.some((row) => row.providerId === providerId),
       slotsUsed: 0,
       ...(ctx.venues[providerId].capabilities.builderFee
         ? { builderBeneficiary: ctx.config.venueBBuilderAddress }

@@ -3,6 +3,9 @@
  * record for each, through the real HTTP stack and the VENUE_A simulator.
  */
 import assert from "node:assert/strict";
+import { eq } from "drizzle-orm";
+import { accountStates } from "../../db/schema.ts";
+import { findClient } from "../../domain/clients/load_client.ts";
 import { expectError, expectJson, operator } from "../_helpers/http.ts";
 import { automationBody, completeSetup, putAutomation, putSetup, readyClient } from "../setup/setup_fixture.ts";
 
@@ -36,6 +39,9 @@ Deno.test("signals: every candidate gets an admission record, and the same signa
     // caio automates but never enabled a setup; bia has no automation and is not a candidate at all.
     await expectJson(await putAutomation(partner, automationBody(), "caio"), 200);
 
+    // An account connected since the last reconciliation: its exposure is not known yet.
+    const client = (await findClient(env.deps.db.read, partner.partnerId, "ana"))!;
+    await env.deps.db.writer.delete(accountStates).where(eq(accountStates.clientId, client.id));
     const pending = await expectJson(await operator(env, "POST", "/operator/v1/signals", signal()), 200);
     assert.deepEqual(pending.refused, { ENTRY_CIRCUIT_OPEN: 1, SETUP_DISABLED: 1 });
     assert.equal(pending.evaluated, 2);

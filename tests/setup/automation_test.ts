@@ -5,7 +5,9 @@
  * envelope (OUTSIDE_ENVELOPE) end to end, and pausing with a position open.
  */
 import assert from "node:assert/strict";
+import { eq } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
+import { accountStates } from "../../db/schema.ts";
 import { credentialsOf, findAccount } from "../../domain/accounts/load_account.ts";
 import { findClient } from "../../domain/clients/load_client.ts";
 import { recordRealizedResult } from "../../domain/setups/daily_loss.ts";
@@ -89,6 +91,13 @@ Deno.test("automation: the view walks from AUTOMATION_OFF to ALLOWED, with autom
     assert.equal(client.automations[0].providerId, "VENUE_A");
     const status = await expectJson(await partner.call("GET", "/v1/users/ana/status"), 200);
     assert.deepEqual(status.automations, [{ providerId: "VENUE_A", strategyId: "trend-follow", enabled: true }]);
+
+    // An account the engine has not reconciled since it connected: entries wait for it, as the engine would.
+    const ana = await findClient(env.deps.db.read, partner.partnerId, "ana");
+    await env.deps.db.writer.delete(accountStates).where(eq(accountStates.clientId, ana!.id));
+    assert.equal((await automationOf(partner)).blockReason, "ENTRY_CIRCUIT_OPEN");
+    await expectJson(await operator(env, "POST", "/operator/v1/jobs/reconcile/run"), 200);
+    assert.equal((await automationOf(partner)).newEntries, "ALLOWED");
 
     await expectJson(await operator(env, "PUT", "/operator/v1/providers/VENUE_A", { realExecution: false }), 200);
     assert.equal((await automationOf(partner)).blockReason, "REAL_EXECUTION_NOT_VALIDATED");

@@ -3,7 +3,7 @@
  * "Corretora Exemplo" (envelope: leverage 10, margin 500, 3 trades, daily loss
  * 200) with client "ana", strategy trend-follow published for both venues,
  * an entry policy on BTCUSDT, real execution validated on VENUE_A and ana's
- * VENUE_A account connected through the hosted page.
+ * VENUE_A account connected through the hosted page and reconciled once.
  */
 import { connectedVenueA, setUp } from "../connect/connect_fixture.ts";
 import { expectJson, operator, type TestPartner } from "../_helpers/http.ts";
@@ -80,5 +80,7 @@ export async function readyClient(): Promise<{ env: TestEnv; partner: TestPartne
   await expectJson(await operator(env, "PUT", "/operator/v1/asset-policies/VENUE_A/BTCUSDT", BTC_POLICY), 200);
   await expectJson(await operator(env, "PUT", "/operator/v1/providers/VENUE_A", { realExecution: true }), 200);
   const keys = await connectedVenueA(env, partner);
+  // The reconcile job (every minute) reads the new account once; until then entries wait for it.
+  await expectJson(await operator(env, "POST", "/operator/v1/jobs/reconcile/run"), 200);
   return { env, partner, keys };
 }
