@@ -1,7 +1,7 @@
 /** Reads of one client: the resource, its status overview and its commercial status. */
 import { and, eq, sql } from "drizzle-orm";
 import { preparedFor } from "../../db/client.ts";
-import { automations, clients, clientSetups, connectSessions, providerAccounts } from "../../db/schema.ts";
+import { automations, clients, clientSetups, connectSessions, positions, providerAccounts } from "../../db/schema.ts";
 import { automationsOfClient } from "../automation/automations.ts";
 import { ApiError } from "../errors.ts";
 import { type Ctx, partnerOf } from "../context.ts";
@@ -35,6 +35,9 @@ const clientWithSetups = preparedFor((db) =>
     accounts: sql<
       string
     >`(SELECT json_group_object(${providerAccounts.providerId}, ${providerAccounts.connection}) FROM ${providerAccounts} WHERE ${providerAccounts.clientId} = ${clients.id})`,
+    openPositions: sql<
+      number
+    >`(SELECT count(*) FROM ${positions} WHERE ${positions.clientId} = ${clients.id} AND ${positions.status} = 'OPEN')`,
     automations: sql<
       string
     >`(SELECT json_group_array(json_array(${automations.providerId}, ${automations.strategyId}, ${automations.enabled})) FROM ${automations} WHERE ${automations.clientId} = ${clients.id})`,
@@ -89,7 +92,7 @@ export async function getClientStatus({ ctx, input }: { ctx: Ctx; input: { exter
     }),
     automations: (JSON.parse(row.automations) as [string, string, number][])
       .map(([providerId, strategyId, enabled]) => ({ providerId, strategyId, enabled: enabled === 1 })),
-    openPositions: 0,
+    openPositions: row.openPositions,
   };
 }
 

@@ -76,6 +76,8 @@ Deno.test("manual orders: an opening passes the gates and admission, fills, and 
         reason: null,
       }]);
       assert.equal(status.providers[0].access.connection, "CONNECTED");
+      const overview = await expectJson(await partner.call("GET", "/v1/users/ana/status"), 200);
+      assert.equal(overview.openPositions, 1);
     });
 
     await t.step("a second opening finds the slot taken", async () => {
