@@ -7,6 +7,15 @@ export interface Clock {
   now(): number;
 }
 
+/**
+ * Real time, for what runs on it whatever the QA test clock says: the venues'
+ * clocks (an order's action window, an order book's age) and process liveness
+ * (idempotency leases). Business time (billing, expiries, halts) asks `Clock`.
+ */
+export function wallClockNow(): number {
+  return Date.now();
+}
+
 /** Wall-clock time, optionally frozen at a chosen instant (Stripe-style test clock). */
 export class TestableClock implements Clock {
   #frozenAt: number | null = null;

@@ -8,6 +8,7 @@
  * An evaluation cut short (a crash) resumes where it stopped when the same
  * signal is posted again: records already written are kept.
  */
+import { wallClockNow } from "../clock.ts";
 import { count, eq, sql } from "drizzle-orm";
 import { type Tx, withTransaction } from "../../db/client.ts";
 import { admissions, assetPolicies, signals, strategies, type TakeProfit } from "../../db/schema.ts";
@@ -125,7 +126,7 @@ async function evaluateCandidates(
   const venue = ctx.venues[input.providerId];
   let book: BookReading | null = null;
   try {
-    book = { book: await venue.getOrderBook(input.symbol), readAtWall: Date.now() };
+    book = { book: await venue.getOrderBook(input.symbol), readAtWall: wallClockNow() };
   } catch {
     // No book is a refusal of every entry (BOOK_UNVERIFIED), not a failure of the signal.
   }
@@ -134,7 +135,7 @@ async function evaluateCandidates(
     input,
     market,
     strategy,
-    book: prepareBook(book, Date.now()),
+    book: prepareBook(book, wallClockNow()),
     policy: policies.find((row) => row.symbol === input.symbol) ?? null,
     policies,
     realExecution: (await realExecutionByProvider(ctx))[input.providerId],

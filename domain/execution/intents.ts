@@ -9,7 +9,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { type Executor, isUniqueViolation, preparedFor, type Tx } from "../../db/client.ts";
 import { intents } from "../../db/schema.ts";
-import { iso } from "../clock.ts";
+import { iso, wallClockNow } from "../clock.ts";
 import { ApiError } from "../errors.ts";
 import { sha256Hex } from "../ids.ts";
 import type { Order, OrderStatus } from "../../venues/types.ts";
@@ -47,7 +47,7 @@ export async function insertIntent(
     status,
     createdAt: now,
     submittedAt: status === "SUBMITTING" ? now : null,
-    sentWallAt: status === "SUBMITTING" ? Date.now() : null,
+    sentWallAt: status === "SUBMITTING" ? wallClockNow() : null,
   };
   try {
     const [inserted] = await tx.insert(intents).values(row).returning();

@@ -7,6 +7,7 @@
  * nothing at the venue; execute records the intent before sending it, and a
  * retry of the same intent answers the intent instead of sending again.
  */
+import { wallClockNow } from "../clock.ts";
 import { and, eq, inArray } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
 import { intents, positions, type TakeProfit } from "../../db/schema.ts";
@@ -212,9 +213,9 @@ async function checkOpening(
   const book = await callVenue(ctx, order.providerId, (venue) => venue.getOrderBook(market!.symbol));
   const admission = admitEntry(
     await assetPolicyOf(ctx.db.read, order.providerId, market!.symbol),
-    { book, readAtWall: Date.now() },
+    { book, readAtWall: wallClockNow() },
     { side: order.side!, quantity: entry.quantity, price: entry.price },
-    Date.now(),
+    wallClockNow(),
   );
   if (!admission.admitted) throw new ApiError(admission.code, { message: admission.detail });
 }
@@ -297,7 +298,7 @@ async function executeVenueOrder(ctx: Ctx, order: ManualOrder, resolved: Resolve
       transitionIntent(
         tx,
         existing,
-        { status: "SUBMITTING", submittedAt: ctx.clock.now(), sentWallAt: Date.now() },
+        { status: "SUBMITTING", submittedAt: ctx.clock.now(), sentWallAt: wallClockNow() },
         ctx.clock.now(),
       ))) ?? existing;
   } else {

@@ -6,6 +6,7 @@
  * without calling the venue); fills and funding since the last cursor become
  * facts. Nothing is ever sent again from here: only cancels and protection.
  */
+import { wallClockNow } from "../clock.ts";
 import { and, eq, inArray } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
 import { accountStates, intents } from "../../db/schema.ts";
@@ -60,7 +61,7 @@ export async function reconcileAccount(ctx: Ctx, account: AccountRow): Promise<A
   const [state] = await ctx.db.read.select().from(accountStates)
     .where(and(eq(accountStates.clientId, account.clientId), eq(accountStates.providerId, providerId)));
   // Venue times are wall-clock times: a QA test clock set ahead must not skip the account's first fills.
-  const since = state?.factsCursor ?? Math.min(account.connectedAt, Date.now());
+  const since = state?.factsCursor ?? Math.min(account.connectedAt, wallClockNow());
   const read = await callWithAccount(ctx, account, async (venue, credentials) => ({
     snapshot: await venue.getAccount(credentials),
     fills: await venue.getFills(credentials, { since }),

@@ -5,6 +5,7 @@
  * the venue refuses the request even if it arrives); before that it stays
  * UNCERTAIN and is asked again later.
  */
+import { wallClockNow } from "../clock.ts";
 import { withTransaction } from "../../db/client.ts";
 import { callWithAccount } from "../accounts/account_call.ts";
 import type { AccountRow } from "../accounts/load_account.ts";
@@ -27,7 +28,7 @@ export async function reconcileIntent(ctx: Ctx, intent: IntentRow, account: Acco
   );
   const now = ctx.clock.now();
   const windowMs = ctx.venues[intent.providerId as ProviderId].actionWindowMs;
-  const windowPassed = intent.sentWallAt === null || Date.now() > intent.sentWallAt + windowMs;
+  const windowPassed = intent.sentWallAt === null || wallClockNow() > intent.sentWallAt + windowMs;
   const changes = order ? { ...orderChanges(order), reconciledAt: now } : windowPassed
     ? {
       status: "NOT_PLACED",

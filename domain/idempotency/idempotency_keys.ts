@@ -22,7 +22,7 @@
 import { and, eq, lt, sql } from "drizzle-orm";
 import { type Database, type Executor, preparedFor, type Tx, withTransaction } from "../../db/client.ts";
 import { idempotencyKeys } from "../../db/schema.ts";
-import { DAY_MS } from "../clock.ts";
+import { DAY_MS, wallClockNow } from "../clock.ts";
 import { ApiError } from "../errors.ts";
 import { sha256Hex } from "../ids.ts";
 import { KeyLease, LEASE_MS } from "./key_lease.ts";
@@ -78,7 +78,7 @@ export function answerFromRow(row: KeyRow | null, hash: string): StoredAnswer | 
   if (row.requestHash !== hash) throw new ApiError("IDEMPOTENCY_CONFLICT");
   if (row.state === "DONE") return { status: row.responseStatus!, body: row.responseBody! };
   // Leases are wall-clock time (see key_lease.ts).
-  if (row.lockedUntil > Date.now()) throw new ApiError("IDEMPOTENCY_IN_PROGRESS");
+  if (row.lockedUntil > wallClockNow()) throw new ApiError("IDEMPOTENCY_IN_PROGRESS");
   // The request that held the key died without finishing: this one may take it over.
   return null;
 }
@@ -137,7 +137,7 @@ async function storeAnswer(tx: Tx, scope: KeyScope, hash: string, answer: Stored
     requestHash: hash,
     ...answer,
     now,
-    wallNow: Date.now(),
+    wallNow: wallClockNow(),
     expiresAt: now + RETENTION_MS,
   });
   if (!saved) throw new AnsweredMeanwhile(await findKey(tx, scope, now));

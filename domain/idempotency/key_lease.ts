@@ -13,6 +13,7 @@
  * Leases run on the wall clock: they measure whether a process is alive, not
  * business time, which the QA test clock may freeze or move by days.
  */
+import { wallClockNow } from "../clock.ts";
 import { and, eq, sql } from "drizzle-orm";
 import { type Database, preparedFor, type Tx, withTransaction } from "../../db/client.ts";
 import { idempotencyKeys } from "../../db/schema.ts";
@@ -106,8 +107,8 @@ export class KeyLease {
         ...scope,
         requestHash: hash,
         owner,
-        lockedUntil: Date.now() + leaseMs,
-        wallNow: Date.now(),
+        lockedUntil: wallClockNow() + leaseMs,
+        wallNow: wallClockNow(),
         now,
         expiresAt: now + RETENTION_MS,
       });
@@ -122,7 +123,7 @@ export class KeyLease {
     try {
       const renewed = await withTransaction(
         this.db,
-        (tx) => renewClaim(tx).get({ ...this.scope, owner: this.owner, lockedUntil: Date.now() + this.leaseMs }),
+        (tx) => renewClaim(tx).get({ ...this.scope, owner: this.owner, lockedUntil: wallClockNow() + this.leaseMs }),
       );
       // Taken over (this owner was silent past its lease): stop; its answer will be refused.
       if (!renewed) this.stop();
