@@ -14,25 +14,8 @@ import { loadClient } from "../clients/load_client.ts";
 import { findAccount } from "../accounts/load_account.ts";
 import { callWithAccount } from "../accounts/account_call.ts";
 import type { ProviderId } from "../../venues/types.ts";
-import { FINAL_STATUSES, findIntent, type IntentRow, intentView } from "./intents.ts";
+import { FINAL_STATUSES, findIntent, intentListView, intentView } from "./intents.ts";
 import { reconcileIntent } from "./reconcile_intent.ts";
-
-function intentListView(row: IntentRow) {
-  return {
-    intentId: row.intentId,
-    type: row.type,
-    providerId: row.providerId,
-    symbol: row.symbol,
-    side: row.side,
-    quantity: Number(row.quantity),
-    status: row.status,
-    executedQuantity: Number(row.executedQuantity),
-    executedPrice: row.executedPrice === null ? null : Number(row.executedPrice),
-    errorCode: row.errorCode,
-    createdAt: iso(row.createdAt),
-    finalizedAt: row.finalizedAt === null ? null : iso(row.finalizedAt),
-  };
-}
 
 export async function listIntents(
   ctx: Ctx,

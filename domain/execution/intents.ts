@@ -131,3 +131,21 @@ export function intentView(row: IntentRow) {
     reconciledAt: row.reconciledAt === null ? null : iso(row.reconciledAt),
   };
 }
+
+/** The list form (spec, Intent). */
+export function intentListView(row: IntentRow) {
+  return {
+    intentId: row.intentId,
+    type: row.type,
+    providerId: row.providerId,
+    symbol: row.symbol,
+    side: row.side,
+    quantity: Number(row.quantity),
+    status: row.status,
+    executedQuantity: Number(row.executedQuantity),
+    executedPrice: row.executedPrice === null ? null : Number(row.executedPrice),
+    errorCode: row.errorCode,
+    createdAt: iso(row.createdAt),
+    finalizedAt: row.finalizedAt === null ? null : iso(row.finalizedAt),
+  };
+}

@@ -29,7 +29,14 @@ import { valuesOf } from "../setups/setup_values.ts";
 import { protectFilledEntry } from "../engine/entry_fills.ts";
 import { cmp, div, isZero, mul, roundToStep } from "../../venues/decimal.ts";
 import type { Market, ProviderId } from "../../venues/types.ts";
-import { findIntent, insertIntent, type IntentDraft, type IntentRow, transitionIntent } from "./intents.ts";
+import {
+  findIntent,
+  insertIntent,
+  type IntentDraft,
+  intentListView,
+  type IntentRow,
+  transitionIntent,
+} from "./intents.ts";
 import { placeLeg, type PositionRow, recordProtection, takeProfitQuantities } from "./protection.ts";
 import { sendIntent } from "./send_intent.ts";
 import { reconcileAccount } from "./reconcile_account.ts";
@@ -253,15 +260,10 @@ export async function prepareOrder(ctx: Ctx, order: ManualOrder) {
   return intent;
 }
 
+/** The prepared form: the list form plus the order's terms (spec, Intent). */
 function preparedView(row: IntentRow) {
   return {
-    intentId: row.intentId,
-    type: row.type,
-    providerId: row.providerId,
-    symbol: row.symbol,
-    side: row.side,
-    quantity: Number(row.quantity),
-    status: row.status,
+    ...intentListView(row),
     orderType: row.orderType,
     price: row.price === null ? null : Number(row.price),
     leverage: row.leverage,
