@@ -9,6 +9,7 @@ import { accountStates, intents, positions } from "../../db/schema.ts";
 import { connectionsOf } from "../accounts/connection_state.ts";
 import { loadClient } from "../clients/load_client.ts";
 import { iso } from "../clock.ts";
+import { positionView } from "./protection.ts";
 import { type Ctx, partnerOf } from "../context.ts";
 import { effectiveAccessOf } from "../grants/effective_access.ts";
 import { PROVIDER_IDS } from "../../venues/types.ts";
@@ -38,22 +39,6 @@ export async function getExecutionStatus(ctx: Ctx, input: { externalUserId: stri
     externalUserId: client.externalUserId,
     tenantId: client.tenantId,
     providers,
-    positions: open.map((position) => ({
-      positionId: position.positionId,
-      providerId: position.providerId,
-      symbol: position.symbol,
-      side: position.side,
-      quantity: Number(position.quantity),
-      entryPrice: Number(position.entryPrice),
-      leverage: position.leverage,
-      protection: {
-        status: position.protectionStatus,
-        stopLossPrice: position.stopLossPrice === null ? null : Number(position.stopLossPrice),
-        // The first target: the next one to fill.
-        takeProfitPrice: position.takeProfits.length ? Number(position.takeProfits[0].price) : null,
-        reason: position.protectionReason,
-      },
-      openedAt: iso(position.openedAt),
-    })),
+    positions: open.map(positionView),
   };
 }

@@ -12,6 +12,7 @@ import { clients, positions, type TakeProfit } from "../../db/schema.ts";
 import type { AccountRow } from "../accounts/load_account.ts";
 import type { Ctx } from "../context.ts";
 import { emitEvent } from "../events/emit_event.ts";
+import { iso } from "../clock.ts";
 import { newId } from "../ids.ts";
 import { cmp, isZero, mul, roundToStep, sub } from "../../venues/decimal.ts";
 import type { ProviderId } from "../../venues/types.ts";
@@ -159,14 +160,27 @@ export async function emitPositionEvent(
     tenantId: client.tenantId,
     externalUserId: client.externalUserId,
     occurredAt: now,
-    data: {
-      positionId: position.positionId,
-      providerId: position.providerId,
-      symbol: position.symbol,
-      side: position.side,
-      quantity: Number(position.quantity),
-      entryPrice: Number(position.entryPrice),
-      protection: { status: position.protectionStatus, reason: position.protectionReason },
-    },
+    data: { ...positionView(position), status: position.status },
   });
+}
+
+/** The Position resource (spec, Position and protection), also the data of the position events. */
+export function positionView(position: PositionRow) {
+  return {
+    positionId: position.positionId,
+    providerId: position.providerId,
+    symbol: position.symbol,
+    side: position.side as "LONG" | "SHORT",
+    quantity: Number(position.quantity),
+    entryPrice: Number(position.entryPrice),
+    leverage: position.leverage,
+    protection: {
+      status: position.protectionStatus,
+      stopLossPrice: position.stopLossPrice === null ? null : Number(position.stopLossPrice),
+      // The first target: the next one to fill.
+      takeProfitPrice: position.takeProfits.length ? Number(position.takeProfits[0].price) : null,
+      reason: position.protectionReason,
+    },
+    openedAt: iso(position.openedAt),
+  };
 }
