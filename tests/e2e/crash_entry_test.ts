@@ -94,10 +94,11 @@ Deno.test("an entry interrupted by SIGKILL is found by reconciliation after a re
       200,
     );
 
-    // Markets are read (and cached) before the venue slows down, so the slow request below is the order itself.
+    // Markets are read (and cached) and the account reconciled once before the venue slows down.
     assert.equal((await asPartner("GET", "/v1/markets?providerId=VENUE_A")).status, 200);
-    // Every venue request now waits 3 s: the service dies while its order is on the way.
-    await fetch(`${sim}/venue-a/_control/faults`, { method: "PUT", ...headersOf(json({ mode: "SLOW", ms: 3000 })) })
+    assert.equal((await asOperator("POST", "/operator/v1/jobs/reconcile/run")).status, 200);
+    // Every venue request now waits 5 s: the service dies while its order is on the way.
+    await fetch(`${sim}/venue-a/_control/faults`, { method: "PUT", ...headersOf(json({ mode: "SLOW", ms: 5000 })) })
       .then((r) => r.body?.cancel());
     const order = {
       externalUserId: "ana",
@@ -114,7 +115,8 @@ Deno.test("an entry interrupted by SIGKILL is found by reconciliation after a re
     };
     const inFlight = asPartner("POST", "/v1/orders/execute", order, "crash-exec-1").catch(() => null);
     // Killed as soon as the intent is recorded, that is, while its order is on its way to the venue.
-    for (let attempt = 0; attempt < 200; attempt++) {
+    // (The checks before it read the account and the book, each held 5 s by the venue.)
+    for (let attempt = 0; attempt < 600; attempt++) {
       const read = await asPartner("GET", "/v1/orders/crash-entry-1?externalUserId=ana&providerId=VENUE_A");
       await read.body?.cancel();
       if (read.status === 200) break;
@@ -127,7 +129,7 @@ Deno.test("an entry interrupted by SIGKILL is found by reconciliation after a re
     await fetch(`${sim}/venue-a/_control/faults`, { method: "PUT", ...headersOf(json({ mode: "NONE" })) })
       .then((r) => r.body?.cancel());
     // Whatever the venue still held is processed; then the venue's action window (6 s) passes, so a query is final.
-    await sleep(7000);
+    await sleep(8000);
 
     service = new WatchedService(env);
     await waitUntilUp(service.url);
