@@ -5,8 +5,8 @@
  * and targets. A unique
  * index on the entry intent makes "once" hold across instances.
  */
-import { eq } from "drizzle-orm";
-import { isUniqueViolation } from "../../db/client.ts";
+import { eq, sql } from "drizzle-orm";
+import { isUniqueViolation, preparedFor } from "../../db/client.ts";
 import { positions, signals } from "../../db/schema.ts";
 import type { AccountRow } from "../accounts/load_account.ts";
 import type { Ctx } from "../context.ts";
@@ -16,6 +16,15 @@ import { openPositionFromFill, protectPosition } from "../execution/protection.t
 import { setupOfClient } from "../setups/setups.ts";
 import { valuesOf } from "../setups/setup_values.ts";
 
+const positionOfEntry = preparedFor((db) =>
+  db.select({ positionId: positions.positionId }).from(positions)
+    .where(eq(positions.entryIntentId, sql.placeholder("entryIntentId"))).prepare()
+);
+
+const signalById = preparedFor((db) =>
+  db.select().from(signals).where(eq(signals.signalId, sql.placeholder("signalId"))).prepare()
+);
+
 /** A filled entry, or one cancelled after a partial fill, holds a position to protect. */
 function holdsPosition(intent: IntentRow): boolean {
   if (!intent.opensPosition || isZero(intent.executedQuantity)) return false;
@@ -24,14 +33,10 @@ function holdsPosition(intent: IntentRow): boolean {
 
 export async function protectFilledEntry(ctx: Ctx, intent: IntentRow, account: AccountRow): Promise<void> {
   if (!holdsPosition(intent)) return;
-  const [existing] = await ctx.db.read.select({ positionId: positions.positionId }).from(positions)
-    .where(eq(positions.entryIntentId, intent.id));
-  if (existing) return;
+  if (await positionOfEntry(ctx.db.read).get({ entryIntentId: intent.id })) return;
   const setup = valuesOf((await setupOfClient(ctx.db.read, intent.clientId, intent.providerId)) ?? null);
   // A signal's entry follows the setup's automatic stop and targets; a manual entry, what the partner asked for.
-  const [signal] = intent.signalId
-    ? await ctx.db.read.select().from(signals).where(eq(signals.signalId, intent.signalId))
-    : [];
+  const signal = intent.signalId ? await signalById(ctx.db.read).get({ signalId: intent.signalId }) : undefined;
   const plan = signal
     ? {
       stopLossPrice: setup.autoStopLoss ? signal.stopLossPrice : null,

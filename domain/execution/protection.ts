@@ -6,8 +6,8 @@
  * job to place again. A credential the venue refuses: PROVIDER_ACCESS_LOST.
  * Protection is maintenance: no entry gate ever stands in its way.
  */
-import { eq } from "drizzle-orm";
-import { type Tx, withTransaction } from "../../db/client.ts";
+import { eq, sql } from "drizzle-orm";
+import { preparedFor, type Tx, withTransaction } from "../../db/client.ts";
 import { clients, positions, type TakeProfit } from "../../db/schema.ts";
 import type { AccountRow } from "../accounts/load_account.ts";
 import type { Ctx } from "../context.ts";
@@ -72,6 +72,10 @@ export async function protectPosition(ctx: Ctx, position: PositionRow, account: 
   return await recordProtection(ctx, position, sent);
 }
 
+const partnerOfClient = preparedFor((db) =>
+  db.select({ partnerId: clients.partnerId }).from(clients).where(eq(clients.id, sql.placeholder("clientId"))).prepare()
+);
+
 export interface Leg {
   kind: "STOP_LOSS" | "TAKE_PROFIT";
   triggerPrice: string;
@@ -86,8 +90,7 @@ export async function placeLeg(
   leg: Leg,
   seq: number,
 ): Promise<IntentRow> {
-  const [{ partnerId }] = await ctx.db.read.select({ partnerId: clients.partnerId }).from(clients)
-    .where(eq(clients.id, position.clientId));
+  const { partnerId } = (await partnerOfClient(ctx.db.read).get({ clientId: position.clientId }))!;
   const intent = await withTransaction(ctx.db, (tx) =>
     insertIntent(
       tx,

@@ -5,8 +5,8 @@
  * envelope, the fields needed to enable, the connection, the daily halt and
  * the safety policy's acknowledgement, inside the transaction that stores it.
  */
-import { and, eq } from "drizzle-orm";
-import type { Executor } from "../../db/client.ts";
+import { and, eq, sql } from "drizzle-orm";
+import { type Executor, preparedFor } from "../../db/client.ts";
 import { clientSetups, type EnvelopeMicros } from "../../db/schema.ts";
 import { findAccount } from "../accounts/load_account.ts";
 import { type ClientRow, loadActiveClient, loadClient } from "../clients/load_client.ts";
@@ -38,9 +38,19 @@ import {
   valuesOf,
 } from "./setup_values.ts";
 
-export const setupOfClient = (db: Executor, clientId: number, providerId: string) =>
+const setupRow = preparedFor((db) =>
   db.select().from(clientSetups)
-    .where(and(eq(clientSetups.clientId, clientId), eq(clientSetups.providerId, providerId))).get();
+    .where(and(
+      eq(clientSetups.clientId, sql.placeholder("clientId")),
+      eq(clientSetups.providerId, sql.placeholder("providerId")),
+    ))
+    .prepare()
+);
+
+/** A client's stored setup at a provider (undefined when never configured); a prepared query, read per entry. */
+export function setupOfClient(db: Executor, clientId: number, providerId: string) {
+  return setupRow(db).get({ clientId, providerId });
+}
 
 /** Everything a setup view or write reads besides the setup itself. */
 interface SetupContext {
