@@ -7,7 +7,6 @@
 import { and, desc, eq, notInArray } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
 import { intents } from "../../db/schema.ts";
-import { iso } from "../clock.ts";
 import { type Ctx, partnerOf } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { loadClient } from "../clients/load_client.ts";
