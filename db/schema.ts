@@ -102,6 +102,12 @@ export const credentials = sqliteTable("credentials", {
 export const providerSettings = sqliteTable("provider_settings", {
   providerId: text("provider_id").primaryKey(),
   realExecution: bool("real_execution").notNull(),
+  /**
+   * Most entries one signal opens at this provider (null: no limit). Eligible
+   * accounts beyond it are refused SIGNAL_DISTRIBUTION_LIMIT and go first at
+   * the next signals (automations.lastCohortSignal).
+   */
+  maxEntriesPerSignal: integer("max_entries_per_signal"),
   updatedAt: ms("updated_at").notNull(),
 });
 
@@ -138,6 +144,8 @@ export const signals = sqliteTable("signals", {
   status: text("status").notNull(),
   /** Counts once evaluated: evaluated, admitted and refusals by code. */
   summary: json<Record<string, number>>("summary"),
+  /** Order of arrival (1, 2, …): the rotation of distribution cohorts counts in it. */
+  sequence: integer("sequence").notNull().default(0),
   receivedAt: ms("received_at").notNull(),
   evaluatedAt: ms("evaluated_at"),
 });
@@ -325,6 +333,14 @@ export const assetPolicies = sqliteTable("asset_policies", {
   maxBookFraction: text("max_book_fraction").notNull(),
   /** Memecoins open only for setups that allow them. */
   memecoin: bool("memecoin").notNull(),
+  /**
+   * Platform aggregate caps (null: none), in notional USD micro-units: the
+   * entries of one signal together; everything open or in flight on the
+   * asset; and on the asset in one direction.
+   */
+  maxSignalNotionalMicros: integer("max_signal_notional_micros"),
+  maxAssetNotionalMicros: integer("max_asset_notional_micros"),
+  maxDirectionNotionalMicros: integer("max_direction_notional_micros"),
   updatedAt: ms("updated_at").notNull(),
 }, (t) => [primaryKey({ columns: [t.providerId, t.symbol] })]);
 
@@ -422,6 +438,11 @@ export const automations = sqliteTable("automations", {
   enabled: bool("enabled").notNull(),
   risk: json<AutomationRiskMicros>("risk").notNull(),
   conditions: json<AutomationConditions>("conditions").notNull(),
+  /**
+   * The sequence of the last signal whose cohort included this account (null:
+   * never): under a distribution limit the least recently served go first.
+   */
+  lastCohortSignal: integer("last_cohort_signal"),
   updatedAt: ms("updated_at").notNull(),
 }, (t) => [
   primaryKey({ columns: [t.clientId, t.providerId] }),
