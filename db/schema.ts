@@ -233,6 +233,8 @@ export const intents = sqliteTable("intents", {
   // One entry in flight per account: a second one is ACCOUNT_BUSY, decided by the database on any instance.
   uniqueIndex("intents_one_entry_in_flight").on(t.clientId, t.providerId)
     .where(sql`opens_position = 1 AND status IN ('SUBMITTING', 'UNCERTAIN')`),
+  // A position's protective legs, read by every reconciliation and protection-monitor run.
+  index("intents_position").on(t.positionId),
 ]);
 
 /**
@@ -256,6 +258,12 @@ export const positions = sqliteTable("positions", {
   /** PROTECTED | PROTECTION_DEGRADED | PROVIDER_ACCESS_LOST | UNKNOWN */
   protectionStatus: text("protection_status").notNull(),
   protectionReason: text("protection_reason"),
+  /**
+   * Missing protective orders placed again since the position was last
+   * PROTECTED, claimed here (not in memory) because several instances and jobs
+   * maintain the same position; bounded in domain/execution/protective_legs.ts.
+   */
+  protectionAttempts: integer("protection_attempts").notNull().default(0),
   /** The entry intent whose fill opened it. */
   entryIntentId: integer("entry_intent_id").notNull(),
   signalId: text("signal_id"),
@@ -266,6 +274,8 @@ export const positions = sqliteTable("positions", {
   updatedAt: ms("updated_at").notNull(),
 }, (t) => [
   index("positions_client").on(t.clientId, t.status),
+  // The protection monitor walks the accounts holding an open position, in pages.
+  index("positions_open_accounts").on(t.status, t.clientId, t.providerId),
   uniqueIndex("positions_entry_intent").on(t.entryIntentId),
 ]);
 

@@ -171,6 +171,7 @@ const SCALAR_FIELDS = [
   "tenantId",
   "externalUserId",
   "providerId",
+  "positionId",
   "job",
   // outcomes
   "kind",

@@ -6,6 +6,7 @@
 import type { Deps } from "../domain/context.ts";
 import { errorFields } from "../domain/logger.ts";
 import { runExpiry } from "./expiry.ts";
+import { runProtectionMonitor } from "./protection_monitor.ts";
 import { runReconcile } from "./reconcile.ts";
 
 export type JobSummary = Record<string, number | string>;
@@ -20,6 +21,7 @@ export interface Job {
 export const JOBS: Job[] = [
   { name: "expiry", schedule: "*/5 * * * *", run: runExpiry },
   { name: "reconcile", schedule: "* * * * *", run: runReconcile },
+  { name: "protection-monitor", schedule: "* * * * *", run: runProtectionMonitor },
 ];
 
 export function findJob(name: string): Job | undefined {

@@ -6,7 +6,8 @@
  *   position of the symbol) and it is CLOSED (`position.closed`);
  * - its size changed (a target filled): `position.updated`;
  * - a target filled and `autoBreakEven`: the stop moves to the entry price;
- * - the stop is gone while the position is open: it is placed again;
+ * - the stop is gone while the position is open: it is placed again, within
+ *   the position's placement attempts (protective_legs.ts);
  * and the protection status is recorded from the legs that should be working.
  * Maintenance: no gate applies, whatever the client's or contract's state.
  */
@@ -21,9 +22,7 @@ import { cmp } from "../../venues/decimal.ts";
 import { type Position, VenueError } from "../../venues/types.ts";
 import { type IntentRow, transitionIntent } from "./intents.ts";
 import { emitPositionEvent, placeLeg, type PositionRow, recordProtection } from "./protection.ts";
-
-/** Legs still expected to be working at the venue (or whose fate is not known yet). */
-const WORKING = new Set(["SUBMITTING", "UNCERTAIN", "ACCEPTED"]);
+import { claimAttempt, latestStop, legsToKeep, stopAt, WORKING } from "./protective_legs.ts";
 
 export interface PositionMaintenance {
   closed: number;
@@ -57,34 +56,26 @@ export async function maintainPositions(
       current = await updatePosition(ctx, position, { quantity: atVenue.quantity });
       summary.updated++;
     }
-    const stop = [...legs].reverse().find((leg) => leg.type === "STOP_LOSS");
+    const stop = latestStop(legs);
     const stopWorking = stop !== undefined && WORKING.has(stop.status);
     const targetFilled = legs.some((leg) => leg.type === "TAKE_PROFIT" && leg.status === "FILLED");
     if (current.autoBreakEven && !current.breakEvenDone && targetFilled && current.stopLossPrice) {
       if (stopWorking) await cancelLeg(ctx, account, stop);
-      legs.push(await placeLeg(ctx, current, account, stopAt(current.entryPrice, atVenue), legs.length + 1));
+      legs.push(await placeLeg(ctx, current, account, stopAt(current.entryPrice, atVenue.quantity), legs.length + 1));
       current = await updatePosition(ctx, current, { stopLossPrice: current.entryPrice, breakEvenDone: true });
       summary.updated++;
     } else if (current.stopLossPrice && !stopWorking) {
-      legs.push(await placeLeg(ctx, current, account, stopAt(current.stopLossPrice, atVenue), legs.length + 1));
-      summary.replaced++;
+      const stopLoss = stopAt(current.stopLossPrice, atVenue.quantity);
+      const claimed = await claimAttempt(ctx, current);
+      if (claimed) {
+        current = claimed;
+        legs.push(await placeLeg(ctx, current, account, stopLoss, legs.length + 1));
+        summary.replaced++;
+      }
     }
-    await recordProtection(ctx, current, workingLegs(legs));
+    await recordProtection(ctx, current, legsToKeep(current, legs));
   }
   return summary;
-}
-
-const stopAt = (triggerPrice: string, atVenue: Position) => ({
-  kind: "STOP_LOSS" as const,
-  triggerPrice,
-  quantity: atVenue.quantity,
-});
-
-/** The legs that should be working now: the latest stop, and the targets not yet filled. */
-function workingLegs(legs: IntentRow[]): IntentRow[] {
-  const stop = [...legs].reverse().find((leg) => leg.type === "STOP_LOSS");
-  const targets = legs.filter((leg) => leg.type === "TAKE_PROFIT" && leg.status !== "FILLED");
-  return [...(stop ? [stop] : []), ...targets];
 }
 
 async function closePosition(ctx: Ctx, account: AccountRow, position: PositionRow, legs: IntentRow[]) {

@@ -2,9 +2,10 @@
  * Positions and their protection. An entry's fill opens a position
  * (`position.opened`); its stop loss and take profits are then placed at the
  * venue as reduce-only protective intents. All accepted: PROTECTED. Any not
- * confirmed: PROTECTION_DEGRADED (`protection.degraded`), for the protection
- * job to place again. A credential the venue refuses: PROVIDER_ACCESS_LOST.
- * Protection is maintenance: no entry gate ever stands in its way.
+ * confirmed: PROTECTION_DEGRADED (`protection.degraded`), for the
+ * reconciliation and the protection monitor to place again. A credential the
+ * venue refuses: PROVIDER_ACCESS_LOST. Protection is maintenance: no entry
+ * gate ever stands in its way.
  */
 import { eq, sql } from "drizzle-orm";
 import { preparedFor, type Tx, withTransaction } from "../../db/client.ts";
@@ -18,6 +19,7 @@ import { cmp, isZero, mul, roundToStep, sub } from "../../venues/decimal.ts";
 import type { ProviderId } from "../../venues/types.ts";
 import { findMarket } from "../venues/markets.ts";
 import { insertIntent, type IntentRow } from "./intents.ts";
+import { degradedReason } from "./protective_legs.ts";
 import { sendIntent } from "./send_intent.ts";
 
 export type PositionRow = typeof positions.$inferSelect;
@@ -129,22 +131,50 @@ export function takeProfitQuantities(quantity: string, targets: TakeProfit[], st
   }).filter((target) => !isZero(target.quantity));
 }
 
-/** The position's protection status from its protective legs' latest state; degrading emits its event. */
+/** The position's protection status from its protective legs' latest state (at open, after a reconciliation). */
 export async function recordProtection(ctx: Ctx, position: PositionRow, legs: IntentRow[]): Promise<PositionRow> {
   const accessLost = legs.some((leg) => leg.errorCode === "PROVIDER_CREDENTIAL_REJECTED");
   const unconfirmed = legs.filter((leg) => leg.status !== "ACCEPTED");
   const status = accessLost ? "PROVIDER_ACCESS_LOST" : unconfirmed.length ? "PROTECTION_DEGRADED" : "PROTECTED";
-  const reason = unconfirmed.length
-    ? unconfirmed.map((leg) => `${leg.type}: ${leg.status}${leg.errorCode ? ` (${leg.errorCode})` : ""}`).join("; ")
-    : null;
+  return await setProtection(ctx, position, status, unconfirmed.length ? degradedReason(position, unconfirmed) : null);
+}
+
+export type ProtectionStatus = "PROTECTED" | "PROTECTION_DEGRADED" | "PROVIDER_ACCESS_LOST";
+
+const NOT_PROTECTED = new Set(["PROTECTION_DEGRADED", "PROVIDER_ACCESS_LOST"]);
+
+/**
+ * Write a position's protection status. Entering PROTECTION_DEGRADED or
+ * PROVIDER_ACCESS_LOST emits `protection.degraded`, and coming back from
+ * either to PROTECTED emits `position.updated`, in the same transaction,
+ * which reads the status it replaces: concurrent writers report a transition
+ * once. PROTECTED gives the position its placement attempts back. A position
+ * closed meanwhile is left as it is.
+ */
+export async function setProtection(
+  ctx: Ctx,
+  position: PositionRow,
+  status: ProtectionStatus,
+  reason: string | null,
+): Promise<PositionRow> {
   const now = ctx.clock.now();
   return await withTransaction(ctx.db, async (tx) => {
+    const [before] = await tx.select().from(positions).where(eq(positions.positionId, position.positionId));
+    if (before.status !== "OPEN") return before;
     const [row] = await tx.update(positions)
-      .set({ protectionStatus: status, protectionReason: reason, updatedAt: now })
+      .set({
+        protectionStatus: status,
+        protectionReason: reason,
+        ...(status === "PROTECTED" ? { protectionAttempts: 0 } : {}),
+        updatedAt: now,
+      })
       .where(eq(positions.positionId, position.positionId))
       .returning();
-    if (status !== "PROTECTED" && position.protectionStatus !== status) {
+    if (status !== before.protectionStatus && NOT_PROTECTED.has(status)) {
       await emitPositionEvent(tx, "protection.degraded", row, now);
+    }
+    if (status === "PROTECTED" && NOT_PROTECTED.has(before.protectionStatus)) {
+      await emitPositionEvent(tx, "position.updated", row, now);
     }
     return row;
   });

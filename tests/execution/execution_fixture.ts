@@ -13,7 +13,7 @@ export const engineCtx = (env: TestEnv): Ctx => ({
   requestId: "test",
 });
 
-export function simulatorFault(env: TestEnv, mode: "NONE" | "DOWN" | "LOSE_RESPONSE") {
+export function simulatorFault(env: TestEnv, mode: "NONE" | "DOWN" | "LOSE_RESPONSE" | "REJECT_KEYS") {
   return fetch(`${env.venueUrls.venueA}/_control/faults`, { method: "PUT", body: JSON.stringify({ mode }) })
     .then((response) => response.body?.cancel());
 }

@@ -64,7 +64,7 @@ Deno.test("protection: a stop the venue refuses leaves the position PROTECTION_D
       account,
     );
     assert.equal(position.protectionStatus, "PROTECTION_DEGRADED");
-    assert.match(position.protectionReason!, /STOP_LOSS: REJECTED/);
+    assert.match(position.protectionReason!, /stop loss 70000 \(recusada, INVALID_ORDER\)/);
     const degraded = await env.deps.db.read.select().from(events).where(eq(events.eventType, "protection.degraded"));
     assert.equal(degraded.length, 1);
   } finally {
