@@ -296,6 +296,13 @@ export const accountStates = sqliteTable("account_states", {
   /** Venue time up to which fills and funding payments are recorded (re-reading from here is harmless). */
   factsCursor: ms("facts_cursor").notNull(),
   reconciledAt: ms("reconciled_at").notNull(),
+  /**
+   * Every entry intent of the account up to this id had its venue answer
+   * before the read this state comes from, so `positions` and
+   * `restingEntries` show it; a later one may not be shown yet. Intent ids,
+   * not times: a frozen test clock gives many intents the read's instant.
+   */
+  answeredThroughIntent: integer("answered_through_intent").notNull().default(0),
 }, (t) => [primaryKey({ columns: [t.clientId, t.providerId] })]);
 
 /**

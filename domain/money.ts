@@ -30,3 +30,9 @@ export function isUsdAmount(value: number | string): boolean {
 export function microsToUsd(micros: number): number {
   return Number(formatDec({ units: BigInt(micros), scale: 6 }));
 }
+
+/** An optional amount (null or absent: none) in micro-units. */
+export const microsOrNull = (usd: number | null | undefined) => usd == null ? null : usdToMicros(usd);
+
+/** An optional amount in micro-units as USD, null kept. */
+export const usdOrNull = (micros: number | null) => micros === null ? null : microsToUsd(micros);

@@ -5,7 +5,7 @@
  * order book read for the symbol (once per signal, not per account) and the
  * order; the first failing check is the refusal. Maintenance never comes here.
  */
-import { abs, add, cmp, div, formatDec, isZero, mul, sub } from "../../venues/decimal.ts";
+import { add, cmp, type Dec, div, formatDec, mul, parseDec, sub } from "../../venues/decimal.ts";
 import type { OrderBook, OrderSide } from "../../venues/types.ts";
 
 export interface EntryPolicy {
@@ -45,27 +45,68 @@ export type AdmissionRefusal =
 /** A book older than this, by our read or by the venue's stamp, is not evidence of the market now. */
 export const BOOK_MAX_AGE_MS = 2_000;
 
+const pow10 = (exponent: number) => 10n ** BigInt(exponent);
 const usd = (micros: number) => formatDec({ units: BigInt(micros), scale: 6 });
 const refuse = (code: AdmissionRefusal, detail: string): AdmissionDecision => ({ admitted: false, code, detail });
+
+/**
+ * One side of the book as the entries of a signal take it: prices and running
+ * totals of quantity and cost as integers at one scale each, so an account's
+ * slippage is a short walk of integer sums, not decimal strings.
+ */
+interface BookSide {
+  prices: bigint[];
+  priceScale: number;
+  /** Quantity up to and including each level, at `quantityScale`. */
+  cumulativeQuantity: bigint[];
+  /** Cost of taking everything up to and including each level, at `quantityScale + priceScale`. */
+  cumulativeCost: bigint[];
+  quantityScale: number;
+  visible: string;
+}
 
 /** The book's per-signal facts, worked out once and shared by every account's admission. */
 export type PreparedBook =
   | { problem: string }
-  | { problem: null; book: OrderBook; spreadBps: string; visibleBids: string; visibleAsks: string };
+  | { problem: null; spreadBps: Dec; bids: BookSide; asks: BookSide };
 
 export function prepareBook(reading: BookReading | null, nowWall: number): PreparedBook {
   const problem = bookProblem(reading, nowWall);
   if (problem) return { problem };
   const { book } = reading!;
   const mid = div(add(book.bids[0].price, book.asks[0].price), 2, 12);
-  const total = (levels: OrderBook["bids"]) => levels.reduce((sum, level) => add(sum, level.quantity), "0");
   return {
     problem: null,
-    book,
-    spreadBps: div(mul(sub(book.asks[0].price, book.bids[0].price), 10_000), mid, 4),
-    visibleBids: total(book.bids),
-    visibleAsks: total(book.asks),
+    spreadBps: parseDec(div(mul(sub(book.asks[0].price, book.bids[0].price), 10_000), mid, 4)),
+    bids: bookSide(book.bids),
+    asks: bookSide(book.asks),
   };
+}
+
+function bookSide(levels: OrderBook["bids"]): BookSide {
+  const prices = levels.map((level) => parseDec(level.price));
+  const quantities = levels.map((level) => parseDec(level.quantity));
+  const priceScale = Math.max(...prices.map((price) => price.scale));
+  const quantityScale = Math.max(...quantities.map((quantity) => quantity.scale));
+  const side: BookSide = {
+    prices: prices.map((price) => price.units * pow10(priceScale - price.scale)),
+    priceScale,
+    cumulativeQuantity: [],
+    cumulativeCost: [],
+    quantityScale,
+    visible: "0",
+  };
+  let quantityTotal = 0n;
+  let costTotal = 0n;
+  quantities.forEach((quantity, i) => {
+    const units = quantity.units * pow10(quantityScale - quantity.scale);
+    quantityTotal += units;
+    costTotal += units * side.prices[i];
+    side.cumulativeQuantity.push(quantityTotal);
+    side.cumulativeCost.push(costTotal);
+  });
+  side.visible = formatDec({ units: quantityTotal, scale: quantityScale });
+  return side;
 }
 
 /** One order against a book read now (the manual order routes). */
@@ -81,11 +122,17 @@ export function admitEntry(
 /** One account's order against the signal's prepared book: the checks in the spec's order. */
 export function admitEntryOn(policy: EntryPolicy | null, prepared: PreparedBook, order: EntryOrder): AdmissionDecision {
   if (!policy) return refuse("ASSET_POLICY_REQUIRED", "O ativo não possui política de entrada configurada.");
-  const notional = mul(order.quantity, order.price);
-  if (cmp(notional, usd(policy.minNotionalMicros)) < 0 || cmp(notional, usd(policy.maxNotionalMicros)) > 0) {
+  const quantity = parseDec(order.quantity);
+  const price = parseDec(order.price);
+  const notional: Dec = { units: quantity.units * price.units, scale: quantity.scale + price.scale };
+  const notionalMicros = notional.units * 1_000_000n;
+  if (
+    notionalMicros < BigInt(policy.minNotionalMicros) * pow10(notional.scale) ||
+    notionalMicros > BigInt(policy.maxNotionalMicros) * pow10(notional.scale)
+  ) {
     return refuse(
       "ASSET_NOTIONAL_LIMIT",
-      `Notional ${notional} fora do intervalo do ativo (${usd(policy.minNotionalMicros)} a ${
+      `Notional ${formatDec(notional)} fora do intervalo do ativo (${usd(policy.minNotionalMicros)} a ${
         usd(policy.maxNotionalMicros)
       } USD).`,
     );
@@ -94,27 +141,38 @@ export function admitEntryOn(policy: EntryPolicy | null, prepared: PreparedBook,
   if (cmp(prepared.spreadBps, policy.maxSpreadBps) > 0) {
     return refuse(
       "SPREAD_LIMIT",
-      `Spread de ${prepared.spreadBps} bps acima do limite de ${policy.maxSpreadBps} bps.`,
+      `Spread de ${formatDec(prepared.spreadBps)} bps acima do limite de ${policy.maxSpreadBps} bps.`,
     );
   }
-  const taking = order.side === "BUY" ? prepared.book.asks : prepared.book.bids;
-  const visible = order.side === "BUY" ? prepared.visibleAsks : prepared.visibleBids;
-  if (cmp(order.quantity, mul(visible, policy.maxBookFraction)) > 0) {
+  const side = order.side === "BUY" ? prepared.asks : prepared.bids;
+  // The order's quantity and the book's at one scale.
+  const scale = Math.max(quantity.scale, side.quantityScale);
+  const wanted = quantity.units * pow10(scale - quantity.scale);
+  const bookFactor = pow10(scale - side.quantityScale);
+  const visible = side.cumulativeQuantity[side.cumulativeQuantity.length - 1] * bookFactor;
+  const fraction = parseDec(policy.maxBookFraction);
+  if (wanted * pow10(fraction.scale) > visible * fraction.units || wanted > visible) {
     return refuse(
       "LIQUIDITY_LIMIT",
-      `A entrada (${order.quantity}) excede ${policy.maxBookFraction} da liquidez visível (${visible}).`,
+      `A entrada (${order.quantity}) excede ${policy.maxBookFraction} da liquidez visível (${side.visible}).`,
     );
   }
-  const average = averageFillPrice(taking, order.quantity);
-  const best = taking[0].price;
-  const slippageBps = div(mul(abs(sub(average, best)), 10_000), best, 4);
-  if (cmp(slippageBps, policy.maxSlippageBps) > 0) {
+  // Taking `wanted` from the best level on: the cost against the cost at the best price alone.
+  const level = side.cumulativeQuantity.findIndex((total) => total * bookFactor >= wanted);
+  const takenBefore = level === 0 ? 0n : side.cumulativeQuantity[level - 1] * bookFactor;
+  const costBefore = level === 0 ? 0n : side.cumulativeCost[level - 1] * bookFactor;
+  const cost = costBefore + (wanted - takenBefore) * side.prices[level];
+  const costAtBest = wanted * side.prices[0];
+  const extra = cost > costAtBest ? cost - costAtBest : costAtBest - cost;
+  // slippage (bps) = extra × 10,000 / costAtBest, compared exactly with the limit.
+  const slippageBps = div({ units: extra * 10_000n, scale: 0 }, { units: costAtBest, scale: 0 }, 4);
+  if (extra * 10_000n > BigInt(policy.maxSlippageBps) * costAtBest) {
     return refuse(
       "SLIPPAGE_LIMIT",
       `Slippage estimado de ${slippageBps} bps acima do limite de ${policy.maxSlippageBps} bps.`,
     );
   }
-  return { admitted: true, estimatedSlippageBps: slippageBps, notionalUsd: notional };
+  return { admitted: true, estimatedSlippageBps: slippageBps, notionalUsd: formatDec(notional) };
 }
 
 /** Why a book is not evidence of the market now, or null when it is. */
@@ -131,17 +189,4 @@ function bookProblem(reading: BookReading | null, nowWall: number): string | nul
     );
   if (!ordered(book.bids, -1) || !ordered(book.asks, 1)) return "Livro de ofertas inconsistente.";
   return null;
-}
-
-/** The average price of taking `quantity` from `levels`, best first (caller checked it fits the book). */
-function averageFillPrice(levels: OrderBook["bids"], quantity: string): string {
-  let left = quantity;
-  let cost = "0";
-  for (const level of levels) {
-    if (isZero(left) || cmp(left, "0") < 0) break;
-    const take = cmp(level.quantity, left) < 0 ? level.quantity : left;
-    cost = add(cost, mul(take, level.price));
-    left = sub(left, take);
-  }
-  return div(cost, quantity, 12);
 }

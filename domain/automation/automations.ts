@@ -57,7 +57,7 @@ function riskWire(risk: AutomationRiskMicros): AutomationRiskInput {
 }
 
 /** The Automation resource. */
-export function automationView(row: AutomationRow) {
+export function automationView(row: Omit<AutomationRow, "lastCohortSignal">) {
   return {
     providerId: row.providerId as ProviderId,
     strategyId: row.strategyId,
@@ -128,7 +128,7 @@ export async function putAutomation(ctx: Ctx, input: { externalUserId: string; a
     const risk = riskMicros(input.automation.risk);
     assertRiskAllowed(risk, access.envelope, strategy.riskRequirements);
     const conditions = checkedConditions(input.automation.conditions ?? {}, strategy.supportedMarkets, providerId);
-    const row: AutomationRow = {
+    const row: Omit<AutomationRow, "lastCohortSignal"> = {
       clientId: client.id,
       providerId,
       strategyId,

@@ -9,7 +9,7 @@ import { type Executor, withTransaction } from "../../db/client.ts";
 import { assetPolicies } from "../../db/schema.ts";
 import type { Ctx } from "../context.ts";
 import { ApiError } from "../errors.ts";
-import { microsToUsd, usdToMicros } from "../money.ts";
+import { microsOrNull, microsToUsd, usdOrNull, usdToMicros } from "../money.ts";
 import { iso } from "../clock.ts";
 import { formatDec, parseDec } from "../../venues/decimal.ts";
 import type { ProviderId } from "../../venues/types.ts";
@@ -22,6 +22,9 @@ export interface AssetPolicyInput {
   /** Largest share of the visible book one entry may take, 0-1. */
   maxBookFraction: number;
   memecoin?: boolean;
+  maxSignalNotionalUsd?: number | null;
+  maxAssetNotionalUsd?: number | null;
+  maxDirectionNotionalUsd?: number | null;
 }
 
 type AssetPolicyRow = typeof assetPolicies.$inferSelect;
@@ -36,6 +39,9 @@ function assetPolicyView(row: AssetPolicyRow) {
     maxSlippageBps: row.maxSlippageBps,
     maxBookFraction: Number(row.maxBookFraction),
     memecoin: row.memecoin,
+    maxSignalNotionalUsd: usdOrNull(row.maxSignalNotionalMicros),
+    maxAssetNotionalUsd: usdOrNull(row.maxAssetNotionalMicros),
+    maxDirectionNotionalUsd: usdOrNull(row.maxDirectionNotionalMicros),
     updatedAt: iso(row.updatedAt),
   };
 }
@@ -58,6 +64,9 @@ export async function writeAssetPolicy(
     maxSlippageBps: input.maxSlippageBps,
     maxBookFraction: formatDec(parseDec(input.maxBookFraction)),
     memecoin: input.memecoin ?? false,
+    maxSignalNotionalMicros: microsOrNull(input.maxSignalNotionalUsd),
+    maxAssetNotionalMicros: microsOrNull(input.maxAssetNotionalUsd),
+    maxDirectionNotionalMicros: microsOrNull(input.maxDirectionNotionalUsd),
     updatedAt: now,
   };
   await tx.insert(assetPolicies).values(row)

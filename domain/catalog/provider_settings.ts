@@ -2,6 +2,7 @@
  * The operator's switch that says real execution has been validated for a
  * provider. A grant alone never implies it.
  */
+import { eq } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
 import type { Executor } from "../../db/client.ts";
 import { providerSettings } from "../../db/schema.ts";
@@ -22,17 +23,31 @@ async function loadRealExecution(db: Executor): Promise<Record<ProviderId, RealE
   ) as Record<ProviderId, RealExecution>;
 }
 
-export async function setRealExecution(
-  { ctx, input }: { ctx: Ctx; input: { providerId: ProviderId; realExecution: boolean } },
+/** The most entries one signal opens at the provider, or null for no limit. */
+export async function maxEntriesPerSignal(db: Executor, providerId: ProviderId): Promise<number | null> {
+  const [row] = await db.select({ limit: providerSettings.maxEntriesPerSignal }).from(providerSettings)
+    .where(eq(providerSettings.providerId, providerId));
+  return row?.limit ?? null;
+}
+
+export async function setProviderSettings(
+  { ctx, input }: {
+    ctx: Ctx;
+    input: { providerId: ProviderId; realExecution: boolean; maxEntriesPerSignal: number | null };
+  },
 ) {
   const now = ctx.clock.now();
   await withTransaction(ctx.db, async (tx) => {
     await tx.insert(providerSettings).values({ ...input, updatedAt: now })
       .onConflictDoUpdate({
         target: providerSettings.providerId,
-        set: { realExecution: input.realExecution, updatedAt: now },
+        set: { realExecution: input.realExecution, maxEntriesPerSignal: input.maxEntriesPerSignal, updatedAt: now },
       });
   });
   ctx.caches.providerSettings.clear();
-  return { providerId: input.providerId, realExecution: input.realExecution ? "ENABLED" : "NOT_VALIDATED" };
+  return {
+    providerId: input.providerId,
+    realExecution: input.realExecution ? "ENABLED" : "NOT_VALIDATED",
+    maxEntriesPerSignal: input.maxEntriesPerSignal,
+  };
 }

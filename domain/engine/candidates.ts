@@ -4,9 +4,11 @@
  * reconciliation and today's result joined in one indexed query per page.
  * The engine never calls the venue per account to decide; an account's
  * exposure comes from its last reconciliation plus the entries sent since.
+ * Rows come back as arrays and are decoded by column (db/row_parts.ts).
  */
-import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Executor } from "../../db/client.ts";
+import { columnsPart, tablePart } from "../../db/row_parts.ts";
 import {
   accountStates,
   automations,
@@ -20,7 +22,41 @@ import { utcDay } from "../setups/daily_loss.ts";
 
 export const CANDIDATE_PAGE_SIZE = 500;
 
-export type Candidate = Awaited<ReturnType<typeof candidatePage>>[number];
+const clientPart = columnsPart({
+  id: clients.id,
+  partnerId: clients.partnerId,
+  tenantId: clients.tenantId,
+  externalUserId: clients.externalUserId,
+  status: clients.status,
+  strategySelection: clients.strategySelection,
+});
+const automationPart = tablePart(automations);
+const setupPart = tablePart(clientSetups);
+const accountPart = columnsPart({
+  accountId: providerAccounts.accountId,
+  connection: providerAccounts.connection,
+  problems: providerAccounts.problems,
+  approvedBuilderFeeTenthsBps: providerAccounts.approvedBuilderFeeTenthsBps,
+});
+const statePart = columnsPart({
+  reconciledAt: accountStates.reconciledAt,
+  positions: accountStates.positions,
+  restingEntries: accountStates.restingEntries,
+});
+const PARTS = [clientPart, automationPart, setupPart, accountPart, statePart] as const;
+
+export interface Candidate {
+  client: NonNullable<ReturnType<typeof clientPart.decode>>;
+  automation: NonNullable<ReturnType<typeof automationPart.decode>>;
+  setup: ReturnType<typeof setupPart.decode>;
+  account: ReturnType<typeof accountPart.decode>;
+  state: ReturnType<typeof statePart.decode>;
+  /** Today's net realized result (decimal string), null before the first fact of the day. */
+  realized: string | null;
+  /** Entries answered after the last reconciliation read the account: slots it may not show yet. */
+  entriesSinceReconciled: number;
+  unsettledIntents: number;
+}
 
 /** One page of candidates after client `afterClientId`, in client order. */
 export async function candidatePage(
@@ -28,65 +64,51 @@ export async function candidatePage(
   signal: { strategyId: string; providerId: string },
   afterClientId: number,
   now: number,
-) {
-  return await db.select({
-    client: {
-      id: clients.id,
-      partnerId: clients.partnerId,
-      tenantId: clients.tenantId,
-      externalUserId: clients.externalUserId,
-      status: clients.status,
-      strategySelection: clients.strategySelection,
-    },
-    automation: automations,
-    setup: clientSetups,
-    account: {
-      accountId: providerAccounts.accountId,
-      connection: providerAccounts.connection,
-      problems: providerAccounts.problems,
-      approvedBuilderFeeTenthsBps: providerAccounts.approvedBuilderFeeTenthsBps,
-    },
-    state: {
-      positions: accountStates.positions,
-      restingEntries: accountStates.restingEntries,
-      reconciledAt: accountStates.reconciledAt,
-    },
-    realized: dailyResults.realized,
-    // Entries sent since the last reconciliation: slots the venue may not have shown it yet.
-    entriesSinceReconciled: sql<number>`(SELECT count(*) FROM ${intents} WHERE ${intents.clientId} = ${clients.id}
-      AND ${intents.providerId} = ${automations.providerId} AND ${intents.opensPosition} = 1
-      AND ${intents.status} IN ('SUBMITTING', 'UNCERTAIN', 'ACCEPTED', 'PARTIALLY_FILLED', 'FILLED')
-      AND ${intents.createdAt} > coalesce(${accountStates.reconciledAt}, 0))`,
-    unsettledIntents: sql<number>`(SELECT count(*) FROM ${intents} WHERE ${intents.clientId} = ${clients.id}
-      AND ${intents.providerId} = ${automations.providerId} AND ${intents.status} IN ('SUBMITTING', 'UNCERTAIN'))`,
-  }).from(automations)
-    .innerJoin(clients, eq(clients.id, automations.clientId))
-    .leftJoin(
-      clientSetups,
-      and(eq(clientSetups.clientId, automations.clientId), eq(clientSetups.providerId, automations.providerId)),
-    )
-    .leftJoin(
-      providerAccounts,
-      and(eq(providerAccounts.clientId, automations.clientId), eq(providerAccounts.providerId, automations.providerId)),
-    )
-    .leftJoin(
-      accountStates,
-      and(eq(accountStates.clientId, automations.clientId), eq(accountStates.providerId, automations.providerId)),
-    )
-    .leftJoin(
-      dailyResults,
-      and(
-        eq(dailyResults.clientId, automations.clientId),
-        eq(dailyResults.providerId, automations.providerId),
-        eq(dailyResults.day, utcDay(now)),
-      ),
-    )
-    .where(and(
-      eq(automations.strategyId, signal.strategyId),
-      eq(automations.providerId, signal.providerId),
-      eq(automations.enabled, true),
-      gt(automations.clientId, afterClientId),
-    ))
-    .orderBy(asc(automations.clientId))
-    .limit(CANDIDATE_PAGE_SIZE);
+): Promise<Candidate[]> {
+  const rows = await db.values<unknown[]>(sql`SELECT ${sql.join(PARTS.map((part) => part.sql), sql`, `)},
+      ${dailyResults.realized},
+      -- Answered after the reconciliation's read began: it may not show them.
+      (SELECT count(*) FROM ${intents} WHERE ${intents.clientId} = ${clients.id}
+        AND ${intents.providerId} = ${automations.providerId} AND ${intents.opensPosition} = 1
+        AND ${intents.status} IN ('SUBMITTING', 'UNCERTAIN', 'ACCEPTED', 'PARTIALLY_FILLED', 'FILLED')
+        AND ${intents.id} > coalesce(${accountStates.answeredThroughIntent}, 0)),
+      (SELECT count(*) FROM ${intents} WHERE ${intents.clientId} = ${clients.id}
+        AND ${intents.providerId} = ${automations.providerId} AND ${intents.status} IN ('SUBMITTING', 'UNCERTAIN'))
+    FROM ${automations}
+    JOIN ${clients} ON ${clients.id} = ${automations.clientId}
+    LEFT JOIN ${clientSetups} ON ${clientSetups.clientId} = ${automations.clientId}
+      AND ${clientSetups.providerId} = ${automations.providerId}
+    LEFT JOIN ${providerAccounts} ON ${providerAccounts.clientId} = ${automations.clientId}
+      AND ${providerAccounts.providerId} = ${automations.providerId}
+    LEFT JOIN ${accountStates} ON ${accountStates.clientId} = ${automations.clientId}
+      AND ${accountStates.providerId} = ${automations.providerId}
+    LEFT JOIN ${dailyResults} ON ${dailyResults.clientId} = ${automations.clientId}
+      AND ${dailyResults.providerId} = ${automations.providerId} AND ${dailyResults.day} = ${utcDay(now)}
+    WHERE ${automations.strategyId} = ${signal.strategyId} AND ${automations.providerId} = ${signal.providerId}
+      AND ${automations.enabled} = 1 AND ${automations.clientId} > ${afterClientId}
+    ORDER BY ${automations.clientId}
+    LIMIT ${CANDIDATE_PAGE_SIZE}`);
+  return rows.map((row) => {
+    let at = 0;
+    const next = <T>(part: { width: number; decode(row: unknown[], at: number): T }) => {
+      const decoded = part.decode(row, at);
+      at += part.width;
+      return decoded;
+    };
+    const client = next(clientPart)!;
+    const automation = next(automationPart)!;
+    const setup = next(setupPart);
+    const account = next(accountPart);
+    const state = next(statePart);
+    return {
+      client,
+      automation,
+      setup,
+      account,
+      state,
+      realized: row[at] as string | null,
+      entriesSinceReconciled: row[at + 1] as number,
+      unsettledIntents: row[at + 2] as number,
+    };
+  });
 }

@@ -24,8 +24,9 @@ import { sha256Hex } from "../ids.ts";
 import { valuesOf } from "../setups/setup_values.ts";
 import type { Market, OrderSide, ProviderId } from "../../venues/types.ts";
 import { type Candidate, CANDIDATE_PAGE_SIZE, candidatePage } from "./candidates.ts";
+import { allocateEntries } from "./allocate_entries.ts";
 import { dispatchAdmitted } from "./dispatch_entries.ts";
-import { sizeEntry } from "./sizing.ts";
+import { type Sizing, sizingFor, type SizingLimits } from "./sizing.ts";
 import { findMarket } from "../venues/markets.ts";
 
 export interface SignalInput {
@@ -67,7 +68,8 @@ export async function evaluateSignal(ctx: Ctx, input: SignalInput) {
   const signal = await storeSignal(ctx, input);
   if (signal.status === "EVALUATED") return signal;
   const { market, strategy } = await signalMarket(ctx, input);
-  await evaluateCandidates(ctx, input, market, strategy);
+  const policy = await evaluateCandidates(ctx, input, market, strategy);
+  await allocateEntries(ctx, { ...input, sequence: signal.sequence }, policy);
   return signal;
 }
 
@@ -83,7 +85,13 @@ async function storeSignal(ctx: Ctx, input: SignalInput) {
       return existing;
     }
     const [row] = await tx.insert(signals)
-      .values({ ...input, contentHash, status: "EVALUATING", receivedAt: ctx.clock.now() }).returning();
+      .values({
+        ...input,
+        contentHash,
+        status: "EVALUATING",
+        sequence: sql`(SELECT coalesce(max(${signals.sequence}), 0) + 1 FROM ${signals})`,
+        receivedAt: ctx.clock.now(),
+      }).returning();
     return row;
   });
 }
@@ -110,6 +118,7 @@ interface SignalContext {
   market: Market;
   strategy: StrategyRow;
   book: PreparedBook;
+  sizeFor: (limits: SizingLimits) => Sizing;
   policy: typeof assetPolicies.$inferSelect | null;
   policies: { symbol: string; memecoin: boolean }[];
   realExecution: "ENABLED" | "NOT_VALIDATED";
@@ -122,7 +131,7 @@ async function evaluateCandidates(
   input: SignalInput,
   market: Market,
   strategy: StrategyRow,
-): Promise<void> {
+): Promise<SignalContext["policy"]> {
   const venue = ctx.venues[input.providerId];
   let book: BookReading | null = null;
   try {
@@ -136,6 +145,7 @@ async function evaluateCandidates(
     market,
     strategy,
     book: prepareBook(book, wallClockNow()),
+    sizeFor: sizingFor(market, input),
     policy: policies.find((row) => row.symbol === input.symbol) ?? null,
     policies,
     realExecution: (await realExecutionByProvider(ctx))[input.providerId],
@@ -153,7 +163,7 @@ async function evaluateCandidates(
       records.push(admissionOf(ctx, shared, candidate, accessByPartner.get(partnerId)!));
     }
     if (records.length) await withTransaction(ctx.db, (tx) => insertAdmissions(tx, records));
-    if (page.length < CANDIDATE_PAGE_SIZE) return;
+    if (page.length < CANDIDATE_PAGE_SIZE) return shared.policy;
     after = page[page.length - 1].client.id;
     await new Promise((resolve) => setTimeout(resolve, 0));
   }
@@ -199,16 +209,12 @@ function admissionOf(ctx: Ctx, shared: SignalContext, candidate: Candidate, acce
 
   const setup = valuesOf(candidate.setup);
   const risk = candidate.automation.risk;
-  const sizing = sizeEntry(
-    {
-      orderSizeMicros: setup.orderSizeMicros,
-      leverage: Math.min(setup.leverage, risk.leverage),
-      maxMarginPerTradeMicros: Math.min(setup.maxMarginPerTradeMicros, risk.maxMarginPerTradeMicros),
-      maxLossPerTradeMicros: setup.maxLossPerTradeMicros,
-    },
-    shared.market,
-    input,
-  );
+  const sizing = shared.sizeFor({
+    orderSizeMicros: setup.orderSizeMicros,
+    leverage: Math.min(setup.leverage, risk.leverage),
+    maxMarginPerTradeMicros: Math.min(setup.maxMarginPerTradeMicros, risk.maxMarginPerTradeMicros),
+    maxLossPerTradeMicros: setup.maxLossPerTradeMicros,
+  });
   if ("refusal" in sizing) return refused("SIZING", sizing.refusal, sizing.detail);
   const admission = admitEntryOn(shared.policy, shared.book, {
     side: input.side,

@@ -7,7 +7,7 @@
  * facts. Nothing is ever sent again from here: only cancels and protection.
  */
 import { wallClockNow } from "../clock.ts";
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
 import { accountStates, intents } from "../../db/schema.ts";
 import { callWithAccount } from "../accounts/account_call.ts";
@@ -62,6 +62,7 @@ export async function reconcileAccount(ctx: Ctx, account: AccountRow): Promise<A
     .where(and(eq(accountStates.clientId, account.clientId), eq(accountStates.providerId, providerId)));
   // Venue times are wall-clock times: a QA test clock set ahead must not skip the account's first fills.
   const since = state?.factsCursor ?? Math.min(account.connectedAt, wallClockNow());
+  const answeredThroughIntent = await entriesAnsweredThrough(ctx, key);
   const read = await callWithAccount(ctx, account, async (venue, credentials) => ({
     snapshot: await venue.getAccount(credentials),
     fills: await venue.getFills(credentials, { since }),
@@ -86,7 +87,14 @@ export async function reconcileAccount(ctx: Ctx, account: AccountRow): Promise<A
     // A fill that could not be valued is read again next time: the cursor stops before it.
     const seen = [...read.fills.map((fill) => fill.time), ...read.funding.map((payment) => payment.time)];
     const cursor = unvalued.length ? Math.min(...unvalued) - 1 : Math.max(since, ...seen);
-    const row = { ...key, positions, restingEntries, factsCursor: Math.max(since, cursor), reconciledAt: now };
+    const row = {
+      ...key,
+      positions,
+      restingEntries,
+      factsCursor: Math.max(since, cursor),
+      reconciledAt: now,
+      answeredThroughIntent,
+    };
     await tx.insert(accountStates).values(row)
       .onConflictDoUpdate({ target: [accountStates.clientId, accountStates.providerId], set: row });
     return { added, unvalued: unvalued.length };
@@ -104,4 +112,18 @@ export async function reconcileAccount(ctx: Ctx, account: AccountRow): Promise<A
     restingEntries,
     ...maintenance,
   };
+}
+
+/**
+ * The highest intent id below which every entry of the account has had its
+ * venue answer: the account read that follows shows all of them, and entries
+ * after it are counted as taken slots until the next reconciliation.
+ */
+async function entriesAnsweredThrough(ctx: Ctx, key: { clientId: number; providerId: string }) {
+  const [row] = await ctx.db.read.select({
+    firstUnanswered: sql<number | null>`min(CASE WHEN ${intents.status} IN ('SUBMITTING', 'UNCERTAIN')
+      AND ${intents.opensPosition} = 1 THEN ${intents.id} END)`,
+    last: sql<number | null>`max(${intents.id})`,
+  }).from(intents).where(and(eq(intents.clientId, key.clientId), eq(intents.providerId, key.providerId)));
+  return row.firstUnanswered !== null ? row.firstUnanswered - 1 : row.last ?? 0;
 }

@@ -6,7 +6,7 @@
  */
 import type { clientSetups, EnvelopeMicros } from "../../db/schema.ts";
 import { fieldsAbove } from "../gates/entry_gates.ts";
-import { microsToUsd, usdToMicros } from "../money.ts";
+import { microsOrNull, microsToUsd, usdOrNull, usdToMicros } from "../money.ts";
 import type { ProviderId } from "../../venues/types.ts";
 import { formatDec, parseDec } from "../../venues/decimal.ts";
 
@@ -66,9 +66,6 @@ export const SETUP_DEFAULTS: SetupValues = {
   maxOpenNotionalMicros: null,
   maxSameDirection: null,
 };
-
-const microsOrNull = (usd: number | null | undefined) => usd == null ? null : usdToMicros(usd);
-export const usdOrNull = (micros: number | null) => micros === null ? null : microsToUsd(micros);
 
 /** A full declaration: every field it leaves out takes its default, never the previous value. */
 export function declaredValues(input: SetupDeclaration): SetupValues {

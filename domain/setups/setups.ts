@@ -21,7 +21,7 @@ import {
   effectiveAccessOf,
   loadEffectiveAccess,
 } from "../grants/effective_access.ts";
-import { microsToUsd, usdToMicros } from "../money.ts";
+import { microsOrNull, microsToUsd, usdOrNull, usdToMicros } from "../money.ts";
 import type { ProviderId } from "../../venues/types.ts";
 import { isHalted, realizedToday } from "./daily_loss.ts";
 import { acknowledgementFor, evaluateSafety, type RiskAcknowledgement } from "./safety_policy.ts";
@@ -34,7 +34,6 @@ import {
   setupStatus,
   type SetupValues,
   setupValuesWire,
-  usdOrNull,
   valuesOf,
 } from "./setup_values.ts";
 
@@ -196,11 +195,11 @@ export async function putRisk(ctx: Ctx, input: { externalUserId: string; limits:
       maxDailyLossMicros: usdToMicros(limits.maxDailyLossUsd),
       maxOpenNotionalMicros: limits.maxOpenNotionalUsd === undefined
         ? stored.maxOpenNotionalMicros
-        : usdOrMicrosNull(limits.maxOpenNotionalUsd),
+        : microsOrNull(limits.maxOpenNotionalUsd),
       maxSameDirection: limits.maxSameDirection === undefined ? stored.maxSameDirection : limits.maxSameDirection,
       maxLossPerTradeMicros: limits.maxLossPerTrade === undefined
         ? stored.maxLossPerTradeMicros
-        : usdOrMicrosNull(limits.maxLossPerTrade),
+        : microsOrNull(limits.maxLossPerTrade),
     };
     // Only the limits this request sets are held to the envelope: lowering risk must stay possible while
     // another field (e.g. leverage) is still above a lowered envelope.
@@ -221,8 +220,6 @@ export async function putRisk(ctx: Ctx, input: { externalUserId: string; limits:
     return { values, acknowledgement: limits.riskAcknowledgement };
   });
 }
-
-const usdOrMicrosNull = (usd: number | null) => usd === null ? null : usdToMicros(usd);
 
 /**
  * The write both PUTs share: fresh authorization, the client ACTIVE, the

@@ -1,7 +1,7 @@
 /** Operator: provider real-execution flag, strategy publication and asset entry policies. */
 import { json } from "../respond.ts";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { setRealExecution } from "../../domain/catalog/provider_settings.ts";
+import { setProviderSettings } from "../../domain/catalog/provider_settings.ts";
 import { deleteStrategy, listStrategies, putStrategy } from "../../domain/catalog/operator_strategies.ts";
 import { deleteAssetPolicy, listAssetPolicies, putAssetPolicy } from "../../domain/catalog/asset_policies.ts";
 import { type AppEnv, operatorCtx } from "../env.ts";
@@ -12,6 +12,7 @@ import { StrategyBody } from "./schemas.ts";
 const ProviderSettingResponse = z.object({
   providerId: ProviderIdSchema,
   realExecution: z.enum(["ENABLED", "NOT_VALIDATED"]),
+  maxEntriesPerSignal: z.number().int().nullable(),
   requestId: RequestId,
 });
 const StrategyResponse = z.object({ strategy: StrategyBody.extend({ strategyId: z.string() }), requestId: RequestId });
@@ -23,10 +24,18 @@ app.openapi(
     method: "put",
     path: "/operator/v1/providers/{providerId}",
     tags,
-    summary: "Mark real execution validated (or not) for a provider",
+    summary: "Mark real execution validated (or not) for a provider, and cap the entries one signal opens there",
     request: {
       params: z.object({ providerId: ProviderIdSchema }),
-      body: jsonBody(z.object({ realExecution: z.boolean() }).strict()),
+      body: jsonBody(
+        z.object({
+          realExecution: z.boolean(),
+          maxEntriesPerSignal: z.number().int().min(1).nullable().optional().openapi({
+            description: "Most entries one signal opens at this provider; eligible accounts beyond it are refused " +
+              "SIGNAL_DISTRIBUTION_LIMIT and go first at later signals. Absent or null: no limit.",
+          }),
+        }).strict(),
+      ),
     },
     responses: {
       200: jsonContent(ProviderSettingResponse, "Saved."),
@@ -34,9 +43,14 @@ app.openapi(
     },
   }),
   async (c) => {
-    const out = await setRealExecution({
+    const body = c.req.valid("json");
+    const out = await setProviderSettings({
       ctx: operatorCtx(c),
-      input: { providerId: c.req.valid("param").providerId, realExecution: c.req.valid("json").realExecution },
+      input: {
+        providerId: c.req.valid("param").providerId,
+        realExecution: body.realExecution,
+        maxEntriesPerSignal: body.maxEntriesPerSignal ?? null,
+      },
     });
     return json(c, ProviderSettingResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
   },
@@ -102,6 +116,8 @@ app.openapi(
   },
 );
 
+/** An aggregate cap: absent or null, none. */
+const AggregateCap = UsdAmount.nullable().optional();
 const AssetPolicyBody = z.object({
   minNotionalUsd: UsdAmount,
   maxNotionalUsd: UsdAmount,
@@ -109,11 +125,17 @@ const AssetPolicyBody = z.object({
   maxSlippageBps: z.number().int().min(0).max(10_000),
   maxBookFraction: z.number().gt(0).max(1),
   memecoin: z.boolean().optional(),
+  maxSignalNotionalUsd: AggregateCap.describe("Platform cap on the entries of one signal together (USD notional)."),
+  maxAssetNotionalUsd: AggregateCap.describe("Platform cap on everything open or in flight on the asset."),
+  maxDirectionNotionalUsd: AggregateCap.describe("Platform cap on the asset in one direction (long or short)."),
 }).strict().openapi("AssetPolicyInput");
 const AssetPolicy = AssetPolicyBody.extend({
   providerId: ProviderIdSchema,
   symbol: z.string(),
   memecoin: z.boolean(),
+  maxSignalNotionalUsd: UsdAmount.nullable(),
+  maxAssetNotionalUsd: UsdAmount.nullable(),
+  maxDirectionNotionalUsd: UsdAmount.nullable(),
   updatedAt: z.string(),
 }).openapi("AssetPolicy");
 const AssetPolicyPath = z.object({ providerId: ProviderIdSchema, symbol: z.string().regex(/^[A-Z0-9]{2,20}$/) });

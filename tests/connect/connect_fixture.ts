@@ -19,9 +19,9 @@ export async function simulatorAccount(env: TestEnv, options: Record<string, unk
   return keys;
 }
 
-export async function openLink(env: TestEnv, partner: TestPartner, providerId = "VENUE_A") {
+export async function openLink(env: TestEnv, partner: TestPartner, providerId = "VENUE_A", user = "ana") {
   const session = await expectJson(
-    await partner.call("POST", "/v1/users/ana/connect-sessions", {
+    await partner.call("POST", `/v1/users/${user}/connect-sessions`, {
       body: { providerId, returnUrl: "https://app.partner.example/volta" },
     }),
     201,
@@ -56,8 +56,13 @@ export async function setUp(partnerOverrides: Record<string, unknown> = {}) {
 }
 
 /** A client whose VENUE_A account is connected through the page with a fresh simulator key. */
-export async function connectedVenueA(env: TestEnv, partner: TestPartner, options: Record<string, unknown> = {}) {
-  const { token } = await openLink(env, partner);
+export async function connectedVenueA(
+  env: TestEnv,
+  partner: TestPartner,
+  options: Record<string, unknown> = {},
+  user = "ana",
+) {
+  const { token } = await openLink(env, partner, "VENUE_A", user);
   const { ticket } = await exchange(env, token);
   const keys = await simulatorAccount(env, options);
   await expectJson(await submitKey(env, ticket, keys), 200);

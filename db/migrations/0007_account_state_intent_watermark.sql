@@ -1,0 +1,1 @@
+ALTER TABLE `account_states` ADD `answered_through_intent` integer DEFAULT 0 NOT NULL;
