@@ -110,11 +110,14 @@ async function writeRefusals(ctx: Ctx, signalId: string, refusals: Refusal[]): P
     await withTransaction(
       ctx.db,
       (tx) =>
-        tx.run(sql`UPDATE ${admissions} SET decision = 'REFUSED', stage = 'ALLOCATION',
-          code = refusal.value->>'code', detail = refusal.value->>'detail'
-        FROM json_each(${batch}) AS refusal
-        WHERE ${admissions.signalId} = ${signalId} AND ${admissions.clientId} = refusal.value->>'clientId'
-          AND ${admissions.intentId} IS NULL`),
+        // Materialized, the refusals drive the join (see claimEntries in dispatch_entries.ts).
+        tx.run(sql`WITH refusal(client_id, code, detail) AS MATERIALIZED
+            (SELECT value->>'clientId', value->>'code', value->>'detail' FROM json_each(${batch}))
+          UPDATE ${admissions} SET decision = 'REFUSED', stage = 'ALLOCATION', code = refusal.code,
+            detail = refusal.detail
+          FROM refusal
+          WHERE ${admissions.signalId} = ${signalId} AND ${admissions.clientId} = refusal.client_id
+            AND ${admissions.intentId} IS NULL`),
     );
     await new Promise((resolve) => setTimeout(resolve, 0));
   }

@@ -4,27 +4,31 @@
  * most once however often this runs), sent as a LIMIT order at the admitted
  * price and size, with the builder fee on VENUE_B. An entry that fills at once
  * opens its position and is protected right away; one that rests is followed
- * by the reconcile job. Sends run a few at a time, never one burst per account.
+ * by the reconcile job.
+ *
+ * Work goes by pages of admissions: one read brings each entry's account,
+ * setup and symbol settings; one transaction claims the page's records and
+ * records its intents; then the sends run a bounded number at a time.
  */
-import { and, asc, eq, gt, isNull } from "drizzle-orm";
+import { and, asc, eq, gt, isNull, sql } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
-import { accountStates, admissions, clients, signals } from "../../db/schema.ts";
+import { accountStates, admissions, clients, clientSetups, providerAccounts, signals } from "../../db/schema.ts";
 import { callWithAccount } from "../accounts/account_call.ts";
-import { type AccountRow, findAccount } from "../accounts/load_account.ts";
+import type { AccountRow } from "../accounts/load_account.ts";
+import { eachInPool } from "../concurrency.ts";
 import type { Ctx } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { sha256Hex } from "../ids.ts";
 import { effectiveAccessOf } from "../grants/effective_access.ts";
-import { setupOfClient } from "../setups/setups.ts";
 import { valuesOf } from "../setups/setup_values.ts";
-import { insertIntent, type IntentRow } from "../execution/intents.ts";
+import { insertSubmittingIntents, type IntentDraft, type IntentRow } from "../execution/intents.ts";
 import { sendIntent } from "../execution/send_intent.ts";
 import { protectFilledEntry } from "./entry_fills.ts";
-import type { ProviderId } from "../../venues/types.ts";
+import type { PlaceOrderRequest, ProviderId } from "../../venues/types.ts";
 
-/** Entries sent at once: enough to overlap venue round trips, few enough to stay a trickle per egress. */
-const CONCURRENT_SENDS = 8;
-const PAGE_SIZE = 200;
+/** Entries in flight at once: overlaps venue round trips; the venue budgets pace what goes out. */
+const CONCURRENT_SENDS = 48;
+const PAGE_SIZE = 500;
 
 export interface DispatchSummary {
   dispatched: number;
@@ -32,106 +36,180 @@ export interface DispatchSummary {
   failed: number;
 }
 
+type Signal = typeof signals.$inferSelect;
+type Builder = PlaceOrderRequest["builder"];
+
 export async function dispatchAdmitted(ctx: Ctx, signalId: string): Promise<DispatchSummary> {
   const summary: DispatchSummary = { dispatched: 0, busy: 0, failed: 0 };
   const [signal] = await ctx.db.read.select().from(signals).where(eq(signals.signalId, signalId));
+  const builders = new Map<string, Promise<Builder>>();
+  const builderOf = (partnerId: string) => {
+    if (!builders.has(partnerId)) builders.set(partnerId, effectiveBuilder(ctx, partnerId));
+    return builders.get(partnerId)!;
+  };
   let after = 0;
   for (;;) {
-    const page = await ctx.db.read.select({ admission: admissions, partnerId: clients.partnerId })
-      .from(admissions).innerJoin(clients, eq(clients.id, admissions.clientId))
-      .where(and(
-        eq(admissions.signalId, signalId),
-        eq(admissions.decision, "ADMITTED"),
-        isNull(admissions.intentId),
-        gt(admissions.clientId, after),
-      ))
-      .orderBy(asc(admissions.clientId))
-      .limit(PAGE_SIZE);
-    for (let i = 0; i < page.length; i += CONCURRENT_SENDS) {
-      await Promise.all(
-        page.slice(i, i + CONCURRENT_SENDS).map(async ({ admission, partnerId }) => {
-          const outcome = await dispatchOne(ctx, signal, admission, partnerId);
-          summary[outcome]++;
-        }),
-      );
-    }
+    const page = await admittedPage(ctx, signal, after);
+    const ready: Admitted[] = [];
+    await eachInPool(page, CONCURRENT_SENDS, async (entry) => {
+      if (await applySymbolSettings(ctx, signal, entry)) ready.push(entry);
+      else summary.failed++;
+    });
+    const claimed = await claimEntries(ctx, signal, ready);
+    summary.busy += ready.length - claimed.length;
+    await eachInPool(claimed, CONCURRENT_SENDS, async ({ entry, intent }) => {
+      const builder = ctx.venues[intent.providerId as ProviderId].capabilities.builderFee
+        ? await builderOf(entry.partnerId)
+        : undefined;
+      const sent = await sendIntent(ctx, intent, entry.account, builder ? { builder } : {});
+      await protectFilledEntry(ctx, sent, entry.account);
+      summary[sent.status === "REJECTED" || sent.status === "NOT_PLACED" ? "failed" : "dispatched"]++;
+    });
     if (page.length < PAGE_SIZE) return summary;
     after = page[page.length - 1].admission.clientId;
   }
 }
 
-type Signal = typeof signals.$inferSelect;
-type Admission = typeof admissions.$inferSelect;
-
-async function dispatchOne(
-  ctx: Ctx,
-  signal: Signal,
-  admission: Admission,
-  partnerId: string,
-): Promise<keyof DispatchSummary> {
-  const providerId = admission.providerId as ProviderId;
-  const account = await findAccount(ctx.db.read, admission.clientId, providerId);
-  if (!account) return "failed";
-  const setup = valuesOf((await setupOfClient(ctx.db.read, admission.clientId, providerId)) ?? null);
-  try {
-    await applySymbolSettings(ctx, account, signal.symbol, setup.leverage, setup.marginType);
-  } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    // Leverage could not be set: the entry is not sent, and its record says why.
-    await refuseAtDispatch(ctx, admission, error.code, error.message);
-    return "failed";
-  }
-  const intentId = "sig_" + sha256Hex(`${signal.signalId}\u0000${admission.clientId}`).slice(0, 28);
-  let intent: IntentRow;
-  try {
-    intent = await withTransaction(ctx.db, async (tx) => {
-      const claimed = await tx.update(admissions).set({ intentId })
-        .where(and(
-          eq(admissions.signalId, admission.signalId),
-          eq(admissions.clientId, admission.clientId),
-          isNull(admissions.intentId),
-        ))
-        .returning();
-      if (!claimed.length) throw new AlreadyDispatched();
-      return await insertIntent(
-        tx,
-        {
-          partnerId,
-          intentId,
-          clientId: admission.clientId,
-          providerId,
-          type: "ENTRY",
-          opensPosition: true,
-          symbol: signal.symbol,
-          side: signal.side,
-          orderType: "LIMIT",
-          quantity: admission.quantity!,
-          price: admission.price!,
-          timeInForce: "GTC",
-          reduceOnly: false,
-          leverage: setup.leverage,
-          signalId: signal.signalId,
-        },
-        "SUBMITTING",
-        ctx.clock.now(),
-      );
-    });
-  } catch (error) {
-    if (error instanceof AlreadyDispatched) return "dispatched";
-    if (!(error instanceof ApiError) || error.code !== "ACCOUNT_BUSY") throw error;
-    await refuseAtDispatch(ctx, admission, "ACCOUNT_BUSY", "Outra entrada desta conta estava em andamento.");
-    return "busy";
-  }
-  const builder = ctx.venues[providerId].capabilities.builderFee ? await builderOf(ctx, partnerId) : undefined;
-  const sent = await sendIntent(ctx, intent, account, builder ? { builder } : {});
-  await protectFilledEntry(ctx, sent, account);
-  return sent.status === "REJECTED" || sent.status === "NOT_PLACED" ? "failed" : "dispatched";
+/** An admitted record not yet dispatched, with what sending it needs. */
+interface Admitted {
+  admission: typeof admissions.$inferSelect;
+  partnerId: string;
+  account: AccountRow;
+  setup: typeof clientSetups.$inferSelect | null;
+  symbolSettings: Record<string, { leverage: number; marginMode: string }> | null;
 }
 
-class AlreadyDispatched extends Error {}
+function admittedPage(ctx: Ctx, signal: Signal, afterClientId: number): Promise<Admitted[]> {
+  return ctx.db.read.select({
+    admission: admissions,
+    partnerId: clients.partnerId,
+    account: providerAccounts,
+    setup: clientSetups,
+    symbolSettings: accountStates.symbolSettings,
+  })
+    .from(admissions)
+    .innerJoin(clients, eq(clients.id, admissions.clientId))
+    .innerJoin(
+      providerAccounts,
+      and(eq(providerAccounts.clientId, admissions.clientId), eq(providerAccounts.providerId, admissions.providerId)),
+    )
+    .leftJoin(
+      clientSetups,
+      and(eq(clientSetups.clientId, admissions.clientId), eq(clientSetups.providerId, admissions.providerId)),
+    )
+    .leftJoin(
+      accountStates,
+      and(eq(accountStates.clientId, admissions.clientId), eq(accountStates.providerId, admissions.providerId)),
+    )
+    .where(and(
+      eq(admissions.signalId, signal.signalId),
+      eq(admissions.decision, "ADMITTED"),
+      isNull(admissions.intentId),
+      gt(admissions.clientId, afterClientId),
+    ))
+    .orderBy(asc(admissions.clientId))
+    .limit(PAGE_SIZE);
+}
+
+const entryIntentId = (signalId: string, clientId: number) =>
+  "sig_" + sha256Hex(`${signalId}\u0000${clientId}`).slice(0, 28);
+
+/**
+ * One transaction for the page: each record takes its intent id (only if it
+ * has none yet: another run may have dispatched it) and its intent is
+ * recorded SUBMITTING. A record whose account already has an entry in flight
+ * becomes an ACCOUNT_BUSY refusal instead. Answers the intents to send.
+ */
+async function claimEntries(ctx: Ctx, signal: Signal, ready: Admitted[]) {
+  if (!ready.length) return [];
+  const now = ctx.clock.now();
+  return await withTransaction(ctx.db, async (tx) => {
+    const claims = JSON.stringify(ready.map(({ admission }) => ({
+      clientId: admission.clientId,
+      intentId: entryIntentId(signal.signalId, admission.clientId),
+    })));
+    const claimedClients = new Set(
+      // Materialized, the claims drive the join (one index look-up each); left to the planner,
+      // each record of the signal would scan the whole list.
+      (await tx.values<[number]>(sql`WITH claim(client_id, intent_id) AS MATERIALIZED
+          (SELECT value->>'clientId', value->>'intentId' FROM json_each(${claims}))
+        UPDATE ${admissions} SET intent_id = claim.intent_id FROM claim
+        WHERE ${admissions.signalId} = ${signal.signalId} AND ${admissions.clientId} = claim.client_id
+          AND ${admissions.intentId} IS NULL
+        RETURNING ${admissions.clientId}`)).map(([clientId]) => clientId),
+    );
+    const toSend = ready.filter(({ admission }) => claimedClients.has(admission.clientId));
+    const recorded = await insertSubmittingIntents(tx, toSend.map((entry) => entryDraft(signal, entry)), now);
+    const byClient = new Map(recorded.map((intent) => [intent.clientId, intent]));
+    const busy = toSend.filter(({ admission }) => !byClient.has(admission.clientId)).map((e) => e.admission.clientId);
+    if (busy.length) {
+      await tx.run(sql`UPDATE ${admissions} SET decision = 'REFUSED', code = 'ACCOUNT_BUSY', stage = 'DISPATCH',
+          detail = 'Outra entrada desta conta estava em andamento.', intent_id = NULL
+        WHERE ${admissions.signalId} = ${signal.signalId}
+          AND ${admissions.clientId} IN (SELECT value FROM json_each(${JSON.stringify(busy)}))`);
+    }
+    return toSend.flatMap((entry) => {
+      const intent = byClient.get(entry.admission.clientId);
+      return intent ? [{ entry, intent }] : [];
+    });
+  });
+}
+
+function entryDraft(signal: Signal, { admission, partnerId, setup }: Admitted): IntentDraft {
+  return {
+    partnerId,
+    intentId: entryIntentId(signal.signalId, admission.clientId),
+    clientId: admission.clientId,
+    providerId: admission.providerId,
+    type: "ENTRY",
+    opensPosition: true,
+    symbol: signal.symbol,
+    side: signal.side,
+    orderType: "LIMIT",
+    quantity: admission.quantity!,
+    price: admission.price!,
+    timeInForce: "GTC",
+    reduceOnly: false,
+    leverage: valuesOf(setup).leverage,
+    signalId: signal.signalId,
+  };
+}
+
+/**
+ * Leverage and margin mode are set only when they differ from what the
+ * service last set for the symbol. If the venue refuses them, the entry is
+ * not sent, and its record says why. Answers whether the entry may go.
+ */
+async function applySymbolSettings(ctx: Ctx, signal: Signal, entry: Admitted): Promise<boolean> {
+  const { leverage, marginType } = valuesOf(entry.setup);
+  const current = entry.symbolSettings?.[signal.symbol];
+  if (current?.leverage === leverage && current.marginMode === marginType) return true;
+  try {
+    await callWithAccount(ctx, entry.account, async (venue, credentials) => {
+      await venue.setMarginMode(credentials, signal.symbol, marginType as "ISOLATED" | "CROSSED");
+      await venue.setLeverage(credentials, signal.symbol, leverage);
+    });
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    await refuseAtDispatch(ctx, entry.admission, error.code, error.message);
+    return false;
+  }
+  if (entry.symbolSettings === null) return true;
+  const settings = { ...entry.symbolSettings, [signal.symbol]: { leverage, marginMode: marginType } };
+  await withTransaction(
+    ctx.db,
+    (tx) =>
+      tx.update(accountStates).set({ symbolSettings: settings })
+        .where(and(
+          eq(accountStates.clientId, entry.account.clientId),
+          eq(accountStates.providerId, entry.account.providerId),
+        )),
+  );
+  return true;
+}
 
 /** An admitted record that could not be sent: it becomes a refusal at dispatch, with the reason. */
-async function refuseAtDispatch(ctx: Ctx, admission: Admission, code: string, detail: string): Promise<void> {
+async function refuseAtDispatch(ctx: Ctx, admission: Admitted["admission"], code: string, detail: string) {
   await withTransaction(
     ctx.db,
     (tx) =>
@@ -140,33 +218,8 @@ async function refuseAtDispatch(ctx: Ctx, admission: Admission, code: string, de
   );
 }
 
-/** Leverage and margin mode are set only when they differ from what the service last set for the symbol. */
-async function applySymbolSettings(
-  ctx: Ctx,
-  account: AccountRow,
-  symbol: string,
-  leverage: number,
-  marginMode: string,
-): Promise<void> {
-  const key = and(eq(accountStates.clientId, account.clientId), eq(accountStates.providerId, account.providerId));
-  const [state] = await ctx.db.read.select({ settings: accountStates.symbolSettings }).from(accountStates).where(key);
-  const current = state?.settings[symbol];
-  if (current?.leverage === leverage && current.marginMode === marginMode) return;
-  await callWithAccount(ctx, account, async (venue, credentials) => {
-    await venue.setMarginMode(credentials, symbol, marginMode as "ISOLATED" | "CROSSED");
-    await venue.setLeverage(credentials, symbol, leverage);
-  });
-  if (!state) return;
-  await withTransaction(
-    ctx.db,
-    (tx) =>
-      tx.update(accountStates).set({ symbolSettings: { ...state.settings, [symbol]: { leverage, marginMode } } })
-        .where(key),
-  );
-}
-
 /** The builder fee a VENUE_B opening carries: the partner's effective fee, to the platform's beneficiary. */
-async function builderOf(ctx: Ctx, partnerId: string) {
+async function effectiveBuilder(ctx: Ctx, partnerId: string): Promise<Builder> {
   const feeTenthsBps = (await effectiveAccessOf(ctx, partnerId)).partner.builderFeeTenthsBps;
   return feeTenthsBps > 0 ? { address: ctx.config.venueBBuilderAddress, feeTenthsBps } : undefined;
 }

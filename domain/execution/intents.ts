@@ -6,7 +6,7 @@
  * partial unique index: a second entry while one is SUBMITTING or UNCERTAIN
  * is ACCOUNT_BUSY on any instance.
  */
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import { type Executor, isUniqueViolation, preparedFor, type Tx } from "../../db/client.ts";
 import { intents } from "../../db/schema.ts";
 import { iso, wallClockNow } from "../clock.ts";
@@ -41,7 +41,31 @@ export async function insertIntent(
   status: "PREPARED" | "SUBMITTING",
   now: number,
 ): Promise<IntentRow> {
-  const row = {
+  try {
+    // all(), not get(): a statement stepped once would stay open in the transaction.
+    const [inserted] = await insertOne(tx).all({ ...ABSENT_COLUMNS, ...intentRowOf(draft, status, now) });
+    return inserted;
+  } catch (error) {
+    // intents_one_entry_in_flight
+    if (isUniqueViolation(error, "intents.client_id, intents.provider_id")) throw new ApiError("ACCOUNT_BUSY");
+    throw error;
+  }
+}
+
+/** The insertable columns, each a placeholder: every intent is recorded by one statement built once. */
+const INSERTED_COLUMNS = Object.keys(getTableColumns(intents)).filter((name) => name !== "id");
+const ABSENT_COLUMNS: Record<string, unknown> = {
+  ...Object.fromEntries(INSERTED_COLUMNS.map((name) => [name, null])),
+  executedQuantity: "0",
+};
+const insertOne = preparedFor((db) =>
+  db.insert(intents)
+    .values(Object.fromEntries(INSERTED_COLUMNS.map((name) => [name, sql.placeholder(name)])) as never)
+    .returning().prepare()
+);
+
+function intentRowOf(draft: IntentDraft, status: "PREPARED" | "SUBMITTING", now: number) {
+  return {
     ...draft,
     clientOrderId: intentClientOrderId(draft.partnerId, draft.intentId),
     status,
@@ -49,14 +73,17 @@ export async function insertIntent(
     submittedAt: status === "SUBMITTING" ? now : null,
     sentWallAt: status === "SUBMITTING" ? wallClockNow() : null,
   };
-  try {
-    const [inserted] = await tx.insert(intents).values(row).returning();
-    return inserted;
-  } catch (error) {
-    // intents_one_entry_in_flight
-    if (isUniqueViolation(error, "intents.client_id, intents.provider_id")) throw new ApiError("ACCOUNT_BUSY");
-    throw error;
-  }
+}
+
+/**
+ * Record many SUBMITTING intents in one statement. A draft whose entry would
+ * be a second one in flight on its account (or whose intent id exists) is
+ * left out: answers the rows recorded, and the caller tells who is missing.
+ */
+export async function insertSubmittingIntents(tx: Tx, drafts: IntentDraft[], now: number): Promise<IntentRow[]> {
+  if (!drafts.length) return [];
+  return await tx.insert(intents).values(drafts.map((draft) => intentRowOf(draft, "SUBMITTING", now)))
+    .onConflictDoNothing().returning();
 }
 
 const intentOfPartner = preparedFor((db) =>
@@ -100,10 +127,32 @@ export async function transitionIntent(
   now: number,
 ): Promise<IntentRow | null> {
   const finalizedAt = FINAL_STATUSES.has(changes.status) ? (intent.finalizedAt ?? now) : null;
-  const [row] = await tx.update(intents).set({ ...changes, finalizedAt })
-    .where(and(eq(intents.id, intent.id), eq(intents.status, intent.status)))
-    .returning();
+  const set = { ...changes, finalizedAt };
+  const [row] = await transitionSetting(Object.keys(set))(tx).all({ ...set, id: intent.id, fromStatus: intent.status });
   return row ?? null;
+}
+
+/**
+ * The transition statement for one set of changed columns, built once: a
+ * send, a fill and a failure each change their own few columns, and building
+ * the statement anew costs more than running it.
+ */
+const transitions = new Map<string, ReturnType<typeof transitionStatement>>();
+
+function transitionSetting(columns: string[]) {
+  const key = columns.sort().join(",");
+  let statement = transitions.get(key);
+  if (!statement) transitions.set(key, statement = transitionStatement(columns));
+  return statement;
+}
+
+function transitionStatement(columns: string[]) {
+  return preparedFor((db) =>
+    db.update(intents)
+      .set(Object.fromEntries(columns.map((name) => [name, sql.placeholder(name)])))
+      .where(and(eq(intents.id, sql.placeholder("id")), eq(intents.status, sql.placeholder("fromStatus"))))
+      .returning().prepare()
+  );
 }
 
 /** The venue's view of an order as intent fields. */

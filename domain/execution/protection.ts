@@ -18,7 +18,7 @@ import { newId } from "../ids.ts";
 import { cmp, isZero, mul, roundToStep, sub } from "../../venues/decimal.ts";
 import type { ProviderId } from "../../venues/types.ts";
 import { findMarket } from "../venues/markets.ts";
-import { insertIntent, type IntentRow } from "./intents.ts";
+import { insertIntent, type IntentDraft, type IntentRow } from "./intents.ts";
 import { degradedReason } from "./protective_legs.ts";
 import { sendIntent } from "./send_intent.ts";
 
@@ -69,8 +69,17 @@ export async function protectPosition(ctx: Ctx, position: PositionRow, account: 
   for (const target of takeProfitQuantities(position.quantity, position.takeProfits, step)) {
     legs.push({ kind: "TAKE_PROFIT", triggerPrice: target.price, quantity: target.quantity });
   }
-  const sent: IntentRow[] = [];
-  for (const [index, leg] of legs.entries()) sent.push(await placeLeg(ctx, position, account, leg, index + 1));
+  // Recorded together, sent side by side: the position waits one venue round trip for its protection, not three.
+  const { partnerId } = (await partnerOfClient(ctx.db.read).get({ clientId: position.clientId }))!;
+  const now = ctx.clock.now();
+  const recorded = await withTransaction(ctx.db, async (tx) => {
+    const rows: IntentRow[] = [];
+    for (const [index, leg] of legs.entries()) {
+      rows.push(await insertIntent(tx, legDraft(partnerId, position, leg, index + 1), "SUBMITTING", now));
+    }
+    return rows;
+  });
+  const sent = await Promise.all(recorded.map((intent) => sendIntent(ctx, intent, account)));
   return await recordProtection(ctx, position, sent);
 }
 
@@ -93,28 +102,29 @@ export async function placeLeg(
   seq: number,
 ): Promise<IntentRow> {
   const { partnerId } = (await partnerOfClient(ctx.db.read).get({ clientId: position.clientId }))!;
-  const intent = await withTransaction(ctx.db, (tx) =>
-    insertIntent(
-      tx,
-      {
-        partnerId,
-        intentId: `${position.positionId}:${leg.kind}:${seq}`,
-        clientId: position.clientId,
-        providerId: position.providerId,
-        type: leg.kind,
-        opensPosition: false,
-        symbol: position.symbol,
-        side: position.side === "LONG" ? "SELL" : "BUY",
-        orderType: leg.kind === "STOP_LOSS" ? "STOP_MARKET" : "TAKE_PROFIT_MARKET",
-        quantity: leg.quantity,
-        triggerPrice: leg.triggerPrice,
-        reduceOnly: true,
-        positionId: position.positionId,
-      },
-      "SUBMITTING",
-      ctx.clock.now(),
-    ));
+  const intent = await withTransaction(
+    ctx.db,
+    (tx) => insertIntent(tx, legDraft(partnerId, position, leg, seq), "SUBMITTING", ctx.clock.now()),
+  );
   return await sendIntent(ctx, intent, account);
+}
+
+function legDraft(partnerId: string, position: PositionRow, leg: Leg, seq: number): IntentDraft {
+  return {
+    partnerId,
+    intentId: `${position.positionId}:${leg.kind}:${seq}`,
+    clientId: position.clientId,
+    providerId: position.providerId,
+    type: leg.kind,
+    opensPosition: false,
+    symbol: position.symbol,
+    side: position.side === "LONG" ? "SELL" : "BUY",
+    orderType: leg.kind === "STOP_LOSS" ? "STOP_MARKET" : "TAKE_PROFIT_MARKET",
+    quantity: leg.quantity,
+    triggerPrice: leg.triggerPrice,
+    reduceOnly: true,
+    positionId: position.positionId,
+  };
 }
 
 /**

@@ -5,8 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
+import { withTransaction } from "../../db/client.ts";
 import { intents } from "../../db/schema.ts";
 import { ApiError } from "../../domain/errors.ts";
+import { insertSubmittingIntents } from "../../domain/execution/intents.ts";
 import { reconcileIntent } from "../../domain/execution/reconcile_intent.ts";
 import { sendIntent } from "../../domain/execution/send_intent.ts";
 import { credentialsOf } from "../../domain/accounts/load_account.ts";
@@ -58,6 +60,29 @@ Deno.test("intents: one entry in flight per account; maintenance is never busy",
       draft("intent-stop-1", { type: "STOP_LOSS", opensPosition: false, reduceOnly: true, orderType: "STOP_MARKET" }),
     );
     assert.equal(protect.status, "SUBMITTING");
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("intents: recorded together, an entry that would be a second in flight is left out, the rest kept", async () => {
+  const { env, partner } = await readyClient();
+  try {
+    const { draft, record } = await anaAtVenueA(env, partner.partnerId);
+    await record(draft("intent-first-2"));
+    const stop = draft("intent-stop-2", {
+      type: "STOP_LOSS",
+      opensPosition: false,
+      reduceOnly: true,
+      orderType: "STOP_MARKET",
+    });
+    const recorded = await withTransaction(
+      env.deps.db,
+      (tx) => insertSubmittingIntents(tx, [draft("intent-second-2"), stop, draft("intent-first-2")], env.clock.now()),
+    );
+    assert.deepEqual(recorded.map((intent) => intent.intentId), ["intent-stop-2"]);
+    const entries = await env.deps.db.read.select().from(intents).where(eq(intents.opensPosition, true));
+    assert.deepEqual(entries.map((intent) => intent.intentId), ["intent-first-2"]);
   } finally {
     await env.close();
   }
