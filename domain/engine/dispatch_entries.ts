@@ -21,7 +21,7 @@ import { ApiError } from "../errors.ts";
 import { sha256Hex } from "../ids.ts";
 import { effectiveAccessOf } from "../grants/effective_access.ts";
 import { valuesOf } from "../setups/setup_values.ts";
-import { insertSubmittingIntents, type IntentDraft, type IntentRow } from "../execution/intents.ts";
+import { insertSubmittingIntents, type IntentDraft } from "../execution/intents.ts";
 import { sendIntent } from "../execution/send_intent.ts";
 import { protectFilledEntry } from "./entry_fills.ts";
 import type { PlaceOrderRequest, ProviderId } from "../../venues/types.ts";
