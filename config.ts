@@ -31,6 +31,10 @@ const EnvSchema = z.object({
   VENUE_B_NETWORK: z.enum(["mainnet", "testnet"]).optional(),
   VENUE_B_BUILDER_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "deve ser um endereço 0x de 40 hexadecimais")
     .optional(),
+  EGRESS_ID: z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, "deve ter de 1 a 64 letras, dígitos ou . _ : -")
+    .default("default"),
+  VENUE_A_IP_WEIGHT_PER_MINUTE: z.coerce.number({ error: "deve ser um número" }).int().min(1).default(2400),
+  VENUE_B_IP_WEIGHT_PER_MINUTE: z.coerce.number({ error: "deve ser um número" }).int().min(1).default(1200),
   EVM_RPC_BNB: url.optional(),
   EVM_RPC_ARBITRUM: url.optional(),
   PUBLIC_BASE_URL: url.optional(),
@@ -74,6 +78,13 @@ export interface Config {
    * that clients approve. QA uses a fixed address the simulator funds.
    */
   venueBBuilderAddress: `0x${string}`;
+  /**
+   * The public IP this instance's venue requests leave from (instances
+   * behind one NAT share it): request weight is budgeted per venue and egress.
+   */
+  egressId: string;
+  /** The venues' published request weight per minute and IP (lower it to keep a margin for other tools). */
+  ipWeightPerMinute: { VENUE_A: number; VENUE_B: number };
   evmRpc: { bnb?: string; arbitrum?: string };
   publicBaseUrl: string;
   connectUrl: string;
@@ -128,6 +139,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     venueBUrl: e.VENUE_B_URL,
     venueBMainnet: (e.VENUE_B_NETWORK ?? (e.SERVICE_ENV === "production" ? "mainnet" : "testnet")) === "mainnet",
     venueBBuilderAddress: (e.VENUE_B_BUILDER_ADDRESS ?? QA_BUILDER_ADDRESS).toLowerCase() as `0x${string}`,
+    egressId: e.EGRESS_ID,
+    ipWeightPerMinute: { VENUE_A: e.VENUE_A_IP_WEIGHT_PER_MINUTE, VENUE_B: e.VENUE_B_IP_WEIGHT_PER_MINUTE },
     evmRpc: { bnb: e.EVM_RPC_BNB, arbitrum: e.EVM_RPC_ARBITRUM },
     publicBaseUrl: base.replace(/\/$/, ""),
     connectUrl: (e.CONNECT_URL ?? base).replace(/\/$/, ""),

@@ -18,6 +18,7 @@ import { createCaches } from "./domain/cache.ts";
 import { createRateLimiter } from "./domain/usage/rate_limiter.ts";
 import { registerJobs } from "./jobs/registry.ts";
 import { createApp } from "./routes/app.ts";
+import { createEgressBudgets } from "./domain/venues/egress_budget.ts";
 import { createVenueRegistry } from "./venues/registry.ts";
 import { createQaSimulators } from "./venues/sim/qa.ts";
 
@@ -51,7 +52,8 @@ const venueUrls = {
   venueASpot: config.venueASpotUrl ?? `http://${config.host}:${config.port}/sim/venue-a-spot`,
   venueB: config.venueBUrl ?? `http://${config.host}:${config.port}/sim/venue-b`,
 };
-const venues = createVenueRegistry({ ...venueUrls, venueBMainnet: config.venueBMainnet }, secrets);
+const egressBudgets = createEgressBudgets(db, config);
+const venues = createVenueRegistry({ ...venueUrls, venueBMainnet: config.venueBMainnet }, secrets, egressBudgets);
 
 const deps: Deps = {
   config,
@@ -59,6 +61,7 @@ const deps: Deps = {
   clock: testClock ?? { now: () => Date.now() },
   testClock,
   venues,
+  egressBudgets,
   simulatorUrls: simulate ? venueUrls : undefined,
   venueAvailability: new VenueAvailability(),
   caches: createCaches(),

@@ -28,6 +28,7 @@ import { createRateLimiter } from "./domain/usage/rate_limiter.ts";
 import { VenueAvailability } from "./domain/venues/call_venue.ts";
 import { CreatePartnerBody } from "./routes/operator/schemas.ts";
 import { validationError } from "./routes/validation.ts";
+import { createEgressBudgets } from "./domain/venues/egress_budget.ts";
 import { createVenueRegistry } from "./venues/registry.ts";
 
 const USAGE = `usage:
@@ -45,16 +46,22 @@ async function buildCtx(): Promise<Ctx> {
   if (config.serviceEnv === "qa") await restoreTestClock(db, clock);
   const secrets = await createSecretBox(config.masterKey!, config.previousMasterKeys);
   const logger = createLogger(config.logLevel);
+  const egressBudgets = createEgressBudgets(db, config);
   return {
     config,
     db,
     clock,
-    venues: createVenueRegistry({
-      venueA: config.venueAUrl ?? `${config.publicBaseUrl}/sim/venue-a`,
-      venueASpot: config.venueASpotUrl ?? `${config.publicBaseUrl}/sim/venue-a-spot`,
-      venueB: config.venueBUrl ?? `${config.publicBaseUrl}/sim/venue-b`,
-      venueBMainnet: config.venueBMainnet,
-    }, secrets),
+    venues: createVenueRegistry(
+      {
+        venueA: config.venueAUrl ?? `${config.publicBaseUrl}/sim/venue-a`,
+        venueASpot: config.venueASpotUrl ?? `${config.publicBaseUrl}/sim/venue-a-spot`,
+        venueB: config.venueBUrl ?? `${config.publicBaseUrl}/sim/venue-b`,
+        venueBMainnet: config.venueBMainnet,
+      },
+      secrets,
+      egressBudgets,
+    ),
+    egressBudgets,
     venueAvailability: new VenueAvailability(),
     caches: createCaches(),
     secrets,

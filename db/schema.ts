@@ -599,6 +599,19 @@ export const usageBuckets = sqliteTable("usage_buckets", {
   count: integer("count").notNull(),
 }, (t) => [primaryKey({ columns: [t.partnerId, t.kind, t.windowStart] })]);
 
+/**
+ * Request weight spent at a venue from one egress IP, per ten-second window of
+ * the last minute, shared by every instance sending from that IP
+ * (domain/venues/egress_budget.ts). Older windows are deleted as new ones open.
+ */
+export const egressBudgets = sqliteTable("egress_budgets", {
+  providerId: text("provider_id").notNull(),
+  egress: text("egress").notNull(),
+  /** Wall-clock start of the window: the venue counts real time, whatever the QA test clock says. */
+  windowStart: ms("window_start").notNull(),
+  spent: integer("spent").notNull(),
+}, (t) => [primaryKey({ columns: [t.providerId, t.egress, t.windowStart] })]);
+
 /** Small key/value settings the service keeps across restarts (e.g. the QA test clock). */
 export const settings = sqliteTable("settings", {
   key: text("key").primaryKey(),

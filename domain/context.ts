@@ -11,6 +11,7 @@ import type { Logger } from "./logger.ts";
 import type { IdempotentAnswer } from "./idempotency/idempotency_keys.ts";
 import type { SecretBox } from "./secrets/secret_box.ts";
 import type { VenueAvailability } from "./venues/call_venue.ts";
+import type { EgressBudgets } from "./venues/egress_budget.ts";
 import type { RateLimiter } from "./usage/rate_limiter.ts";
 
 export interface Deps {
@@ -20,6 +21,8 @@ export interface Deps {
   /** Present in QA only: the clock the operator may freeze and move. */
   testClock?: TestableClock;
   venues: VenueRegistry;
+  /** Each venue's request weight from this instance's egress, shared in the database with the other instances. */
+  egressBudgets: EgressBudgets;
   /** QA only: base URLs of the venue simulators, whose control routes make test accounts. */
   simulatorUrls?: { venueA: string; venueB: string };
   /** Reachability of each venue as last observed by venue calls. */

@@ -3,7 +3,7 @@
  * adapters talk to the in-process simulators over real HTTP, through exactly
  * the code path that talks to the real venues.
  */
-import type { SecretOpener, VenueRegistry } from "./types.ts";
+import type { ProviderId, RequestBudget, SecretOpener, VenueRegistry } from "./types.ts";
 import { createVenueAAdapter } from "./venue_a/adapter.ts";
 import { createVenueBAdapter } from "./venue_b/adapter.ts";
 
@@ -17,9 +17,24 @@ export interface VenueUrls {
   venueBMainnet: boolean;
 }
 
-export function createVenueRegistry(urls: VenueUrls, secrets: SecretOpener): VenueRegistry {
+/** `budgets`: each venue's request weight per egress, shared by the instances (absent: only the adapter's own). */
+export function createVenueRegistry(
+  urls: VenueUrls,
+  secrets: SecretOpener,
+  budgets?: Record<ProviderId, RequestBudget>,
+): VenueRegistry {
   return {
-    VENUE_A: createVenueAAdapter({ baseUrl: urls.venueA, spotBaseUrl: urls.venueASpot, secrets }),
-    VENUE_B: createVenueBAdapter({ baseUrl: urls.venueB, secrets, isMainnet: urls.venueBMainnet }),
+    VENUE_A: createVenueAAdapter({
+      baseUrl: urls.venueA,
+      spotBaseUrl: urls.venueASpot,
+      secrets,
+      budget: budgets?.VENUE_A,
+    }),
+    VENUE_B: createVenueBAdapter({
+      baseUrl: urls.venueB,
+      secrets,
+      isMainnet: urls.venueBMainnet,
+      budget: budgets?.VENUE_B,
+    }),
   };
 }

@@ -78,6 +78,17 @@ export interface SealedSecret {
 }
 
 /** Opens a value sealed by the domain's secret box. Implemented in domain/secrets. */
+/**
+ * The request weight a venue counts per egress IP, shared by every instance
+ * that sends from the same IP. An adapter spends each request's weight
+ * before sending it; when the share of the moment is spent it is refused
+ * with RATE_LIMITED (`retryAfterMs`), so no burst ever reaches the venue's
+ * limit and earns a ban.
+ */
+export interface RequestBudget {
+  spend(weight: number): Promise<void>;
+}
+
 export interface SecretOpener {
   open(secret: SealedSecret): Promise<string>;
 }
@@ -341,6 +352,12 @@ export interface VenueAdapter {
    * outcome can be settled by querying.
    */
   readonly actionWindowMs: number;
+  /**
+   * Request weight one order placement costs against the egress IP's limit
+   * (VENUE_A: 0, orders count per account; VENUE_B: 1 per exchange action):
+   * a fan-out reserves it ahead to pace itself.
+   */
+  readonly placementWeight: number;
 
   listMarkets(): Promise<Market[]>;
   getOrderBook(symbol: string, depth?: number): Promise<OrderBook>;

@@ -8,7 +8,10 @@
  *
  * Work goes by pages of admissions: one read brings each entry's account,
  * setup and symbol settings; one transaction claims the page's records and
- * records its intents; then the sends run a bounded number at a time.
+ * records its intents; then the sends run a bounded number at a time, each
+ * first reserving its request weight from the venue's egress budget
+ * (domain/venues/egress_budget.ts), so a fan-out larger than the venue's
+ * per-IP limit is spread over the minutes it needs instead of tripping it.
  */
 import { and, asc, eq, gt, isNull, sql } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
@@ -58,9 +61,11 @@ export async function dispatchAdmitted(ctx: Ctx, signalId: string): Promise<Disp
     const claimed = await claimEntries(ctx, signal, ready);
     summary.busy += ready.length - claimed.length;
     await eachInPool(claimed, CONCURRENT_SENDS, async ({ entry, intent }) => {
-      const builder = ctx.venues[intent.providerId as ProviderId].capabilities.builderFee
-        ? await builderOf(entry.partnerId)
-        : undefined;
+      const providerId = intent.providerId as ProviderId;
+      const venue = ctx.venues[providerId];
+      // Paced by the egress budget: the entry and its protective orders wait for their weight, none is refused.
+      await ctx.egressBudgets[providerId].reserve(venue.placementWeight * ordersPerEntry(signal));
+      const builder = venue.capabilities.builderFee ? await builderOf(entry.partnerId) : undefined;
       const sent = await sendIntent(ctx, intent, entry.account, builder ? { builder } : {});
       await protectFilledEntry(ctx, sent, entry.account);
       summary[sent.status === "REJECTED" || sent.status === "NOT_PLACED" ? "failed" : "dispatched"]++;
@@ -69,6 +74,9 @@ export async function dispatchAdmitted(ctx: Ctx, signalId: string): Promise<Disp
     after = page[page.length - 1].admission.clientId;
   }
 }
+
+/** The orders an entry may cost: itself, its stop and its targets. */
+const ordersPerEntry = (signal: Signal) => 2 + signal.takeProfits.length;
 
 /** An admitted record not yet dispatched, with what sending it needs. */
 interface Admitted {

@@ -13,6 +13,7 @@ import type { Deps } from "../../domain/context.ts";
 import { createLogger, errorFields } from "../../domain/logger.ts";
 import { createSecretBox } from "../../domain/secrets/secret_box.ts";
 import { VenueAvailability } from "../../domain/venues/call_venue.ts";
+import { createEgressBudgets } from "../../domain/venues/egress_budget.ts";
 import { createCaches } from "../../domain/cache.ts";
 import { createRateLimiter } from "../../domain/usage/rate_limiter.ts";
 import { createApp } from "../../routes/app.ts";
@@ -76,6 +77,7 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
   const venueA = serve(simulators.venueA.fetch);
   const venueASpot = serve(simulators.venueASpot.fetch);
   const venueB = serve(simulators.venueB.fetch);
+  const egressBudgets = createEgressBudgets(db, config);
   const deps: Deps = {
     config,
     db,
@@ -84,7 +86,9 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
     venues: createVenueRegistry(
       { venueA: venueA.url, venueASpot: venueASpot.url, venueB: venueB.url, venueBMainnet: config.venueBMainnet },
       secrets,
+      egressBudgets,
     ),
+    egressBudgets,
     simulatorUrls: { venueA: venueA.url, venueB: venueB.url },
     venueAvailability: new VenueAvailability(),
     caches: createCaches(),

@@ -19,6 +19,7 @@ import { createCaches } from "../../domain/cache.ts";
 import { createRateLimiter } from "../../domain/usage/rate_limiter.ts";
 import { VenueAvailability } from "../../domain/venues/call_venue.ts";
 import { createApp } from "../../routes/app.ts";
+import { createEgressBudgets } from "../../domain/venues/egress_budget.ts";
 import { createVenueRegistry } from "../../venues/registry.ts";
 
 const [mode, clientCount = "0"] = Deno.args;
@@ -56,6 +57,7 @@ if (mode === "bare") {
   const db = await openDatabase(config.databaseUrl);
   const secrets = await createSecretBox(config.masterKey!, config.previousMasterKeys);
   const logger = createLogger("error");
+  const egressBudgets = createEgressBudgets(db, config);
   const deps: Deps = {
     config,
     db,
@@ -68,7 +70,9 @@ if (mode === "bare") {
         venueBMainnet: config.venueBMainnet,
       },
       secrets,
+      egressBudgets,
     ),
+    egressBudgets,
     venueAvailability: new VenueAvailability(),
     caches: createCaches(),
     secrets,

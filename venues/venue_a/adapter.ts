@@ -8,6 +8,7 @@ import type {
   MarginMode,
   Market,
   OrderBook,
+  RequestBudget,
   SecretOpener,
   VenueAdapter,
   VenueCredentials,
@@ -61,6 +62,8 @@ export interface VenueAAdapterDeps {
   now?: () => number;
   /** Per HTTP request, body included. */
   timeoutMs?: number;
+  /** Request weight of this egress (both hosts count against the same IP). */
+  budget?: RequestBudget;
 }
 
 /** Builds the VENUE_A adapter. Each call opens the sealed API secret itself and drops it when done. */
@@ -71,6 +74,7 @@ export function createVenueAAdapter(deps: VenueAAdapterDeps): VenueAdapter {
     clock,
     timeoutMs: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     timeUrl: `${deps.baseUrl.replace(/\/+$/, "")}${PATHS.time}`,
+    budget: deps.budget,
   };
   const fapi = createVenueAClient({ ...transport, baseUrl: deps.baseUrl });
   const spot = createVenueAClient({ ...transport, baseUrl: deps.spotBaseUrl });
@@ -115,6 +119,7 @@ export function createVenueAAdapter(deps: VenueAAdapterDeps): VenueAdapter {
     capabilities: { builderFee: false, agentWallet: false, feeInOtherAsset: true, paymentLedger: false },
     // The venue refuses a request whose timestamp is older than recvWindow; a second covers transit.
     actionWindowMs: RECV_WINDOW_MS + 1000,
+    placementWeight: WEIGHTS.orderMutation,
 
     async listMarkets(): Promise<Market[]> {
       return [...(await markets(true)).values()].map(toMarket);

@@ -3,7 +3,7 @@
  * request-weight budget and the mapping of every answer to data or a
  * `VenueError`. Nothing here knows about orders or markets.
  */
-import type { VenueError } from "../types.ts";
+import type { RequestBudget, VenueError } from "../types.ts";
 import { encodeParams, type Params, signRequest } from "./auth.ts";
 import {
   API_KEY_HEADER,
@@ -122,6 +122,8 @@ export interface VenueAClientOptions {
   fetch: typeof fetch;
   clock: ServerClock;
   timeoutMs: number;
+  /** The egress's request weight, shared with other instances, spent before each request. */
+  budget?: RequestBudget;
 }
 
 type Outcome =
@@ -219,6 +221,7 @@ export function createVenueAClient(options: VenueAClientOptions): VenueAClient {
     let resynced = false;
     let retries = 0;
     for (;;) {
+      await options.budget?.spend(request.weight);
       budget.reserve(request.weight, clock.now());
       const outcome = await send(request);
       if (outcome.ok) return outcome.data as T;

@@ -8,9 +8,9 @@
  * only reports the cloid (open-order listings, fills), `clientOrderId` holds
  * the cloid.
  */
-import type { SecretOpener, VenueAdapter } from "../types.ts";
+import type { RequestBudget, SecretOpener, VenueAdapter } from "../types.ts";
 import * as account from "./account.ts";
-import { createVenueBClient } from "./client.ts";
+import { createVenueBClient, exchangeWeight } from "./client.ts";
 import { ACTION_TTL_MS, DEFAULT_TIMEOUT_MS, PROVIDER_ID, VENUE_NAME } from "./constants.ts";
 import type { VenueBContext } from "./context.ts";
 import { createMarketCatalog } from "./markets.ts";
@@ -27,6 +27,7 @@ export interface VenueBAdapterDeps {
   fetch?: typeof fetch;
   now?: () => number;
   timeoutMs?: number;
+  budget?: RequestBudget;
 }
 
 /** Builds the VENUE_B adapter. One instance per venue URL; it keeps only the market cache and per-signer nonces. */
@@ -37,6 +38,7 @@ export function createVenueBAdapter(deps: VenueBAdapterDeps): VenueAdapter {
     fetch: deps.fetch ?? fetch,
     now,
     timeoutMs: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    budget: deps.budget,
   });
   const ctx: VenueBContext = {
     client,
@@ -53,6 +55,7 @@ export function createVenueBAdapter(deps: VenueBAdapterDeps): VenueAdapter {
     capabilities: { builderFee: true, agentWallet: true, feeInOtherAsset: false, paymentLedger: true },
     // Actions carry expiresAfter (ACTION_TTL_MS); a second covers clock skew and transit.
     actionWindowMs: ACTION_TTL_MS + 1000,
+    placementWeight: exchangeWeight({ orders: [{}] }),
 
     listMarkets: () => ctx.markets.listMarkets(),
     getOrderBook: (symbol, depth) => ctx.markets.getOrderBook(symbol, depth),

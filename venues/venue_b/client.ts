@@ -7,7 +7,7 @@
  * trustworthy answer is OUTCOME_UNKNOWN — the caller must look the order up,
  * never send it again as new.
  */
-import { type HexAddress, VenueError } from "../types.ts";
+import { type HexAddress, type RequestBudget, VenueError } from "../types.ts";
 import { errorFromVenueMessage, venueError } from "./errors.ts";
 import type { Signature } from "./signing.ts";
 
@@ -17,6 +17,8 @@ export interface VenueBClientDeps {
   fetch: typeof fetch;
   now: () => number;
   timeoutMs: number;
+  /** The egress's request weight, spent before each request. */
+  budget?: RequestBudget;
 }
 
 /** The signed envelope posted to /exchange. */
@@ -40,6 +42,26 @@ export interface VenueBClient {
   exchange(body: ExchangeRequest): Promise<ExchangeResponse>;
   /** A millisecond-time nonce strictly above the last one issued for this signer. */
   nextNonce(signer: string): number;
+}
+
+/** Info requests the venue weighs 2 (the cheap, frequent ones); `userRole` 60; every other 20. */
+const LIGHT_INFO = new Set([
+  "l2Book",
+  "allMids",
+  "clearinghouseState",
+  "orderStatus",
+  "spotClearinghouseState",
+  "exchangeStatus",
+]);
+
+export function infoWeight(type: string): number {
+  return LIGHT_INFO.has(type) ? 2 : type === "userRole" ? 60 : 20;
+}
+
+/** An exchange action weighs 1, plus 1 per 40 orders or cancels it carries. */
+export function exchangeWeight(action: unknown): number {
+  const { orders, cancels } = action as { orders?: unknown[]; cancels?: unknown[] };
+  return 1 + Math.floor((orders?.length ?? cancels?.length ?? 0) / 40);
 }
 
 // Deno reports a refused or unresolvable connection this way: nothing was sent.
@@ -82,6 +104,7 @@ export function createVenueBClient(deps: VenueBClientDeps): VenueBClient {
 
   return {
     async info<T>(body: Record<string, unknown>): Promise<T> {
+      await deps.budget?.spend(infoWeight(String(body.type)));
       let response: Response;
       let parsed: unknown;
       try {
@@ -103,6 +126,7 @@ export function createVenueBClient(deps: VenueBClientDeps): VenueBClient {
     },
 
     async exchange(body: ExchangeRequest): Promise<ExchangeResponse> {
+      await deps.budget?.spend(exchangeWeight(body.action));
       let reply: { status?: unknown; response?: unknown };
       try {
         const response = await post("/exchange", body);

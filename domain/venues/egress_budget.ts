@@ -1,0 +1,119 @@
+/**
+ * Request weight per venue and egress IP, budgeted in the database so every
+ * instance sending from one IP shares one count (the venues limit per IP, not
+ * per process). The count is kept per ten-second window, and a claim is
+ * granted only while the windows any minute ending now could overlap (this
+ * one and the six before) together stay within SHARE of the published limit
+ * per minute: any minute, fixed or rolling, stays under it, and a burst may
+ * still use the minute's room at once. An instance claims
+ * weight in chunks and spends it locally, so one database write serves many
+ * requests; what it leaves unspent lapses with the window.
+ *
+ * Venue windows run on real time: the wall clock, never the QA test clock.
+ */
+import { and, eq, lt, sql, sum } from "drizzle-orm";
+import { type Database, withTransaction } from "../../db/client.ts";
+import { egressBudgets } from "../../db/schema.ts";
+import { MINUTE_MS, wallClockNow } from "../clock.ts";
+import type { Config } from "../../config.ts";
+import { type ProviderId, type RequestBudget, VenueError } from "../../venues/types.ts";
+
+const WINDOW_MS = 10_000;
+/** Of the published limit: the rest is margin for clock skew and operators' own tools. */
+const SHARE = 0.85;
+/** A claim covers this part of the minute's room, so instances share finely and write rarely. */
+const CLAIMS_PER_MINUTE = 60;
+
+export class EgressBudget implements RequestBudget {
+  /** Weight the egress may spend in any minute. */
+  readonly perMinute: number;
+  readonly #windowMs: number;
+  readonly #chunk: number;
+  readonly #now: () => number;
+  #window = -1;
+  #claimed = 0;
+
+  constructor(
+    private readonly db: Database,
+    readonly providerId: ProviderId,
+    readonly egress: string,
+    weightPerMinute: number,
+    options: { now?: () => number; windowMs?: number } = {},
+  ) {
+    this.#now = options.now ?? wallClockNow;
+    this.#windowMs = options.windowMs ?? WINDOW_MS;
+    this.perMinute = Math.max(1, Math.floor(weightPerMinute * SHARE));
+    this.#chunk = Math.max(1, Math.floor(this.perMinute / CLAIMS_PER_MINUTE));
+  }
+
+  /** Spend before a request: from what this instance claimed, else a new claim, else RATE_LIMITED. */
+  async spend(weight: number): Promise<void> {
+    if (weight <= 0) return;
+    const window = this.#currentWindow();
+    if (this.#claimed < weight && !(await this.#claim(window, weight))) {
+      throw new VenueError("RATE_LIMITED", "Request weight budget of this egress is spent; request not sent", {
+        providerId: this.providerId,
+        retryAfterMs: window + this.#windowMs - this.#now(),
+      });
+    }
+    this.#claimed -= weight;
+  }
+
+  /**
+   * Wait until `weight` is claimed for this instance, for the requests about
+   * to follow (a fan-out paces itself here rather than be refused).
+   */
+  async reserve(weight: number): Promise<void> {
+    if (weight <= 0) return;
+    // More than a minute holds is never granted at once: take what a minute can give.
+    weight = Math.min(weight, this.perMinute);
+    for (;;) {
+      const window = this.#currentWindow();
+      if (this.#claimed >= weight || await this.#claim(window, weight)) return;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(1, window + this.#windowMs - this.#now())));
+    }
+  }
+
+  #currentWindow(): number {
+    const now = this.#now();
+    const window = now - now % this.#windowMs;
+    if (window !== this.#window) {
+      this.#window = window;
+      this.#claimed = 0;
+    }
+    return window;
+  }
+
+  /** Move at least `weight` (a chunk when there is room) from the egress's minute to this instance. */
+  async #claim(window: number, weight: number): Promise<boolean> {
+    const wanted = Math.max(weight, this.#chunk);
+    // Any minute the venue may count, ending in this window, overlaps this window and the six before it.
+    const oldestCounted = window - MINUTE_MS;
+    const egress = and(eq(egressBudgets.providerId, this.providerId), eq(egressBudgets.egress, this.egress));
+    const granted = await withTransaction(this.db, async (tx) => {
+      await tx.delete(egressBudgets).where(and(egress, lt(egressBudgets.windowStart, oldestCounted)));
+      const [{ spent }] = await tx.select({ spent: sum(egressBudgets.spent).mapWith(Number) }).from(egressBudgets)
+        .where(egress);
+      const room = this.perMinute - (spent ?? 0);
+      if (room < weight) return 0;
+      const take = Math.min(wanted, room);
+      await tx.insert(egressBudgets)
+        .values({ providerId: this.providerId, egress: this.egress, windowStart: window, spent: take })
+        .onConflictDoUpdate({
+          target: [egressBudgets.providerId, egressBudgets.egress, egressBudgets.windowStart],
+          set: { spent: sql`${egressBudgets.spent} + ${take}` },
+        });
+      return take;
+    });
+    if (this.#window === window) this.#claimed += granted;
+    return granted >= weight;
+  }
+}
+
+export type EgressBudgets = Record<ProviderId, EgressBudget>;
+
+export function createEgressBudgets(db: Database, config: Config): EgressBudgets {
+  const budget = (providerId: ProviderId) =>
+    new EgressBudget(db, providerId, config.egressId, config.ipWeightPerMinute[providerId]);
+  return { VENUE_A: budget("VENUE_A"), VENUE_B: budget("VENUE_B") };
+}

@@ -1,0 +1,104 @@
+/**
+ * Request weight per venue and egress, shared in the database: instances
+ * together stay within a window's share, a spent budget refuses before the
+ * venue is asked, a fan-out waits instead, and the adapters spend what the
+ * venue counts.
+ */
+import assert from "node:assert/strict";
+import { EgressBudget } from "../../domain/venues/egress_budget.ts";
+import { type RequestBudget, VenueError } from "../../venues/types.ts";
+import { startTestEnv } from "../_helpers/env.ts";
+import { connectClient, startSim } from "./venue_b_fixture.ts";
+
+const rateLimited = (error: unknown) => error instanceof VenueError && error.kind === "RATE_LIMITED";
+
+Deno.test("egress budget: two instances over one database spend one share a minute, then both are refused", async () => {
+  const env = await startTestEnv();
+  try {
+    let now = 1_800_000_000_000;
+    const options = { now: () => now };
+    // 1,200 a minute: 1,020 at 85 %.
+    const first = new EgressBudget(env.deps.db, "VENUE_B", "nat-1", 1200, options);
+    const second = new EgressBudget(env.deps.db, "VENUE_B", "nat-1", 1200, options);
+    const elsewhere = new EgressBudget(env.deps.db, "VENUE_B", "nat-2", 1200, options);
+    assert.equal(first.perMinute, 1020);
+    let spent = 0;
+    for (;;) {
+      const budget = spent % 2 ? first : second;
+      try {
+        await budget.spend(1);
+        spent++;
+      } catch (error) {
+        assert.ok(rateLimited(error), String(error));
+        assert.ok((error as VenueError).detail.retryAfterMs! <= 10_000);
+        break;
+      }
+    }
+    assert.ok(spent <= 1020, `${spent} spent in one minute`);
+    assert.ok(spent >= 1000, `${spent}: a claim left idle in one instance wastes little`);
+    await assert.rejects(first.spend(17), rateLimited);
+    await elsewhere.spend(100);
+
+    now += 60_000;
+    await assert.rejects(second.spend(1), rateLimited, "a minute later the burst's window still counts");
+    now += 10_000;
+    await first.spend(1);
+    await second.spend(1000);
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("egress budget: a fan-out's reservation waits for the next window instead of being refused", async () => {
+  const env = await startTestEnv();
+  try {
+    // Two a minute: the third reservation waits for the first window to leave the minute.
+    let now = 1_800_000_000_000;
+    // Short windows keep the real wait of the retry short; the minute is the venue's.
+    const budget = new EgressBudget(env.deps.db, "VENUE_B", "nat-1", 3, { now: () => now, windowMs: 50 });
+    assert.equal(budget.perMinute, 2);
+    await budget.reserve(1);
+    await budget.spend(1);
+    now += 30_000;
+    await budget.reserve(1);
+    await budget.spend(1);
+    let granted = false;
+    const third = budget.reserve(1).then(() => granted = true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(granted, false, "no room in the minute: it waits");
+    now += 31_000;
+    await third;
+    await budget.spend(1);
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("VENUE_B adapter spends what the venue counts, and a refused budget sends nothing", async () => {
+  await using sim = startSim();
+  const spends: number[] = [];
+  let open = true;
+  const budget: RequestBudget = {
+    spend(weight) {
+      if (!open) return Promise.reject(new VenueError("RATE_LIMITED", "spent", { providerId: "VENUE_B" }));
+      spends.push(weight);
+      return Promise.resolve();
+    },
+  };
+  const { adapter, credentials } = await connectClient(sim, { adapter: { budget } });
+  spends.length = 0;
+  await adapter.getOrderBook("BTCUSDC", 20);
+  assert.deepEqual(spends, [20, 2], "the markets once (an info request of 20), then l2Book (2)");
+  spends.length = 0;
+  const order = { symbol: "BTCUSDC", side: "BUY", type: "LIMIT", quantity: "0.001", price: "50000" } as const;
+  await adapter.placeOrder(credentials, { ...order, reduceOnly: false, clientOrderId: "budget-1" });
+  assert.ok(spends.includes(1), `an order action weighs 1: ${spends}`);
+
+  open = false;
+  await assert.rejects(
+    adapter.placeOrder(credentials, { ...order, reduceOnly: false, clientOrderId: "budget-2" }),
+    rateLimited,
+  );
+  open = true;
+  assert.equal(await adapter.getOrder(credentials, "BTCUSDC", "budget-2"), null, "the refused order never left");
+});
