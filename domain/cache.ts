@@ -9,7 +9,7 @@
  * Expiry uses the monotonic clock, not the business clock: it is about
  * freshness of a copy, not about time in the product.
  */
-import type { ProviderId } from "../venues/types.ts";
+import type { Market, ProviderId } from "../venues/types.ts";
 import type { RealExecution } from "./catalog/provider_settings.ts";
 import type { CredentialRecord } from "./credentials/authenticate_partner.ts";
 import type { PartnerSnapshot } from "./grants/effective_access.ts";
@@ -21,24 +21,37 @@ export class TtlCache<V> {
    * the old row; keeping its result would bring back what the clear removed.
    */
   #generation = 0;
+  #loading = new Map<string, Promise<V | null>>();
 
   constructor(readonly ttlMs: number, readonly maxEntries = 10_000) {}
 
-  /** The cached value, or `load()`'s; a null result is not kept (so new rows are seen at once). */
-  async get(key: string, load: () => Promise<V | null>): Promise<V | null> {
-    const now = performance.now();
+  /**
+   * The cached value, or `load()`'s; a null result is not kept (so new rows
+   * are seen at once). Callers that miss together share one load.
+   */
+  get(key: string, load: () => Promise<V | null>): Promise<V | null> {
     const hit = this.#entries.get(key);
-    if (hit && hit.until > now) return hit.value;
+    if (hit && hit.until > performance.now()) return Promise.resolve(hit.value);
+    let loading = this.#loading.get(key);
+    if (!loading) {
+      loading = this.#load(key, load).finally(() => this.#loading.delete(key));
+      this.#loading.set(key, loading);
+    }
+    return loading;
+  }
+
+  async #load(key: string, load: () => Promise<V | null>): Promise<V | null> {
     const generation = this.#generation;
     const value = await load();
     if (value === null || generation !== this.#generation) return value;
     if (this.#entries.size >= this.maxEntries) this.#entries.clear();
-    this.#entries.set(key, { value, until: now + this.ttlMs });
+    this.#entries.set(key, { value, until: performance.now() + this.ttlMs });
     return value;
   }
 
   clear(): void {
     this.#entries.clear();
+    this.#loading.clear();
     this.#generation++;
   }
 }
@@ -51,8 +64,15 @@ export interface Caches {
   partners: TtlCache<PartnerSnapshot>;
   /** Real-execution flags by provider. */
   providerSettings: TtlCache<Record<ProviderId, RealExecution>>;
+  /** Each venue's market rules (tick, step, minimums) by provider: they change on the venue's schedule, not ours. */
+  markets: TtlCache<Market[]>;
 }
 
 export function createCaches(): Caches {
-  return { credentials: new TtlCache(2_000), partners: new TtlCache(2_000), providerSettings: new TtlCache(2_000) };
+  return {
+    credentials: new TtlCache(2_000),
+    partners: new TtlCache(2_000),
+    providerSettings: new TtlCache(2_000),
+    markets: new TtlCache(60_000),
+  };
 }

@@ -139,8 +139,18 @@ Deno.test("manual orders: a lost answer executes as UNCERTAIN, and a retry of th
     );
     assert.equal(reconciled.intent.status, "FILLED");
     await simulatorFault(env, "DOWN");
+    // An opening finds the account unreadable: entries pause, nothing is sent.
     await expectError(
       await partner.call("POST", "/v1/orders/execute", { body: opening({ intentId: "manual-down-1" }), headers: ik() }),
+      422,
+      "ENTRY_CIRCUIT_OPEN",
+    );
+    // Closing passes no gate: it goes to the venue, which does not answer.
+    await expectError(
+      await partner.call("POST", "/v1/orders/execute", {
+        body: { externalUserId: "ana", type: "CLOSE_POSITION", providerId: "VENUE_A", symbol: "BTCUSDT" },
+        headers: ik(),
+      }),
       503,
       "PROVIDER_DOWN",
     );
