@@ -275,7 +275,7 @@ Deno.test("VENUE_B puts the builder on opening orders only", async () => {
   assert.equal((closing.orders as Record<string, unknown>[])[0].p, "2850");
 });
 
-Deno.test("VENUE_B resubmitting a client order id returns the first order instead of placing a second", async () => {
+Deno.test("VENUE_B places with no read first; resubmitting a client order id answers the first order, never a second", async () => {
   await using sim = startSim();
   const recorder = recordingFetch();
   const { adapter, credentials } = await connectClient(sim, { adapter: { fetch: recorder.fetch } });
@@ -288,12 +288,15 @@ Deno.test("VENUE_B resubmitting a client order id returns the first order instea
     reduceOnly: false,
     clientOrderId: "same-id",
   };
+  await adapter.listMarkets();
+  recorder.bodies.length = 0;
   const first = await adapter.placeOrder(credentials, request);
+  assert.deepEqual(recorder.bodies.map((b) => new URL(b.url).pathname), ["/exchange"], "the placement is one request");
   const second = await adapter.placeOrder(credentials, request);
   assert.equal(second.orderId, first.orderId);
   assert.equal((await adapter.getAccount(credentials)).openOrders.length, 1);
   const sent = recorder.bodies.filter((b) => (b.body.action as { type?: string } | undefined)?.type === "order");
-  assert.equal(sent.length, 1, "the second call never reached /exchange");
+  assert.equal(sent.length, 2, "the venue refused the duplicate cloid; the adapter answered its record");
 
   // Even a second signed action with the same cloid cannot create a second order at the venue.
   await using direct = startSim();

@@ -154,7 +154,11 @@ function builderField(request: PlaceOrderRequest) {
   return { builder: { b: request.builder.address.toLowerCase(), f } };
 }
 
-/** Places one order (idempotent by client order id); the builder goes on opening orders only. */
+/**
+ * Places one order; the builder goes on opening orders only. No look-up
+ * first (the caller records each order before sending it and never sends it
+ * twice): the venue refusing a duplicate cloid is answered with its record.
+ */
 export async function placeOrder(
   ctx: VenueBContext,
   credentials: VenueCredentials,
@@ -162,8 +166,6 @@ export async function placeOrder(
 ): Promise<Order> {
   const agent = agentCredentials(credentials);
   const resolved = await ctx.markets.resolve(request.symbol);
-  const existing = await findOrder(ctx, principal(agent), request.clientOrderId);
-  if (existing) return existing;
   const plan = await planOrder(ctx, request, resolved);
   const action = { type: "order", orders: [plan.wire], grouping: "na", ...builderField(request) };
   const response = await sendL1Action(ctx, agent, action);
