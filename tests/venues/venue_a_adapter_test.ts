@@ -84,6 +84,7 @@ Deno.test("VENUE_A adapter signs the exact percent-encoded bytes it sends", asyn
   assert.equal(signature, signPayload(keys.apiSecret, payload));
   assert.ok(payload.includes("newClientOrderId=a%3Ab%2Fc.d_e-f"));
   assert.ok(payload.endsWith(`&recvWindow=5000&timestamp=${T0}`));
+  await adapter.getOrder(keys.credentials, "BTCUSDT", "a:b/c.d_e-f");
   const get = log.find((s) => s.method === "GET" && s.url.includes("/fapi/v1/order?"))!;
   const query = new URL(get.url).search.slice(1);
   assert.equal(get.body, "");
@@ -232,7 +233,7 @@ Deno.test("VENUE_A placeOrder rounds prices towards the passive side and quantit
   assert.deepEqual([sol.quantity, sol.price, sol.timeInForce], ["1", "149.9900", "POST_ONLY"]);
 });
 
-Deno.test("VENUE_A placeOrder refuses orders below minQty or min notional before sending them", async () => {
+Deno.test("VENUE_A placeOrder refuses orders below minQty or min notional before sending them (MARKET: the venue)", async () => {
   await using h = await startVenueA();
   const keys = await h.account();
   const log: Sent[] = [];
@@ -245,11 +246,16 @@ Deno.test("VENUE_A placeOrder refuses orders below minQty or min notional before
   await rejects(adapter.placeOrder(keys.credentials, limit("n1", "BUY", "0.001", "64000")), "INVALID_ORDER");
   // 0.0019 rounds down to 0.001: the notional after rounding is what counts.
   await rejects(adapter.placeOrder(keys.credentials, limit("n2", "BUY", "0.0019", "65000")), "INVALID_ORDER");
-  // A MARKET order is valued at the mark price.
-  await rejects(adapter.placeOrder(keys.credentials, market("n3", "BUY", "0.001")), "INVALID_ORDER");
   await rejects(adapter.placeOrder(keys.credentials, limit("bad id!", "BUY", "0.01", "64000")), "INVALID_ORDER");
   await rejects(adapter.placeOrder(keys.credentials, limit("no-px", "BUY", "0.01", "-1")), "INVALID_ORDER");
   assert.equal(orderPosts(log).length, 0, "nothing below the filters reaches the venue");
+  // A MARKET order is valued at the mark price, which the venue checks itself: no mark-price read before sending.
+  const marketBelow = await rejects(
+    adapter.placeOrder(keys.credentials, market("n3", "BUY", "0.001")),
+    "INVALID_ORDER",
+  );
+  assert.equal(marketBelow.detail.venueCode, -4164);
+  assert.ok(!log.some((s) => s.url.includes("/fapi/v1/premiumIndex")));
   const boundary = await adapter.placeOrder(keys.credentials, limit("n4", "BUY", "0.002", "50000"));
   assert.equal(boundary.status, "NEW", "a notional exactly at the minimum is accepted");
   await adapter.placeOrder(keys.credentials, market("open", "BUY", "0.002"));
@@ -257,28 +263,24 @@ Deno.test("VENUE_A placeOrder refuses orders below minQty or min notional before
   assert.equal(reduce.status, "FILLED", "reduce-only orders are exempt from min notional");
 });
 
-Deno.test("VENUE_A placeOrder with a used clientOrderId returns the existing order, never a second one", async () => {
+Deno.test("VENUE_A placeOrder with the id of an open order answers that order (-4116), never a second one", async () => {
   await using h = await startVenueA();
   const keys = await h.account();
-  const adapter = h.adapter();
+  const log: Sent[] = [];
+  const adapter = h.adapter({ fetch: recording(log) });
   const first = await adapter.placeOrder(keys.credentials, limit("same-id", "BUY", "0.01", "64000"));
   const again = await adapter.placeOrder(keys.credentials, limit("same-id", "BUY", "0.01", "64000"));
   assert.equal(again.orderId, first.orderId);
-  const filled = await adapter.placeOrder(keys.credentials, market("mkt-id", "BUY", "0.01"));
-  assert.equal(filled.status, "FILLED");
-  const resent = await adapter.placeOrder(keys.credentials, market("mkt-id", "BUY", "0.01"));
-  assert.equal(resent.orderId, filled.orderId, "a filled order is found, not re-placed");
   const [a, b] = await Promise.all([
     adapter.placeOrder(keys.credentials, limit("race-id", "BUY", "0.01", "63000")),
     adapter.placeOrder(keys.credentials, limit("race-id", "BUY", "0.01", "63000")),
   ]);
   assert.equal(a.orderId, b.orderId, "a -4116 race resolves to the one order");
-  const view = await h.control<{ orders: unknown[]; positions: { positionAmt: string }[] }>(
-    "GET",
-    `/accounts/${keys.apiKey}`,
-  );
-  assert.equal(view.orders.length, 3);
-  assert.equal(view.positions[0].positionAmt, "0.010");
+  // The id is looked up only after the venue refused it as a duplicate: once per -4116, never before a POST.
+  const lookups = log.filter((s) => s.method === "GET" && new URL(s.url).pathname === "/fapi/v1/order");
+  assert.deepEqual([orderPosts(log).length, lookups.length], [4, 2]);
+  const view = await h.control<{ orders: unknown[] }>("GET", `/accounts/${keys.apiKey}`);
+  assert.equal(view.orders.length, 2);
 });
 
 Deno.test("VENUE_A getOrder, cancelOrder and modifyOrder work by client order id", async () => {
@@ -386,6 +388,139 @@ Deno.test("VENUE_A protections go through the algo endpoints and fire on the mar
     "INVALID_ORDER",
   );
   assert.equal(immediate.detail.venueCode, -2021);
+});
+
+Deno.test("VENUE_A placement sends the order and nothing else; exchangeInfo is read once a minute, shared", async () => {
+  let t = T0;
+  await using h = await startVenueA({ now: () => t });
+  const keys = await h.account();
+  const log: Sent[] = [];
+  const adapter = h.adapter({ fetch: recording(log), now: () => t });
+  const path = (sent: Sent) => `${sent.method} ${new URL(sent.url).pathname}`;
+  // A cold adapter's concurrent first orders share one exchangeInfo read.
+  await Promise.all([
+    adapter.placeOrder(keys.credentials, limit("p-1", "BUY", "0.010", "64000")),
+    adapter.placeOrder(keys.credentials, limit("p-2", "BUY", "0.010", "63000")),
+    adapter.placeOrder(keys.credentials, market("p-3", "BUY", "0.010")),
+  ]);
+  assert.deepEqual(log.filter((s) => s.method === "GET").map(path), ["GET /fapi/v1/exchangeInfo"]);
+  log.length = 0;
+  await adapter.placeOrder(keys.credentials, market("p-4", "BUY", "0.010"));
+  await adapter.placeProtection(keys.credentials, {
+    symbol: "BTCUSDT",
+    kind: "STOP_LOSS",
+    side: "SELL",
+    triggerPrice: "60000",
+    quantity: "0.020",
+    clientOrderId: "p-sl",
+  });
+  await adapter.placeOrder(keys.credentials, {
+    symbol: "BTCUSDT",
+    side: "BUY",
+    type: "STOP_MARKET",
+    triggerPrice: "66000",
+    quantity: "0.010",
+    reduceOnly: false,
+    clientOrderId: "p-entry",
+  });
+  await adapter.listMarkets();
+  assert.deepEqual(log.map(path), [
+    "POST /fapi/v1/order",
+    "POST /fapi/v1/algoOrder",
+    "POST /fapi/v1/algoOrder",
+  ], "no read before any POST, and listing markets within the minute reads nothing");
+  t += 60_000;
+  log.length = 0;
+  await adapter.placeOrder(keys.credentials, limit("p-5", "BUY", "0.010", "62000"));
+  assert.deepEqual(log.map(path), ["GET /fapi/v1/exchangeInfo", "POST /fapi/v1/order"], "refreshed after a minute");
+});
+
+Deno.test("VENUE_A a fired protection is working, not FILLED, until the venue finishes it; cancel is refused", async () => {
+  await using h = await startVenueA();
+  const keys = await h.account();
+  const adapter = h.adapter();
+  await adapter.placeOrder(keys.credentials, market("entry", "BUY", "0.010"));
+  await adapter.placeProtection(keys.credentials, {
+    symbol: "BTCUSDT",
+    kind: "STOP_LOSS",
+    side: "SELL",
+    triggerPrice: "60000",
+    quantity: "0.010",
+    clientOrderId: "sl-hold",
+  });
+  const algoStatus = async () =>
+    (await h.control<{ algoOrders: { clientAlgoId: string; algoStatus: string }[] }>("GET", `/accounts/${keys.apiKey}`))
+      .algoOrders.find((o) => o.clientAlgoId === "sl-hold")?.algoStatus;
+  await h.control("PUT", "/algo-hold", { hold: true });
+  await h.control("PUT", "/markets/BTCUSDT", { markPrice: "59990" });
+  assert.equal(await algoStatus(), "TRIGGERING");
+  const triggering = await adapter.getOrder(keys.credentials, "BTCUSDT", "sl-hold");
+  assert.deepEqual([triggering?.status, triggering?.filledQuantity, triggering?.averagePrice], ["NEW", "0", null]);
+  // Too late to cancel: the venue answers -4117 and the adapter does not call it cancelled.
+  const refused = await rejects(adapter.cancelProtection(keys.credentials, "BTCUSDT", "sl-hold"), "INVALID_ORDER");
+  assert.equal(refused.detail.venueCode, -4117);
+  assert.match(refused.message, /can no longer be cancelled/);
+  const viaCancelOrder = await adapter.cancelOrder(keys.credentials, "BTCUSDT", "sl-hold");
+  assert.equal(viaCancelOrder.status, "NEW", "cancelOrder answers the order as still working");
+  assert.equal(await algoStatus(), "TRIGGERING");
+
+  await h.control("PUT", "/algo-hold", { hold: true, stage: "TRIGGERED" });
+  assert.equal(await algoStatus(), "TRIGGERED");
+  assert.equal((await adapter.getOrder(keys.credentials, "BTCUSDT", "sl-hold"))?.status, "NEW");
+  const inEngine = await rejects(adapter.cancelProtection(keys.credentials, "BTCUSDT", "sl-hold"), "INVALID_ORDER");
+  assert.equal(inEngine.detail.venueCode, -2011);
+  assert.equal((await adapter.getAccount(keys.credentials)).positions.length, 1, "nothing executed yet");
+
+  await h.control("PUT", "/algo-hold", { hold: false });
+  assert.equal(await algoStatus(), "FINISHED");
+  const finished = await adapter.getOrder(keys.credentials, "BTCUSDT", "sl-hold");
+  assert.deepEqual([finished?.status, finished?.filledQuantity, finished?.averagePrice], [
+    "FILLED",
+    "0.010",
+    "59989.9",
+  ]);
+  assert.equal((await adapter.getAccount(keys.credentials)).positions.length, 0);
+  // Cancelling one that is done succeeds and changes nothing.
+  await adapter.cancelProtection(keys.credentials, "BTCUSDT", "sl-hold");
+  assert.equal((await adapter.getOrder(keys.credentials, "BTCUSDT", "sl-hold"))?.status, "FILLED");
+});
+
+Deno.test("VENUE_A a protection FINISHED with nothing executed is CANCELED; one refused at trigger is REJECTED", async () => {
+  await using h = await startVenueA();
+  const keys = await h.account({ balances: { USDT: "100" } });
+  const adapter = h.adapter();
+  await adapter.placeOrder(keys.credentials, market("small", "BUY", "0.002"));
+  await adapter.placeProtection(keys.credentials, {
+    symbol: "BTCUSDT",
+    kind: "STOP_LOSS",
+    side: "SELL",
+    triggerPrice: "60000",
+    quantity: "0.002",
+    clientOrderId: "sl-empty",
+  });
+  await h.control("PUT", "/algo-hold", { hold: true, stage: "TRIGGERED" });
+  await h.control("PUT", "/markets/BTCUSDT", { markPrice: "59990" });
+  // The position is closed by hand while the stop's order waits in the engine, so that order has nothing to reduce.
+  await adapter.placeOrder(keys.credentials, market("by-hand", "SELL", "0.002", true));
+  await h.control("PUT", "/algo-hold", { hold: false });
+  const empty = await adapter.getOrder(keys.credentials, "BTCUSDT", "sl-empty");
+  assert.deepEqual([empty?.status, empty?.filledQuantity, empty?.averagePrice], ["CANCELED", "0.000", null]);
+
+  // No margin check until the trigger: 0.1 BTC at 20x needs about 330 USDT, the account has about 100.
+  const entry = await adapter.placeOrder(keys.credentials, {
+    symbol: "BTCUSDT",
+    side: "BUY",
+    type: "STOP_MARKET",
+    triggerPrice: "66000",
+    quantity: "0.100",
+    reduceOnly: false,
+    clientOrderId: "entry-stop",
+  });
+  assert.equal(entry.status, "TRIGGER_PENDING");
+  await h.control("PUT", "/markets/BTCUSDT", { markPrice: "66000" });
+  const rejected = await adapter.getOrder(keys.credentials, "BTCUSDT", "entry-stop");
+  assert.deepEqual([rejected?.status, rejected?.filledQuantity], ["REJECTED", "0"]);
+  assert.equal((await adapter.getAccount(keys.credentials)).positions.length, 0);
 });
 
 Deno.test("VENUE_A getFills and getFunding report commission, realized PnL and funding", async () => {
@@ -549,10 +684,9 @@ Deno.test("VENUE_A LOSE_RESPONSE on placement is OUTCOME_UNKNOWN, resolved by ge
   await rejects(adapter.placeOrder(keys.credentials, limit("lost-2", "BUY", "0.01", "64000")), "OUTCOME_UNKNOWN");
   await rejects(adapter.cancelOrder(keys.credentials, "BTCUSDT", "lost-2"), "OUTCOME_UNKNOWN");
   await h.control("PUT", "/faults", { mode: "NONE" });
+  // The caller settles the unknown outcome by querying the id, never by sending it again.
   const found = await adapter.getOrder(keys.credentials, "BTCUSDT", "lost-1");
   assert.equal(found?.status, "FILLED");
-  const retried = await adapter.placeOrder(keys.credentials, market("lost-1", "BUY", "0.010"));
-  assert.equal(retried.orderId, found?.orderId);
   assert.equal((await adapter.getOrder(keys.credentials, "BTCUSDT", "lost-2"))?.status, "CANCELED");
   const view = await h.control<{ orders: unknown[]; positions: { positionAmt: string }[] }>(
     "GET",

@@ -351,6 +351,105 @@ Deno.test("simulator algo orders: trigger rules, closePosition, cancel and the s
   });
 });
 
+Deno.test("simulator algo lifecycle: NEW, TRIGGERING, TRIGGERED, FINISHED under a hold; -4117 while triggering", async () => {
+  await using h = await startVenueA();
+  const keys = await h.account();
+  await h.signed("POST", "/fapi/v1/order", { symbol: "ETHUSDT", side: "BUY", type: "MARKET", quantity: "1.000" }, keys);
+  const placed = await h.signed("POST", "/fapi/v1/algoOrder", {
+    algoType: "CONDITIONAL",
+    symbol: "ETHUSDT",
+    side: "SELL",
+    type: "STOP_MARKET",
+    triggerPrice: "3100",
+    quantity: "1.000",
+    reduceOnly: "true",
+    clientAlgoId: "sl-held",
+  }, keys);
+  assert.equal(placed.body.algoStatus, "NEW");
+  const query = () => h.signed("GET", "/fapi/v1/algoOrder", { clientAlgoId: "sl-held" }, keys).then((r) => r.body);
+  const cancel = () => h.signed("DELETE", "/fapi/v1/algoOrder", { clientAlgoId: "sl-held" }, keys).then((r) => r.body);
+
+  assert.deepEqual(await h.control("PUT", "/algo-hold", { hold: true }), { hold: true, stage: "TRIGGERING", held: 0 });
+  await h.control("PUT", "/markets/ETHUSDT", { markPrice: "3090" });
+  const triggering = await query();
+  assert.deepEqual([triggering.algoStatus, triggering.actualOrderId, triggering.actualQty], ["TRIGGERING", "", "0"]);
+  assert.ok(Number(triggering.triggerTime) > 0);
+  assert.deepEqual(await cancel(), { code: -4117, msg: "stop order is triggering" });
+  const open = await h.signed("GET", "/fapi/v1/openAlgoOrders", { symbol: "ETHUSDT" }, keys);
+  assert.deepEqual(open.body, [], "a fired order is no longer listed as waiting");
+  const reused = await h.signed("POST", "/fapi/v1/algoOrder", {
+    algoType: "CONDITIONAL",
+    symbol: "ETHUSDT",
+    side: "SELL",
+    type: "STOP_MARKET",
+    triggerPrice: "3000",
+    quantity: "1.000",
+    reduceOnly: "true",
+    clientAlgoId: "sl-held",
+  }, keys);
+  assert.equal(reused.body.code, -4116, "a fired order that is not done still holds its client id");
+
+  assert.equal((await h.control("PUT", "/algo-hold", { hold: true, stage: "TRIGGERED" })).held, 1);
+  const triggered = await query();
+  assert.deepEqual([triggered.algoStatus, triggered.actualQty], ["TRIGGERED", "0"]);
+  assert.notEqual(triggered.actualOrderId, "");
+  const child = await h.signed("GET", "/fapi/v1/order", {
+    symbol: "ETHUSDT",
+    orderId: String(triggered.actualOrderId),
+  }, keys);
+  assert.deepEqual([child.body.status, child.body.type, child.body.reduceOnly], ["NEW", "MARKET", true]);
+  assert.deepEqual(await cancel(), { code: -2011, msg: "Unknown order sent." });
+
+  assert.deepEqual(await h.control("PUT", "/algo-hold", { hold: false }), { hold: false, stage: null, held: 0 });
+  const finished = await query();
+  assert.deepEqual([finished.algoStatus, finished.actualQty, finished.actualPrice], ["FINISHED", "1.000", "3089.99"]);
+  const position = await h.signed("GET", "/fapi/v2/positionRisk", { symbol: "ETHUSDT" }, keys);
+  assert.equal((position.body as unknown as { positionAmt: string }[])[0].positionAmt, "0.000");
+});
+
+Deno.test("simulator algo outcomes: FINISHED with nothing executed, REJECTED for margin at trigger time", async () => {
+  await using h = await startVenueA();
+  const keys = await h.account({ balances: { USDT: "100" } });
+  const algo = (params: Record<string, string>) =>
+    h.signed("POST", "/fapi/v1/algoOrder", { algoType: "CONDITIONAL", symbol: "ETHUSDT", ...params }, keys)
+      .then((r) => r.body);
+  const query = (clientAlgoId: string) =>
+    h.signed("GET", "/fapi/v1/algoOrder", { clientAlgoId }, keys).then((r) => r.body);
+  // No margin check at placement: 1 ETH at 3300 and 20x needs 165 USDT, the account has 100.
+  const entry = await algo({
+    side: "BUY",
+    type: "STOP_MARKET",
+    triggerPrice: "3300",
+    quantity: "1.000",
+    clientAlgoId: "entry",
+  });
+  assert.equal(entry.algoStatus, "NEW");
+  await h.control("PUT", "/markets/ETHUSDT", { markPrice: "3300" });
+  const rejected = await query("entry");
+  assert.deepEqual([rejected.algoStatus, rejected.actualOrderId, rejected.actualQty], ["REJECTED", "", "0"]);
+
+  await algo({ side: "SELL", type: "STOP_MARKET", triggerPrice: "3200", quantity: "0.010", clientAlgoId: "short" });
+  await h.control("PUT", "/algo-hold", { hold: true, stage: "TRIGGERED" });
+  await h.control("PUT", "/markets/ETHUSDT", { markPrice: "3190" });
+  const held = await query("short");
+  assert.equal(held.algoStatus, "TRIGGERED");
+  // Its order is cancelled in the engine before it runs: the algo order finishes with nothing executed.
+  const cancelled = await h.signed("DELETE", "/fapi/v1/order", {
+    symbol: "ETHUSDT",
+    orderId: String(held.actualOrderId),
+  }, keys);
+  assert.equal(cancelled.body.status, "CANCELED");
+  await h.control("PUT", "/algo-hold", { hold: false });
+  const finished = await query("short");
+  assert.deepEqual([finished.algoStatus, finished.actualQty, finished.actualPrice], ["FINISHED", "0.000", "0"]);
+  const bad = await fetch(`${h.baseUrl}/_control/algo-hold`, {
+    method: "PUT",
+    body: JSON.stringify({ hold: true, stage: "FINISHED" }),
+  });
+  assert.equal(bad.status, 400);
+  assert.match((await bad.json()).error, /stage/);
+});
+
 Deno.test("simulator account settings, margin modes and v2/v3 differences", async () => {
   await using h = await startVenueA();
   const keys = await h.account();

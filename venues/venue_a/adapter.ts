@@ -79,19 +79,25 @@ export function createVenueAAdapter(deps: VenueAAdapterDeps): VenueAdapter {
   const fapi = createVenueAClient({ ...transport, baseUrl: deps.baseUrl });
   const spot = createVenueAClient({ ...transport, baseUrl: deps.spotBaseUrl });
 
+  // exchangeInfo is read at most once per MARKETS_TTL_MS, whatever the number of orders: every placement
+  // needs the rules, and concurrent callers on a cold or stale cache (a fan-out's first orders) share one read.
   let cached: { at: number; rules: Map<string, MarketRules> } | undefined;
-  async function markets(refresh = false): Promise<Map<string, MarketRules>> {
-    if (!refresh && cached && clock.now() - cached.at < MARKETS_TTL_MS) return cached.rules;
-    const info = await fapi.request<WireExchangeInfo>({
-      method: "GET",
-      path: PATHS.exchangeInfo,
-      weight: WEIGHTS.exchangeInfo,
-      action: "Reading exchange info",
-    });
-    const limit = weightLimitOf(info);
-    if (limit) fapi.setWeightLimit(limit);
-    cached = { at: clock.now(), rules: new Map(toMarketRules(info).map((rules) => [rules.symbol, rules])) };
-    return cached.rules;
+  let loading: Promise<Map<string, MarketRules>> | undefined;
+  function markets(refresh = false): Promise<Map<string, MarketRules>> {
+    if (!refresh && cached && clock.now() - cached.at < MARKETS_TTL_MS) return Promise.resolve(cached.rules);
+    loading ??= (async () => {
+      const info = await fapi.request<WireExchangeInfo>({
+        method: "GET",
+        path: PATHS.exchangeInfo,
+        weight: WEIGHTS.exchangeInfo,
+        action: "Reading exchange info",
+      });
+      const limit = weightLimitOf(info);
+      if (limit) fapi.setWeightLimit(limit);
+      cached = { at: clock.now(), rules: new Map(toMarketRules(info).map((rules) => [rules.symbol, rules])) };
+      return cached.rules;
+    })().finally(() => loading = undefined);
+    return loading;
   }
 
   async function keys(credentials: VenueCredentials): Promise<ApiKeyPair> {
@@ -121,8 +127,9 @@ export function createVenueAAdapter(deps: VenueAAdapterDeps): VenueAdapter {
     actionWindowMs: RECV_WINDOW_MS + 1000,
     placementWeight: WEIGHTS.orderMutation,
 
+    // From the same cache as placements: a listing at most MARKETS_TTL_MS old costs nothing to callers.
     async listMarkets(): Promise<Market[]> {
-      return [...(await markets(true)).values()].map(toMarket);
+      return [...(await markets()).values()].map(toMarket);
     },
 
     async getOrderBook(symbol: string, depth = 20): Promise<OrderBook> {

@@ -27,8 +27,11 @@ export const WEIGHT_BUDGET_SHARE = 0.9;
 /** Backoff between attempts of a read that failed transiently (the venue docs suggest doubling from 200 ms). */
 export const READ_RETRY_DELAYS_MS = [200, 400] as const;
 
-/** exchangeInfo is static enough to cache; rounding every order needs it. */
-export const MARKETS_TTL_MS = 5 * 60_000;
+/**
+ * exchangeInfo is static enough to cache; rounding every order needs it. A
+ * minute bounds how long a new listing or a changed filter goes unseen.
+ */
+export const MARKETS_TTL_MS = 60_000;
 
 /** userTrades accepts at most a 7-day range and keeps about 6 months. */
 export const TRADES_WINDOW_MS = 7 * 24 * 60 * 60_000;

@@ -14,7 +14,7 @@ export interface AdapterContext {
   /** The spot host (`/sapi/...`). */
   spot: VenueAClient;
   clock: ServerClock;
-  /** Cached exchangeInfo rules by symbol; `refresh` forces a fetch. */
+  /** exchangeInfo rules by symbol, cached for MARKETS_TTL_MS with one read in flight at a time; `refresh` forces a read. */
   markets(refresh?: boolean): Promise<Map<string, MarketRules>>;
   /** Opens the sealed secret for the duration of one call. */
   keys(credentials: VenueCredentials): Promise<ApiKeyPair>;

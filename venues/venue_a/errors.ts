@@ -15,6 +15,7 @@ export const CODES = {
   cancelRejected: -2011,
   noSuchOrder: -2013,
   duplicatedClientOrderId: -4116,
+  stopOrderTriggering: -4117,
   sameOrder: -5027,
 } as const;
 
@@ -67,6 +68,8 @@ const KIND_BY_CODE: ReadonlyMap<number, Mapping> = new Map<number, Mapping>([
   [-4059, "INVALID_ORDER"],
   [-4061, "INVALID_ORDER"],
   [-4116, "INVALID_ORDER"],
+  // "stop order is triggering": too late to cancel, the order is on its way to the engine.
+  [-4117, "INVALID_ORDER"],
   [-4120, "INVALID_ORDER"],
   [-4131, "INVALID_ORDER"],
   [-4164, "INVALID_ORDER"],

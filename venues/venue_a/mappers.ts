@@ -148,20 +148,50 @@ export function toOrder(wire: WireOrder): Order {
   };
 }
 
-/** Algo statuses: NEW/TRIGGERING wait; TRIGGERED/FINISHED handed a market order to the engine. */
-const ALGO_STATUS: Record<string, OrderStatus> = {
-  NEW: "TRIGGER_PENDING",
-  TRIGGERING: "TRIGGER_PENDING",
-  TRIGGERED: "FILLED",
-  FINISHED: "FILLED",
-  CANCELED: "CANCELED",
-  REJECTED: "REJECTED",
-  EXPIRED: "EXPIRED",
-};
+/**
+ * The venue's algo lifecycle (ALGO_UPDATE) read as the venue means it:
+ * - NEW waits for its trigger: TRIGGER_PENDING.
+ * - TRIGGERING (fired, being handed to the matching engine) and TRIGGERED (its
+ *   order is in the engine) are working, not filled: NEW, or PARTIALLY_FILLED
+ *   once the engine reports an execution. Not TRIGGER_PENDING, which would say
+ *   the order can still be cancelled before it fires; it no longer can.
+ * - FINISHED means the engine's order is done, filled or cancelled: FILLED when
+ *   it executed the whole quantity (any execution for a close-position order,
+ *   which has none), CANCELED otherwise, with whatever it executed.
+ * - REJECTED is the engine refusing the order at trigger time (e.g. margin);
+ *   EXPIRED the system cancelling it.
+ * `actualQty` / `actualPrice` are the engine order's executed quantity and
+ * average price, present on queries once the order reached the engine.
+ */
+function algoStatus(wire: WireAlgoOrder, executed: string): OrderStatus {
+  switch (wire.algoStatus) {
+    case "NEW":
+      return "TRIGGER_PENDING";
+    case "TRIGGERING":
+    case "TRIGGERED":
+      return isZero(executed) ? "NEW" : "PARTIALLY_FILLED";
+    case "FINISHED": {
+      if (isZero(executed)) return "CANCELED";
+      const quantity = amount(wire.quantity);
+      return isZero(quantity) || cmp(executed, quantity) >= 0 ? "FILLED" : "CANCELED";
+    }
+    case "CANCELED":
+    case "REJECTED":
+    case "EXPIRED":
+      return wire.algoStatus;
+    default:
+      return "TRIGGER_PENDING";
+  }
+}
+
+/** A quantity field that may be absent or empty (before the trigger, or with closePosition) read as zero. */
+function amount(value: string | undefined): string {
+  return value === undefined || value === "" ? "0" : value;
+}
 
 export function toProtectionOrder(wire: WireAlgoOrder): Order {
-  const status = ALGO_STATUS[wire.algoStatus] ?? "TRIGGER_PENDING";
-  const filled = status === "FILLED" ? wire.actualQty ?? wire.quantity : "0";
+  const executed = amount(wire.actualQty);
+  const status = algoStatus(wire, executed);
   return {
     orderId: String(wire.algoId),
     clientOrderId: wire.clientAlgoId || null,
@@ -170,9 +200,9 @@ export function toProtectionOrder(wire: WireAlgoOrder): Order {
     type: orderType(wire.orderType),
     status,
     quantity: wire.quantity,
-    filledQuantity: filled,
+    filledQuantity: executed,
     price: null,
-    averagePrice: status === "FILLED" ? priceOrNull(wire.actualPrice) : null,
+    averagePrice: isZero(executed) ? null : priceOrNull(wire.actualPrice),
     triggerPrice: priceOrNull(wire.triggerPrice),
     reduceOnly: wire.reduceOnly || wire.closePosition === true,
     timeInForce: null,

@@ -1,18 +1,31 @@
 /**
  * Orders and protections on VENUE_A.
  *
- * Idempotency: the venue only refuses a duplicate newClientOrderId while the
- * first order is still open (-4116), so a filled or cancelled order would be
- * placed again. Every placement therefore looks the id up first, and a -4116
- * race is answered with the existing order.
+ * Placement sends the order and nothing else: no look-up of the client order
+ * id first, no mark-price read. The domain records each intent before sending
+ * and never resends one, and an uncertain outcome (OUTCOME_UNKNOWN) is settled
+ * by querying the id later (`getOrder`), so a read before every placement
+ * would only cost latency and weight. The venue refuses a newClientOrderId
+ * only while an order with it is still open (-4116); that race is answered
+ * with the existing order. A filled or cancelled id would be placed again, which
+ * is why callers must not resend an id they already sent.
  *
  * Conditional orders (stop / take-profit) live on the algo endpoints since the
  * venue's Dec 2025 migration; the regular endpoint answers -4120 for them.
+ * Once one has fired (TRIGGERING / TRIGGERED) it can no longer be cancelled,
+ * and a cancel never reports it as CANCELED.
  */
 import { protectionOrder } from "../protection.ts";
-import type { ModifyOrderRequest, Order, OrderType, PlaceOrderRequest, ProtectionRequest } from "../types.ts";
+import {
+  type ModifyOrderRequest,
+  type Order,
+  type OrderType,
+  type PlaceOrderRequest,
+  type ProtectionRequest,
+  VenueError,
+} from "../types.ts";
 import type { ApiKeyPair } from "./client.ts";
-import { CLIENT_ORDER_ID_PATTERN, PATHS, WEIGHTS } from "./constants.ts";
+import { CLIENT_ORDER_ID_PATTERN, PATHS, PROVIDER_ID, WEIGHTS } from "./constants.ts";
 import { type AdapterContext, hasVenueCode, marketRules } from "./context.ts";
 import { CODES, localError } from "./errors.ts";
 import { type MarketRules, toOrder, toProtectionOrder } from "./mappers.ts";
@@ -77,26 +90,16 @@ export async function findAlgoOrder(
   }
 }
 
-async function markPrice(ctx: AdapterContext, symbol: string): Promise<string> {
-  const index = await ctx.fapi.request<{ markPrice: string }>({
-    method: "GET",
-    path: PATHS.premiumIndex,
-    params: { symbol },
-    weight: 1,
-    action: "Reading the mark price",
-  });
-  return index.markPrice;
-}
-
+/**
+ * MARKET orders are checked against the quantity filters only: their notional
+ * is valued at the mark price, which the venue checks itself (-4164), so no
+ * mark-price read is spent before sending.
+ */
 export async function placeOrder(ctx: AdapterContext, keys: ApiKeyPair, order: PlaceOrderRequest): Promise<Order> {
   checkClientOrderId(order.clientOrderId);
   const rules = await marketRules(ctx, order.symbol);
   if (isConditional(order.type)) return placeConditional(ctx, keys, rules, order);
-  // Looked up before validating: a resubmission must find its order even if the market moved since.
-  const existing = await findOrder(ctx, keys, order.symbol, order.clientOrderId);
-  if (existing) return toOrder(existing);
-  const reference = order.type === "MARKET" && !order.reduceOnly ? await markPrice(ctx, order.symbol) : undefined;
-  const prepared = prepareOrder(rules, order, reference);
+  const prepared = prepareOrder(rules, order);
   try {
     const placed = await ctx.fapi.request<WireOrder>({
       method: "POST",
@@ -119,6 +122,7 @@ export async function placeOrder(ctx: AdapterContext, keys: ApiKeyPair, order: P
     });
     return toOrder(placed);
   } catch (error) {
+    // -4116: an open order already has this id (a concurrent send of the same intent); answer that order.
     if (!hasVenueCode(error, CODES.duplicatedClientOrderId)) throw error;
     const raced = await findOrder(ctx, keys, order.symbol, order.clientOrderId);
     if (raced) return toOrder(raced);
@@ -132,8 +136,6 @@ async function placeConditional(
   rules: MarketRules,
   order: Pick<PlaceOrderRequest, "side" | "type" | "quantity" | "triggerPrice" | "reduceOnly" | "clientOrderId">,
 ): Promise<Order> {
-  const existing = await findAlgoOrder(ctx, keys, order.clientOrderId);
-  if (existing) return toProtectionOrder(existing);
   const prepared = prepareOrder(rules, order);
   try {
     const placed = await ctx.fapi.request<WireAlgoOrder>({
@@ -159,6 +161,7 @@ async function placeConditional(
     });
     return toProtectionOrder(placed);
   } catch (error) {
+    // -4116: a waiting or fired algo order already has this id; answer that order.
     if (!hasVenueCode(error, CODES.duplicatedClientOrderId)) throw error;
     const raced = await findAlgoOrder(ctx, keys, order.clientOrderId);
     if (raced) return toProtectionOrder(raced);
@@ -179,7 +182,11 @@ export async function getOrder(
   return conditional && conditional.symbol === symbol ? toProtectionOrder(conditional) : null;
 }
 
-/** Cancelling an order that already reached a final state answers that state instead of failing. */
+/**
+ * Cancelling an order that already reached a final state answers that state
+ * instead of failing. A conditional order that fired meanwhile is answered as
+ * it stands (working), never as CANCELED.
+ */
 export async function cancelOrder(
   ctx: AdapterContext,
   keys: ApiKeyPair,
@@ -201,8 +208,8 @@ export async function cancelOrder(
     if (!hasVenueCode(error, CODES.cancelRejected, CODES.noSuchOrder)) throw error;
     const order = await getOrder(ctx, keys, symbol, clientOrderId);
     if (order?.status === "TRIGGER_PENDING") {
-      await cancelProtection(ctx, keys, clientOrderId);
-      return { ...order, status: "CANCELED" };
+      const outcome = await cancelAlgoOrder(ctx, keys, clientOrderId);
+      return outcome.cancelled ? { ...order, status: "CANCELED" } : outcome.order;
     }
     if (order) return order;
     throw localError("INVALID_ORDER", `Order "${clientOrderId}" does not exist on "${symbol}"`);
@@ -256,23 +263,49 @@ export async function placeProtection(
   return placeConditional(ctx, keys, rules, protectionOrder(request));
 }
 
-/** Cancelling a protection that already fired or was cancelled succeeds; an unknown one is INVALID_ORDER. */
-export async function cancelProtection(ctx: AdapterContext, keys: ApiKeyPair, clientOrderId: string): Promise<void> {
+/** What a cancel of an algo order came to: cancelled now, or the order as it stands when it could not be. */
+type AlgoCancel = { cancelled: true } | { cancelled: false; order: Order; refusal: VenueError };
+
+/** A fired order is still in the venue's hands: not cancellable, not done. */
+function stillWorking(order: Order): boolean {
+  return order.status === "NEW" || order.status === "PARTIALLY_FILLED";
+}
+
+async function cancelAlgoOrder(ctx: AdapterContext, keys: ApiKeyPair, clientAlgoId: string): Promise<AlgoCancel> {
   try {
     await ctx.fapi.request({
       method: "DELETE",
       path: PATHS.algoOrder,
-      params: { clientAlgoId: clientOrderId },
+      params: { clientAlgoId },
       weight: WEIGHTS.order,
       mutation: true,
       auth: keys,
       action: "Cancelling the conditional order",
     });
+    return { cancelled: true };
   } catch (error) {
-    if (!hasVenueCode(error, CODES.cancelRejected, CODES.noSuchOrder)) throw error;
-    if (await findAlgoOrder(ctx, keys, clientOrderId)) return;
-    throw localError("INVALID_ORDER", `Conditional order "${clientOrderId}" does not exist`);
+    // -4117: it fired and is being handed to the engine; -2011: it is no longer waiting (fired, done or unknown).
+    if (!hasVenueCode(error, CODES.cancelRejected, CODES.noSuchOrder, CODES.stopOrderTriggering)) throw error;
+    const current = await findAlgoOrder(ctx, keys, clientAlgoId);
+    if (!current) throw localError("INVALID_ORDER", `Conditional order "${clientAlgoId}" does not exist`);
+    return { cancelled: false, order: toProtectionOrder(current), refusal: error };
   }
+}
+
+/**
+ * Cancelling a protection that already finished or was cancelled succeeds; an
+ * unknown one is INVALID_ORDER. One that has fired and is still working
+ * (TRIGGERING / TRIGGERED) cannot be cancelled any more: that is INVALID_ORDER
+ * too, so no caller records it as cancelled while its order may still fill.
+ */
+export async function cancelProtection(ctx: AdapterContext, keys: ApiKeyPair, clientOrderId: string): Promise<void> {
+  const outcome = await cancelAlgoOrder(ctx, keys, clientOrderId);
+  if (outcome.cancelled || !stillWorking(outcome.order)) return;
+  throw new VenueError(
+    "INVALID_ORDER",
+    `Conditional order "${clientOrderId}" has triggered and can no longer be cancelled; it is still working`,
+    { providerId: PROVIDER_ID, venueCode: outcome.refusal.detail.venueCode },
+  );
 }
 
 export async function listProtections(ctx: AdapterContext, keys: ApiKeyPair, symbol?: string): Promise<Order[]> {

@@ -29,12 +29,18 @@ const MAX_BOOK_DEPTH = 20;
 
 /** A catalogue that caches the universe for META_TTL_MS. */
 export function createMarketCatalog(client: VenueBClient, now: () => number): MarketCatalog {
-  let cache: { at: number; meta: WireMeta; ctxs: WireAssetCtx[] } | null = null;
+  type Universe = { at: number; meta: WireMeta; ctxs: WireAssetCtx[] };
+  let cache: Universe | null = null;
+  let loading: Promise<Universe> | undefined;
 
-  async function load() {
-    const [meta, ctxs] = await client.info<[WireMeta, WireAssetCtx[]]>({ type: "metaAndAssetCtxs" });
-    cache = { at: now(), meta, ctxs };
-    return cache;
+  /** A fresh read; concurrent callers (a fan-out's first orders on a cold cache) share the one in flight. */
+  function load(): Promise<Universe> {
+    loading ??= (async () => {
+      const [meta, ctxs] = await client.info<[WireMeta, WireAssetCtx[]]>({ type: "metaAndAssetCtxs" });
+      cache = { at: now(), meta, ctxs };
+      return cache;
+    })().finally(() => loading = undefined);
+    return loading;
   }
 
   async function resolve(symbolOrCoin: string): Promise<ResolvedAsset> {

@@ -1,7 +1,12 @@
 /**
  * Conditional (algo) orders, the venue's home for stop and take-profit since
- * Dec 2025. They wait without any margin check; when the mark price reaches
- * the trigger they hand a MARKET order to the engine and finish.
+ * Dec 2025. They wait without any margin check (NEW). When the mark price
+ * reaches the trigger they go TRIGGERING (handed to the matching engine),
+ * TRIGGERED (their MARKET order is in the engine; REJECTED instead when the
+ * engine refuses it, e.g. for margin) and FINISHED once that order is done,
+ * filled or not (`actualQty`). By default all of it happens within the market
+ * move that fired them; `/_control/algo-hold` stops fired orders at TRIGGERING
+ * or TRIGGERED so the intermediate states can be observed.
  */
 import { abs, cmp, div, isZero, min, toFixed } from "../../decimal.ts";
 import {
@@ -10,12 +15,20 @@ import {
   checkPriceFilter,
   checkQuantity,
   marketOf,
+  releaseOrder,
   sideOf,
   submitOrder,
 } from "./engine.ts";
 import { errors, type SimError } from "./errors.ts";
 import type { RequestParams } from "./params.ts";
-import { openAlgoOrders, positionOf, type SimAccount, type SimAlgoOrder, type SimState } from "./state.ts";
+import {
+  firedAlgoOrders,
+  openAlgoOrders,
+  positionOf,
+  type SimAccount,
+  type SimAlgoOrder,
+  type SimState,
+} from "./state.ts";
 
 const ALGO_TYPES = ["STOP_MARKET", "TAKE_PROFIT_MARKET"] as const;
 const WORKING_TYPES = ["MARK_PRICE", "CONTRACT_PRICE"] as const;
@@ -48,9 +61,10 @@ export function placeAlgoOrder(state: SimState, account: SimAccount, params: Req
   checkPriceFilter(market.def, triggerPrice);
   const workingType = params.oneOf("workingType", WORKING_TYPES, () => errors.invalidParam("workingType")) ??
     "CONTRACT_PRICE";
+  // A fired order that is not done yet still holds its client id, like a waiting one.
   const clientAlgoId = checkClientId(
     params.get("clientAlgoId"),
-    (id) => openAlgoOrders(account).some((o) => o.clientAlgoId === id),
+    (id) => [...openAlgoOrders(account), ...firedAlgoOrders(account)].some((o) => o.clientAlgoId === id),
   );
   // The simulator has one price per symbol, so CONTRACT_PRICE and MARK_PRICE both watch the mark.
   if (fires({ orderType, side, triggerPrice }, market.markPrice)) throw errors.wouldTrigger();
@@ -91,7 +105,10 @@ export function findAlgoOrder(account: SimAccount, params: RequestParams): SimAl
   return algo;
 }
 
-/** DELETE /fapi/v1/algoOrder: only a waiting order can be cancelled. */
+/**
+ * DELETE /fapi/v1/algoOrder: only a waiting order can be cancelled. One that
+ * is being handed to the engine answers -4117; one already there or done -2011.
+ */
 export function cancelAlgoOrder(state: SimState, account: SimAccount, params: RequestParams): SimAlgoOrder {
   let algo: SimAlgoOrder;
   try {
@@ -99,19 +116,24 @@ export function cancelAlgoOrder(state: SimState, account: SimAccount, params: Re
   } catch (error) {
     throw (error as SimError).code === -2013 ? errors.cancelRejected() : error;
   }
+  if (algo.algoStatus === "TRIGGERING") throw errors.stopOrderTriggering();
   if (algo.algoStatus !== "NEW") throw errors.cancelRejected();
   algo.algoStatus = "CANCELED";
   algo.updateTime = state.now();
   return algo;
 }
 
-function fire(state: SimState, account: SimAccount, algo: SimAlgoOrder): void {
+/**
+ * TRIGGERING -> TRIGGERED: the MARKET order goes to the engine, which checks
+ * margin only now. A refusal there is REJECTED; nothing left to close for a
+ * reduce-only or close-position order is the system cancelling it (EXPIRED).
+ */
+function handToEngine(state: SimState, account: SimAccount, algo: SimAlgoOrder): void {
   const position = positionOf(account, algo.symbol);
   const reduces = !isZero(position.amt) && position.amt.startsWith("-") === (algo.side === "BUY");
   const closing = reduces ? abs(position.amt) : "0";
   const quantity = algo.closePosition ? closing : algo.reduceOnly ? min(algo.quantity, closing) : algo.quantity;
-  algo.triggerTime = state.now();
-  algo.updateTime = algo.triggerTime;
+  algo.updateTime = state.now();
   if (isZero(quantity)) {
     algo.algoStatus = "EXPIRED";
     return;
@@ -127,15 +149,28 @@ function fire(state: SimState, account: SimAccount, algo: SimAlgoOrder): void {
       origQty: quantity,
       reduceOnly: algo.reduceOnly || algo.closePosition,
       closePosition: algo.closePosition,
-    });
+    }, { hold: true });
     algo.actualOrderId = order.orderId;
-    algo.actualQty = toFixed(order.executedQty, state.markets.get(algo.symbol)!.def.quantityPrecision);
-    algo.actualPrice = isZero(order.executedQty) ? "0" : div(order.cumQuote, order.executedQty, 8);
-    algo.algoStatus = "FINISHED";
+    algo.algoStatus = "TRIGGERED";
   } catch {
-    // Margin is first checked at trigger time; a refusal there ends the algo order.
-    algo.algoStatus = "EXPIRED";
+    algo.algoStatus = "REJECTED";
   }
+}
+
+/** TRIGGERED -> FINISHED: the engine runs the order; what it executed is `actualQty` (zero if it was cancelled). */
+function finish(state: SimState, account: SimAccount, algo: SimAlgoOrder): void {
+  const order = account.orders.find((o) => o.orderId === algo.actualOrderId)!;
+  releaseOrder(state, account, order);
+  algo.actualQty = toFixed(order.executedQty, state.markets.get(algo.symbol)!.def.quantityPrecision);
+  algo.actualPrice = isZero(order.executedQty) ? "0" : div(order.cumQuote, order.executedQty, 8);
+  algo.algoStatus = "FINISHED";
+  algo.updateTime = state.now();
+}
+
+/** Moves a fired algo order on as far as the hold allows. */
+function advance(state: SimState, account: SimAccount, algo: SimAlgoOrder): void {
+  if (algo.algoStatus === "TRIGGERING" && state.algoHold !== "TRIGGERING") handToEngine(state, account, algo);
+  if (algo.algoStatus === "TRIGGERED" && state.algoHold === null) finish(state, account, algo);
 }
 
 /** Fires every waiting algo order of `symbol` that the current mark price reaches. */
@@ -143,7 +178,24 @@ export function triggerAlgoOrders(state: SimState, symbol: string): void {
   const mark = state.markets.get(symbol)!.markPrice;
   for (const account of state.accounts.values()) {
     for (const algo of openAlgoOrders(account, symbol)) {
-      if (fires(algo, mark)) fire(state, account, algo);
+      if (!fires(algo, mark)) continue;
+      algo.algoStatus = "TRIGGERING";
+      algo.triggerTime = state.now();
+      algo.updateTime = algo.triggerTime;
+      advance(state, account, algo);
     }
   }
+}
+
+/** Sets where fired algo orders stop and moves the ones already held as far as the new setting allows. */
+export function holdAlgoOrders(state: SimState, hold: SimState["algoHold"]): number {
+  state.algoHold = hold;
+  let held = 0;
+  for (const account of state.accounts.values()) {
+    for (const algo of firedAlgoOrders(account)) {
+      advance(state, account, algo);
+      if (algo.algoStatus === "TRIGGERING" || algo.algoStatus === "TRIGGERED") held++;
+    }
+  }
+  return held;
 }

@@ -91,11 +91,16 @@ export function fillOrder(state: SimState, account: SimAccount, order: SimOrder,
   if (order.reduceOnly && order.status === "PARTIALLY_FILLED") order.status = "EXPIRED";
 }
 
-/** Records a new order and runs it against the book. */
+/**
+ * Records a new order and runs it against the book. With `hold` it is only
+ * admitted (checked and recorded as NEW) and `releaseOrder` runs it later:
+ * how a fired algo order's MARKET order waits while a test holds it in TRIGGERED.
+ */
 export function submitOrder(
   state: SimState,
   account: SimAccount,
   order: Omit<SimOrder, "orderId" | "executedQty" | "cumQuote" | "status" | "reservedMargin" | "time" | "updateTime">,
+  options: { hold?: boolean } = {},
 ): SimOrder {
   const market = state.markets.get(order.symbol)!;
   const position = positionOf(account, order.symbol);
@@ -123,10 +128,17 @@ export function submitOrder(
     updateTime: time,
   };
   account.orders.push(record);
+  if (options.hold) return record;
   if (crosses) fillOrder(state, account, record, touch(market, order.side), false);
   else if (order.timeInForce === "IOC") record.status = "EXPIRED";
   else record.reservedMargin = margin;
   return record;
+}
+
+/** Runs a MARKET order admitted with `hold`: it fills at the touch now, unless it was cancelled meanwhile. */
+export function releaseOrder(state: SimState, account: SimAccount, order: SimOrder): void {
+  if (order.status !== "NEW") return;
+  fillOrder(state, account, order, touch(state.markets.get(order.symbol)!, order.side), false);
 }
 
 /** POST /fapi/v1/order. */

@@ -63,6 +63,7 @@ export const errors = {
   positionSideOpenOrders: () => fail(-4067, "Position side cannot be changed if there exists open orders."),
   positionSideQuantity: () => fail(-4068, "Position side cannot be changed if there exists position."),
   duplicateClientOrderId: () => fail(-4116, "clientOrderId is duplicated"),
+  stopOrderTriggering: () => fail(-4117, "stop order is triggering"),
   useAlgoEndpoint: () =>
     fail(-4120, "Order type not supported for this endpoint. Please use the Algo Order API endpoints instead."),
   quantityWithClosePosition: () => fail(-4137, "Quantity must be zero with closePosition equals true"),

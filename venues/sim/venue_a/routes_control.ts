@@ -1,12 +1,12 @@
 /**
  * `/_control` routes: the test and QA contract for driving the simulator
- * (accounts, prices, faults, funding). Not part of the venue's protocol, so
- * they answer plain JSON and `{error}` on bad input.
+ * (accounts, prices, faults, funding, algo-order holds). Not part of the
+ * venue's protocol, so they answer plain JSON and `{error}` on bad input.
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import { cmp, isDecimal } from "../../decimal.ts";
-import { triggerAlgoOrders } from "./algo.ts";
+import { holdAlgoOrders, triggerAlgoOrders } from "./algo.ts";
 import { matchRestingOrders } from "./engine.ts";
 import { payFunding } from "./ledger.ts";
 import { defaultTouch } from "./markets.ts";
@@ -42,6 +42,11 @@ const FaultBody = z.object({
 
 const FundingBody = z.object({ symbol: z.string(), rate: SignedDecimal });
 const LimitsBody = z.object({ requestWeightPerMinute: z.number().int().min(1) });
+const AlgoHoldBody = z.object({
+  hold: z.boolean(),
+  /** Where fired algo orders stop while held; TRIGGERING unless told. */
+  stage: z.enum(["TRIGGERING", "TRIGGERED"]).optional(),
+});
 
 async function body<T>(
   request: Request,
@@ -136,6 +141,20 @@ export function controlRoutes(state: SimState): Hono {
     if (!input.ok) return c.json({ error: input.error }, 400);
     state.weight.limit = input.data.requestWeightPerMinute;
     return c.json({ requestWeightPerMinute: state.weight.limit });
+  });
+
+  /**
+   * Holds fired algo orders at TRIGGERING (the default stage) or TRIGGERED, so
+   * tests can watch the states the venue passes through; `hold: false` lets the
+   * held ones run to FINISHED (or REJECTED) at once. Without a hold a trigger
+   * runs through within the market move that fired it.
+   */
+  app.put("/algo-hold", async (c) => {
+    const input = await body(c.req.raw, AlgoHoldBody);
+    if (!input.ok) return c.json({ error: input.error }, 400);
+    const stage = input.data.hold ? input.data.stage ?? "TRIGGERING" : null;
+    const held = holdAlgoOrders(state, stage);
+    return c.json({ hold: stage !== null, stage, held });
   });
 
   return app;

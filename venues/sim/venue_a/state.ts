@@ -29,6 +29,18 @@ export interface SimOrder {
   updateTime: number;
 }
 
+/**
+ * The venue's algo lifecycle (ALGO_UPDATE): NEW waits for its trigger;
+ * TRIGGERING has fired and is being handed to the matching engine; TRIGGERED
+ * has its order there (`actualOrderId`), not yet done; FINISHED means that
+ * order was filled or cancelled there (`actualQty` tells which); REJECTED is
+ * the engine refusing it at trigger time (e.g. margin); EXPIRED a system cancel.
+ */
+export type AlgoStatus = "NEW" | "CANCELED" | "TRIGGERING" | "TRIGGERED" | "FINISHED" | "REJECTED" | "EXPIRED";
+
+/** Where a fired algo order is held for tests to watch; null lets it run through in one move. */
+export type AlgoHold = "TRIGGERING" | "TRIGGERED" | null;
+
 export interface SimAlgoOrder {
   algoId: number;
   clientAlgoId: string;
@@ -41,7 +53,7 @@ export interface SimAlgoOrder {
   closePosition: boolean;
   reduceOnly: boolean;
   priceProtect: boolean;
-  algoStatus: "NEW" | "CANCELED" | "FINISHED" | "EXPIRED";
+  algoStatus: AlgoStatus;
   createTime: number;
   updateTime: number;
   triggerTime: number;
@@ -121,6 +133,8 @@ export interface SimState {
   /** The spot host's pools: each /sapi endpoint ("GET /sapi/...") counts on its own. */
   sapiWeight: Map<string, WeightPool>;
   ids: { order: number; algo: number; trade: number; tran: number };
+  /** `/_control/algo-hold`: fired algo orders stop at this stage until released. */
+  algoHold: AlgoHold;
 }
 
 /** IP weight used in the current minute, against `limit`. */
@@ -146,6 +160,7 @@ export function createState(now: () => number): SimState {
     sapiWeight: new Map(),
     // Venue ids are large numbers; starting high catches adapters that assume small ones.
     ids: { order: 8_389_765_000, algo: 1_000_000_000, trade: 512_000_000, tran: 9_689_322_000 },
+    algoHold: null,
   };
 }
 
@@ -239,6 +254,12 @@ export function openOrders(account: SimAccount, symbol?: string): SimOrder[] {
   );
 }
 
+/** Algo orders still waiting for their trigger: the only ones listed as open and the only ones cancellable. */
 export function openAlgoOrders(account: SimAccount, symbol?: string): SimAlgoOrder[] {
   return account.algoOrders.filter((o) => o.algoStatus === "NEW" && (!symbol || o.symbol === symbol));
+}
+
+/** Algo orders that fired and are not done yet (TRIGGERING or TRIGGERED). */
+export function firedAlgoOrders(account: SimAccount): SimAlgoOrder[] {
+  return account.algoOrders.filter((o) => o.algoStatus === "TRIGGERING" || o.algoStatus === "TRIGGERED");
 }
