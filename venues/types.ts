@@ -227,9 +227,13 @@ export interface PlaceOrderRequest {
   timeInForce?: TimeInForce;
   reduceOnly: boolean;
   /**
-   * Caller-chosen id that makes the action idempotent at the venue: placing
-   * twice with the same id never creates two orders. VENUE_A: newClientOrderId
-   * (≤ 36 chars); VENUE_B: cloid (16 bytes hex) derived deterministically from it.
+   * Caller-chosen id the order is found by afterwards (`getOrder`). The venue
+   * refuses a second order with it at least while the first is open, and the
+   * adapter answers that first order; it is not a permanent idempotency key
+   * (VENUE_A accepts the id again once the first order is done), so callers
+   * never resend an id and settle an uncertain outcome by querying it.
+   * VENUE_A: newClientOrderId (≤ 36 chars); VENUE_B: cloid (16 bytes hex)
+   * derived deterministically from it.
    */
   clientOrderId: string;
   /** VENUE_B only (capability builderFee): builder fee in tenths of a basis point for opening orders. */
@@ -375,6 +379,12 @@ export interface VenueAdapter {
   setMarginMode(credentials: VenueCredentials, symbol: string, mode: MarginMode): Promise<void>;
 
   placeProtection(credentials: VenueCredentials, request: ProtectionRequest): Promise<Order>;
+  /**
+   * Where the venue takes several orders in one request (VENUE_B: one action,
+   * one unit of weight): a position's legs at once, answering each leg's
+   * order or the venue's refusal of it. A failure of the request is thrown.
+   */
+  placeProtections?(credentials: VenueCredentials, requests: ProtectionRequest[]): Promise<(Order | VenueError)[]>;
   cancelProtection(credentials: VenueCredentials, symbol: string, clientOrderId: string): Promise<void>;
   /** Open protective (conditional) orders, which some venues keep apart from regular orders. */
   listProtections(credentials: VenueCredentials, symbol?: string): Promise<Order[]>;

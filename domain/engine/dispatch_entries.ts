@@ -27,7 +27,7 @@ import { valuesOf } from "../setups/setup_values.ts";
 import { insertSubmittingIntents, type IntentDraft } from "../execution/intents.ts";
 import { sendIntent } from "../execution/send_intent.ts";
 import { protectFilledEntry } from "./entry_fills.ts";
-import type { PlaceOrderRequest, ProviderId } from "../../venues/types.ts";
+import type { PlaceOrderRequest, ProviderId, VenueAdapter } from "../../venues/types.ts";
 
 /** Entries in flight at once: overlaps venue round trips; the venue budgets pace what goes out. */
 const CONCURRENT_SENDS = 48;
@@ -64,7 +64,7 @@ export async function dispatchAdmitted(ctx: Ctx, signalId: string): Promise<Disp
       const providerId = intent.providerId as ProviderId;
       const venue = ctx.venues[providerId];
       // Paced by the egress budget: the entry and its protective orders wait for their weight, none is refused.
-      await ctx.egressBudgets[providerId].reserve(venue.placementWeight * ordersPerEntry(signal));
+      await ctx.egressBudgets[providerId].reserve(venue.placementWeight * requestsPerEntry(venue, signal));
       const builder = venue.capabilities.builderFee ? await builderOf(entry.partnerId) : undefined;
       const sent = await sendIntent(ctx, intent, entry.account, builder ? { builder } : {});
       await protectFilledEntry(ctx, sent, entry.account);
@@ -75,8 +75,9 @@ export async function dispatchAdmitted(ctx: Ctx, signalId: string): Promise<Disp
   }
 }
 
-/** The orders an entry may cost: itself, its stop and its targets. */
-const ordersPerEntry = (signal: Signal) => 2 + signal.takeProfits.length;
+/** The placements an entry may cost: itself, then its stop and targets (one request where the venue batches them). */
+const requestsPerEntry = (venue: VenueAdapter, signal: Signal) =>
+  1 + (venue.placeProtections ? 1 : 1 + signal.takeProfits.length);
 
 /** An admitted record not yet dispatched, with what sending it needs. */
 interface Admitted {

@@ -20,7 +20,7 @@ import type { ProviderId } from "../../venues/types.ts";
 import { findMarket } from "../venues/markets.ts";
 import { insertIntent, type IntentDraft, type IntentRow } from "./intents.ts";
 import { degradedReason } from "./protective_legs.ts";
-import { sendIntent } from "./send_intent.ts";
+import { sendIntent, sendProtections } from "./send_intent.ts";
 
 export type PositionRow = typeof positions.$inferSelect;
 
@@ -69,7 +69,7 @@ export async function protectPosition(ctx: Ctx, position: PositionRow, account: 
   for (const target of takeProfitQuantities(position.quantity, position.takeProfits, step)) {
     legs.push({ kind: "TAKE_PROFIT", triggerPrice: target.price, quantity: target.quantity });
   }
-  // Recorded together, sent side by side: the position waits one venue round trip for its protection, not three.
+  // Recorded together, sent together: the position waits one venue round trip for its protection, not three.
   const { partnerId } = (await partnerOfClient(ctx.db.read).get({ clientId: position.clientId }))!;
   const now = ctx.clock.now();
   const recorded = await withTransaction(ctx.db, async (tx) => {
@@ -79,7 +79,7 @@ export async function protectPosition(ctx: Ctx, position: PositionRow, account: 
     }
     return rows;
   });
-  const sent = await Promise.all(recorded.map((intent) => sendIntent(ctx, intent, account)));
+  const sent = await sendProtections(ctx, recorded, account);
   return await recordProtection(ctx, position, sent);
 }
 

@@ -9,7 +9,7 @@ import { callWithAccount } from "../accounts/account_call.ts";
 import type { AccountRow } from "../accounts/load_account.ts";
 import type { Ctx } from "../context.ts";
 import { ApiError } from "../errors.ts";
-import { type PlaceOrderRequest, type ProtectionRequest, VenueError } from "../../venues/types.ts";
+import { type PlaceOrderRequest, type ProtectionRequest, type ProviderId, VenueError } from "../../venues/types.ts";
 import { intentById, type IntentRow, orderChanges, transitionIntent } from "./intents.ts";
 
 /** Pt-BR messages of the venue refusals an intent records (the venue's own text may quote internals). */
@@ -72,6 +72,37 @@ export async function sendIntent(
     ctx.db,
     async (tx) => (await transitionIntent(tx, intent, changes, now)) ?? (await intentById(tx, intent.id)),
   );
+}
+
+/**
+ * Place several protective intents of one account in one request, where the
+ * venue takes them so (`placeProtections`), and record each leg's outcome;
+ * elsewhere each is sent on its own, side by side.
+ */
+export async function sendProtections(ctx: Ctx, legs: IntentRow[], account: AccountRow): Promise<IntentRow[]> {
+  const venue = ctx.venues[account.providerId as ProviderId];
+  if (!venue.placeProtections || legs.length < 2) {
+    return await Promise.all(legs.map((leg) => sendIntent(ctx, leg, account)));
+  }
+  let outcomes: (Partial<IntentRow> & { status: string })[];
+  try {
+    const answers = await callWithAccount(
+      ctx,
+      account,
+      (venue, credentials) => venue.placeProtections!(credentials, legs.map((leg) => protectionRequestOf(leg)!)),
+    );
+    outcomes = answers.map((answer) => answer instanceof VenueError ? outcomeOfFailure(answer) : orderChanges(answer));
+  } catch (error) {
+    outcomes = legs.map(() => outcomeOfFailure(error));
+  }
+  const now = ctx.clock.now();
+  return await withTransaction(ctx.db, async (tx) => {
+    const recorded: IntentRow[] = [];
+    for (const [index, leg] of legs.entries()) {
+      recorded.push((await transitionIntent(tx, leg, outcomes[index], now)) ?? (await intentById(tx, leg.id)));
+    }
+    return recorded;
+  });
 }
 
 /** What a failed send means for the intent; anything unexpected is rethrown. */

@@ -751,3 +751,40 @@ Deno.test("VENUE_B maps every refusal text of the venue to our error kinds", () 
   ];
   for (const [text, kind] of cases) assert.equal(kindOfVenueMessage(text), kind, text);
 });
+
+Deno.test("VENUE_B places a position's legs in one action, answering each leg on its own", async () => {
+  await using sim = startSim();
+  const recorder = recordingFetch();
+  const { adapter, credentials } = await connectClient(sim, { adapter: { fetch: recorder.fetch } });
+  await adapter.placeOrder(credentials, {
+    symbol: "SOLUSDC",
+    side: "BUY",
+    type: "MARKET",
+    quantity: "10",
+    reduceOnly: false,
+    clientOrderId: "long-legs",
+  });
+  recorder.bodies.length = 0;
+  const leg = (kind: "STOP_LOSS" | "TAKE_PROFIT", triggerPrice: string, quantity: string, clientOrderId: string) => ({
+    symbol: "SOLUSDC",
+    kind,
+    side: "SELL" as const,
+    triggerPrice,
+    quantity,
+    clientOrderId,
+  });
+  const answers = await adapter.placeProtections!(credentials, [
+    leg("STOP_LOSS", "140", "10", "legs-sl"),
+    leg("TAKE_PROFIT", "160", "5", "legs-tp1"),
+    // More than 80 % away from the mark: refused on its own.
+    leg("TAKE_PROFIT", "20", "5", "legs-tp2"),
+  ]);
+  const actions = recorder.bodies.filter((b) => (b.body.action as { type?: string }).type === "order");
+  assert.equal(actions.length, 1, "one action for the three legs");
+  assert.equal((actions[0].body.action as { orders: unknown[] }).orders.length, 3);
+  const [stop, target, refused] = answers;
+  assert.ok(!(stop instanceof VenueError) && stop.status === "TRIGGER_PENDING" && stop.type === "STOP_MARKET");
+  assert.ok(!(target instanceof VenueError) && target.type === "TAKE_PROFIT_MARKET");
+  assert.ok(refused instanceof VenueError && refused.kind === "INVALID_ORDER", String(refused));
+  assert.equal((await adapter.listProtections(credentials, "SOLUSDC")).length, 2);
+});

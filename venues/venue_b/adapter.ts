@@ -71,6 +71,7 @@ export function createVenueBAdapter(deps: VenueBAdapterDeps): VenueAdapter {
     setMarginMode: (credentials, symbol, mode) => trading.setMarginMode(ctx, credentials, symbol, mode),
 
     placeProtection: (credentials, request) => trading.placeProtection(ctx, credentials, request),
+    placeProtections: (credentials, requests) => trading.placeProtections(ctx, credentials, requests),
     cancelProtection: (credentials, symbol, clientOrderId) =>
       trading.cancelProtection(ctx, credentials, symbol, clientOrderId),
     listProtections: (credentials, symbol) => account.listProtections(ctx, credentials, symbol),

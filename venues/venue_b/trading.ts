@@ -19,6 +19,7 @@ import type {
   TimeInForce,
   VenueCredentials,
 } from "../types.ts";
+import { VenueError } from "../types.ts";
 import { MARKET_SLIPPAGE, MAX_PERP_BUILDER_FEE, MIN_ORDER_VALUE_USD, TRIGGER_SLIPPAGE } from "./constants.ts";
 import { agentCredentials, principal, sendL1Action, type VenueBContext } from "./context.ts";
 import { errorFromVenueMessage, isDuplicateCloid, isNothingToCancel, venueError } from "./errors.ts";
@@ -164,49 +165,78 @@ export async function placeOrder(
   credentials: VenueCredentials,
   request: PlaceOrderRequest,
 ): Promise<Order> {
+  const [placed] = await placeOrders(ctx, credentials, [request], builderField(request));
+  if (placed instanceof VenueError) throw placed;
+  return placed;
+}
+
+/**
+ * Several orders of one account in one `order` action (one request, weight
+ * 1 + 1 per 40 orders): the answer of each, an Order or the venue's refusal
+ * of it. A failure of the action as a whole is thrown.
+ */
+async function placeOrders(
+  ctx: VenueBContext,
+  credentials: VenueCredentials,
+  requests: PlaceOrderRequest[],
+  builder: ReturnType<typeof builderField>,
+): Promise<(Order | VenueError)[]> {
   const agent = agentCredentials(credentials);
-  const resolved = await ctx.markets.resolve(request.symbol);
-  const plan = await planOrder(ctx, request, resolved);
-  const action = { type: "order", orders: [plan.wire], grouping: "na", ...builderField(request) };
+  const planned = await Promise.all(requests.map(async (request) => {
+    const resolved = await ctx.markets.resolve(request.symbol);
+    return { request, resolved, plan: await planOrder(ctx, request, resolved) };
+  }));
+  const action = { type: "order", orders: planned.map(({ plan }) => plan.wire), grouping: "na", ...builder };
   const response = await sendL1Action(ctx, agent, action);
-  const result = response.data?.statuses[0] as WireOrderResult | undefined;
-  const base: Order = {
-    orderId: "",
-    clientOrderId: request.clientOrderId,
-    symbol: toSymbol(resolved.asset.name),
-    side: request.side,
-    type: request.type,
-    status: "NEW",
-    quantity: plan.wire.s,
-    filledQuantity: "0",
-    price: plan.wire.p,
-    averagePrice: null,
-    triggerPrice: plan.triggerPrice,
-    reduceOnly: request.reduceOnly,
-    timeInForce: plan.timeInForce,
-    createdAt: ctx.now(),
-  };
-  if (result && typeof result === "object" && "resting" in result) {
-    return { ...base, orderId: String(result.resting.oid), status: plan.triggerPrice ? "TRIGGER_PENDING" : "NEW" };
-  }
-  if (result && typeof result === "object" && "filled" in result) {
-    const { totalSz, avgPx, oid } = result.filled;
-    const complete = cmp(totalSz, plan.wire.s) >= 0;
-    return {
-      ...base,
-      orderId: String(oid),
-      status: complete ? "FILLED" : "CANCELED",
-      filledQuantity: wireDecimal(totalSz),
-      averagePrice: wireDecimal(avgPx),
+  return await Promise.all(planned.map(async ({ request, resolved, plan }, index) => {
+    const result = response.data?.statuses[index] as WireOrderResult | undefined;
+    const base: Order = {
+      orderId: "",
+      clientOrderId: request.clientOrderId,
+      symbol: toSymbol(resolved.asset.name),
+      side: request.side,
+      type: request.type,
+      status: "NEW",
+      quantity: plan.wire.s,
+      filledQuantity: "0",
+      price: plan.wire.p,
+      averagePrice: null,
+      triggerPrice: plan.triggerPrice,
+      reduceOnly: request.reduceOnly,
+      timeInForce: plan.timeInForce,
+      createdAt: ctx.now(),
     };
-  }
-  if (result && typeof result === "object" && "error" in result && !isDuplicateCloid(result.error)) {
-    throw errorFromVenueMessage(result.error);
-  }
-  // A duplicate cloid, or a status we cannot read: the venue's own record is the answer.
-  const known = await findOrder(ctx, principal(agent), request.clientOrderId);
-  if (known) return known;
-  throw venueError("OUTCOME_UNKNOWN", "VENUE_B accepted the order action without a readable order status");
+    if (result && typeof result === "object" && "resting" in result) {
+      return { ...base, orderId: String(result.resting.oid), status: plan.triggerPrice ? "TRIGGER_PENDING" : "NEW" };
+    }
+    if (result && typeof result === "object" && "filled" in result) {
+      const { totalSz, avgPx, oid } = result.filled;
+      const complete = cmp(totalSz, plan.wire.s) >= 0;
+      return {
+        ...base,
+        orderId: String(oid),
+        status: complete ? "FILLED" : "CANCELED",
+        filledQuantity: wireDecimal(totalSz),
+        averagePrice: wireDecimal(avgPx),
+      };
+    }
+    if (result && typeof result === "object" && "error" in result && !isDuplicateCloid(result.error)) {
+      return errorFromVenueMessage(result.error);
+    }
+    // A duplicate cloid, or a status we cannot read: the venue's own record is the answer.
+    const known = await findOrder(ctx, principal(agent), request.clientOrderId);
+    if (known) return known;
+    throw venueError("OUTCOME_UNKNOWN", "VENUE_B accepted the order action without a readable order status");
+  }));
+}
+
+/** A position's stop and targets in one action (reduce-only market triggers); the answer of each leg. */
+export function placeProtections(
+  ctx: VenueBContext,
+  credentials: VenueCredentials,
+  requests: ProtectionRequest[],
+): Promise<(Order | VenueError)[]> {
+  return placeOrders(ctx, credentials, requests.map(protectionOrder), {});
 }
 
 /** A reduce-only market trigger order (tpsl "sl" or "tp"). */
