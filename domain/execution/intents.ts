@@ -6,8 +6,9 @@
  * partial unique index: a second entry while one is SUBMITTING or UNCERTAIN
  * is ACCOUNT_BUSY on any instance.
  */
-import { and, eq, getTableColumns, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { type Executor, isUniqueViolation, preparedFor, type Tx } from "../../db/client.ts";
+import { rowInsert } from "../../db/row_insert.ts";
 import { intents } from "../../db/schema.ts";
 import { iso, wallClockNow } from "../clock.ts";
 import { ApiError } from "../errors.ts";
@@ -42,8 +43,7 @@ export async function insertIntent(
   now: number,
 ): Promise<IntentRow> {
   try {
-    // all(), not get(): a statement stepped once would stay open in the transaction.
-    const [inserted] = await insertOne(tx).all({ ...ABSENT_COLUMNS, ...intentRowOf(draft, status, now) });
+    const inserted = await intentInsert.insert(tx, intentRowOf(draft, status, now));
     return inserted;
   } catch (error) {
     // intents_one_entry_in_flight
@@ -52,17 +52,8 @@ export async function insertIntent(
   }
 }
 
-/** The insertable columns, each a placeholder: every intent is recorded by one statement built once. */
-const INSERTED_COLUMNS = Object.keys(getTableColumns(intents)).filter((name) => name !== "id");
-const ABSENT_COLUMNS: Record<string, unknown> = {
-  ...Object.fromEntries(INSERTED_COLUMNS.map((name) => [name, null])),
-  executedQuantity: "0",
-};
-const insertOne = preparedFor((db) =>
-  db.insert(intents)
-    .values(Object.fromEntries(INSERTED_COLUMNS.map((name) => [name, sql.placeholder(name)])) as never)
-    .returning().prepare()
-);
+/** Every intent is recorded by one statement built once. */
+const intentInsert = rowInsert(intents);
 
 function intentRowOf(draft: IntentDraft, status: "PREPARED" | "SUBMITTING", now: number) {
   return {
@@ -76,14 +67,19 @@ function intentRowOf(draft: IntentDraft, status: "PREPARED" | "SUBMITTING", now:
 }
 
 /**
- * Record many SUBMITTING intents in one statement. A draft whose entry would
- * be a second one in flight on its account (or whose intent id exists) is
- * left out: answers the rows recorded, and the caller tells who is missing.
+ * Record many SUBMITTING intents in one transaction, each by the same
+ * statement built once (a many-row statement costs more to build than to
+ * run). A draft whose entry would be a second one in flight on its account
+ * (or whose intent id exists) is left out: answers the rows recorded, and
+ * the caller tells who is missing.
  */
 export async function insertSubmittingIntents(tx: Tx, drafts: IntentDraft[], now: number): Promise<IntentRow[]> {
-  if (!drafts.length) return [];
-  return await tx.insert(intents).values(drafts.map((draft) => intentRowOf(draft, "SUBMITTING", now)))
-    .onConflictDoNothing().returning();
+  const recorded: IntentRow[] = [];
+  for (const draft of drafts) {
+    const row = await intentInsert.insertUnlessConflicting(tx, intentRowOf(draft, "SUBMITTING", now));
+    if (row) recorded.push(row);
+  }
+  return recorded;
 }
 
 const intentOfPartner = preparedFor((db) =>

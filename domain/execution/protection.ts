@@ -8,6 +8,7 @@
  * gate ever stands in its way.
  */
 import { eq, sql } from "drizzle-orm";
+import { rowInsert } from "../../db/row_insert.ts";
 import { preparedFor, type Tx, withTransaction } from "../../db/client.ts";
 import { clients, positions, type TakeProfit } from "../../db/schema.ts";
 import type { AccountRow } from "../accounts/load_account.ts";
@@ -31,11 +32,13 @@ export interface ProtectionPlan {
   signalId: string | null;
 }
 
+const positionInsert = rowInsert(positions);
+
 /** The position an entry's fill opened, with `position.opened` in the same transaction. */
 export async function openPositionFromFill(ctx: Ctx, entry: IntentRow, plan: ProtectionPlan): Promise<PositionRow> {
   const now = ctx.clock.now();
   return await withTransaction(ctx.db, async (tx) => {
-    const [position] = await tx.insert(positions).values({
+    const position = await positionInsert.insert(tx, {
       positionId: newId("pos", now),
       clientId: entry.clientId,
       providerId: entry.providerId,
@@ -53,7 +56,7 @@ export async function openPositionFromFill(ctx: Ctx, entry: IntentRow, plan: Pro
       status: "OPEN",
       openedAt: now,
       updatedAt: now,
-    }).returning();
+    });
     await emitPositionEvent(tx, "position.opened", position, now);
     return position;
   });

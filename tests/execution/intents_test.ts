@@ -4,7 +4,7 @@
  * at the venue), an unreachable venue, a crash between record and send.
  */
 import assert from "node:assert/strict";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
 import { intents } from "../../db/schema.ts";
 import { ApiError } from "../../domain/errors.ts";
@@ -81,6 +81,10 @@ Deno.test("intents: recorded together, an entry that would be a second in flight
       (tx) => insertSubmittingIntents(tx, [draft("intent-second-2"), stop, draft("intent-first-2")], env.clock.now()),
     );
     assert.deepEqual(recorded.map((intent) => intent.intentId), ["intent-stop-2"]);
+    const [[planIsNull, executed]] = await env.deps.db.read.values<[number, string]>(
+      sql`SELECT protection_plan IS NULL, executed_quantity FROM intents WHERE intent_id = 'intent-stop-2'`,
+    );
+    assert.deepEqual([planIsNull, executed], [1, "0"], "absent columns are SQL NULL or their default, not 'null'");
     const entries = await env.deps.db.read.select().from(intents).where(eq(intents.opensPosition, true));
     assert.deepEqual(entries.map((intent) => intent.intentId), ["intent-first-2"]);
   } finally {
