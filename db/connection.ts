@@ -19,7 +19,7 @@ export interface SqlConnection {
    * `all` and `values` answer every row as arrays; `run` answers no rows.
    */
   query(sql: string, params: SqlParam[], method: QueryMethod): Promise<{ rows: unknown }> | { rows: unknown };
-  /** A statement without parameters or result: pragmas, savepoints, DDL. */
+  /** Statements without parameters or result, parsed each time: pragmas, DDL. */
   exec(sql: string): Promise<void> | void;
   /** Start a write transaction that holds the database's write lock from its first statement. */
   begin(): Promise<void> | void;

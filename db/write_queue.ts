@@ -158,15 +158,15 @@ export class WriteQueue<H> {
         // SQLite ends a transaction by itself on some errors; a SAVEPOINT then would start a new one.
         this.#assertOpen();
         const savepoint = `unit_${settled.length}`;
-        await this.connection.exec(`SAVEPOINT ${savepoint}`);
+        await this.#statement(`SAVEPOINT ${savepoint}`);
         try {
           const value = await unit.work(this.handle);
-          await this.connection.exec(`RELEASE ${savepoint}`);
+          await this.#statement(`RELEASE ${savepoint}`);
           settled.push({ unit: unit as Unit<unknown>, value });
           inHand = null;
         } catch (error) {
-          await this.connection.exec(`ROLLBACK TO ${savepoint}`);
-          await this.connection.exec(`RELEASE ${savepoint}`);
+          await this.#statement(`ROLLBACK TO ${savepoint}`);
+          await this.#statement(`RELEASE ${savepoint}`);
           inHand = null;
           unit.reject(error);
         }
@@ -195,6 +195,11 @@ export class WriteQueue<H> {
       this.#units += settled.length;
     }
     for (const { unit, value } of settled) unit.resolve(value);
+  }
+
+  /** Savepoint statements as queries: the embedded connection keeps them prepared (a group may hold hundreds). */
+  async #statement(sql: string): Promise<void> {
+    await this.connection.query(sql, [], "run");
   }
 
   #assertOpen(): void {

@@ -13,9 +13,9 @@ function withFailingSavepoint(connection: SqlConnection, failAt: number): SqlCon
   let savepoints = 0;
   return {
     ...connection,
-    exec(sql: string) {
+    query(sql, params, method) {
       if (sql.startsWith("SAVEPOINT") && ++savepoints === failAt) throw new Error("injected: disk I/O error");
-      return connection.exec(sql);
+      return connection.query(sql, params, method);
     },
   };
 }
