@@ -43,6 +43,11 @@ export interface TestEnvOptions {
   env?: Record<string, string>;
   /** The database engine (default: chosen by the URL, i.e. embedded). */
   engine?: "embedded" | "client";
+  /**
+   * Venue simulators already running elsewhere (a benchmark runs them in a
+   * process of their own, as real venues are); default: served in this process.
+   */
+  venues?: { venueA: string; venueASpot: string; venueB: string };
   /** Add test-only routes before the first request builds the router. */
   extend?: (app: ReturnType<typeof createApp>) => void;
 }
@@ -73,10 +78,13 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
   for (const key of config.previousMasterKeys) watch.add("MASTER_KEYS_PREVIOUS", key);
   watch.add("DATABASE_AUTH_TOKEN", config.databaseAuthToken);
   const secrets = await createSecretBox(config.masterKey!, config.previousMasterKeys);
-  const simulators = createQaSimulators(config);
-  const venueA = serve(simulators.venueA.fetch);
-  const venueASpot = serve(simulators.venueASpot.fetch);
-  const venueB = serve(simulators.venueB.fetch);
+  const simulators = options.venues ? null : createQaSimulators(config);
+  const servers = simulators
+    ? [serve(simulators.venueA.fetch), serve(simulators.venueASpot.fetch), serve(simulators.venueB.fetch)]
+    : [];
+  const [venueA, venueASpot, venueB] = options.venues
+    ? [{ url: options.venues.venueA }, { url: options.venues.venueASpot }, { url: options.venues.venueB }]
+    : servers;
   const egressBudgets = createEgressBudgets(db, config);
   const deps: Deps = {
     config,
@@ -108,9 +116,7 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
     watchedSecrets: watch,
     async close() {
       await deps.rateLimiter.flush();
-      await venueA.server.shutdown();
-      await venueASpot.server.shutdown();
-      await venueB.server.shutdown();
+      for (const { server } of servers) await server.shutdown();
       db.close();
       watch.assertNotIn(logs, "The service's log");
     },
