@@ -16,6 +16,7 @@ import {
   clientSetups,
   dailyResults,
   intents,
+  positions,
   providerAccounts,
 } from "../../db/schema.ts";
 import { utcDay } from "../setups/daily_loss.ts";
@@ -56,6 +57,10 @@ export interface Candidate {
   /** Entries answered after the last reconciliation read the account: slots it may not show yet. */
   entriesSinceReconciled: number;
   unsettledIntents: number;
+  /** The service's open positions on the account that are not PROTECTED. */
+  unprotectedPositions: number;
+  /** The last reconciliation saw a position at the venue that none of the service's open positions explains. */
+  externalExposure: boolean;
 }
 
 /** One page of candidates after client `afterClientId`, in client order. */
@@ -73,7 +78,14 @@ export async function candidatePage(
         AND ${intents.status} IN ('SUBMITTING', 'UNCERTAIN', 'ACCEPTED', 'PARTIALLY_FILLED', 'FILLED')
         AND ${intents.id} > coalesce(${accountStates.answeredThroughIntent}, 0)),
       (SELECT count(*) FROM ${intents} WHERE ${intents.clientId} = ${clients.id}
-        AND ${intents.providerId} = ${automations.providerId} AND ${intents.status} IN ('SUBMITTING', 'UNCERTAIN'))
+        AND ${intents.providerId} = ${automations.providerId} AND ${intents.status} IN ('SUBMITTING', 'UNCERTAIN')),
+      (SELECT count(*) FROM ${positions} WHERE ${positions.clientId} = ${clients.id}
+        AND ${positions.providerId} = ${automations.providerId} AND ${positions.status} = 'OPEN'
+        AND ${positions.protectionStatus} <> 'PROTECTED'),
+      EXISTS (SELECT 1 FROM json_each(${accountStates.positions}) AS held
+        WHERE NOT EXISTS (SELECT 1 FROM ${positions} WHERE ${positions.clientId} = ${clients.id}
+          AND ${positions.providerId} = ${automations.providerId} AND ${positions.status} = 'OPEN'
+          AND ${positions.symbol} = held.value->>'symbol'))
     FROM ${automations}
     JOIN ${clients} ON ${clients.id} = ${automations.clientId}
     LEFT JOIN ${clientSetups} ON ${clientSetups.clientId} = ${automations.clientId}
@@ -109,6 +121,8 @@ export async function candidatePage(
       realized: row[at] as string | null,
       entriesSinceReconciled: row[at + 1] as number,
       unsettledIntents: row[at + 2] as number,
+      unprotectedPositions: row[at + 3] as number,
+      externalExposure: row[at + 4] === 1,
     };
   });
 }

@@ -197,6 +197,8 @@ function admissionOf(ctx: Ctx, shared: SignalContext, candidate: Candidate, acce
     realExecution: shared.realExecution,
     venueReachable: shared.venueReachable,
     reconciliationPending: state === null || candidate.unsettledIntents > 0,
+    protectionUnconfirmed: candidate.unprotectedPositions > 0,
+    externalExposure: candidate.externalExposure,
     slotsUsed: state === null
       ? null
       : state.positions!.length + state.restingEntries! + candidate.entriesSinceReconciled,

@@ -63,6 +63,10 @@ export interface GateSnapshot {
     venueReachable: boolean;
     /** The account has intents whose outcome is unknown, or was never reconciled: its exposure is not known. */
     reconciliationPending: boolean;
+    /** A position the service opened on the account is not PROTECTED (degraded, access lost, or still being protected). */
+    protectionUnconfirmed: boolean;
+    /** The account holds a position at the venue that none of the service's open positions explains. */
+    externalExposure: boolean;
     /** Real positions and pending entries on the account, external ones included. */
     slotsUsed: number | null;
   };
@@ -262,6 +266,20 @@ const providerReady: Gate = (s) => {
   if (!r.venueReachable) block(8, "ENTRY_CIRCUIT_OPEN", "Provedor indisponível; entradas pausadas.");
   if (r.reconciliationPending) {
     block(8, "ENTRY_CIRCUIT_OPEN", "Reconciliação pendente nesta conta; entradas pausadas até concluí-la.");
+  }
+  if (r.protectionUnconfirmed) {
+    block(
+      8,
+      "ENTRY_CIRCUIT_OPEN",
+      "Uma posição desta conta está sem proteção confirmada no provedor; entradas pausadas.",
+    );
+  }
+  if (r.externalExposure) {
+    block(
+      8,
+      "ENTRY_CIRCUIT_OPEN",
+      "A conta tem posição aberta fora da plataforma; entradas pausadas com exposição mista.",
+    );
   }
   if (r.slotsUsed === null) block(8, "READINESS_UNKNOWN", "Não foi possível ler as posições da conta.");
   if (r.slotsUsed >= REAL_POSITIONS_PER_ACCOUNT) {

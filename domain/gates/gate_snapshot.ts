@@ -14,6 +14,7 @@ import {
   clientSetups,
   dailyResults,
   intents,
+  positions,
   strategies,
 } from "../../db/schema.ts";
 import { callWithAccount } from "../accounts/account_call.ts";
@@ -53,7 +54,21 @@ export async function loadClientGateRows(db: Executor, clientId: number, now: nu
     .where(eq(accountStates.clientId, clientId));
   const unsettled = await db.select({ providerId: intents.providerId }).from(intents)
     .where(and(eq(intents.clientId, clientId), inArray(intents.status, ["SUBMITTING", "UNCERTAIN"])));
-  return { setups, automations: automationRows, strategies: strategyRows, results, policies, reconciled, unsettled };
+  const openPositions = await db.select({
+    providerId: positions.providerId,
+    symbol: positions.symbol,
+    protectionStatus: positions.protectionStatus,
+  }).from(positions).where(and(eq(positions.clientId, clientId), eq(positions.status, "OPEN")));
+  return {
+    setups,
+    automations: automationRows,
+    strategies: strategyRows,
+    results,
+    policies,
+    reconciled,
+    unsettled,
+    openPositions,
+  };
 }
 
 /** Everything one provider's snapshot is built from, however it was loaded (per client or in bulk). */
@@ -73,6 +88,8 @@ export interface SnapshotSources {
   realExecution: RealExecution;
   venueReachable: boolean;
   reconciliationPending: boolean;
+  protectionUnconfirmed: boolean;
+  externalExposure: boolean;
   slotsUsed: number | null;
   /** The platform's builder beneficiary, for builder-fee venues; undefined elsewhere. */
   builderBeneficiary?: string | null;
@@ -129,6 +146,8 @@ export function buildGateSnapshot(sources: SnapshotSources): GateSnapshot {
       accountProblems: sources.account?.problems ?? [],
       venueReachable: sources.venueReachable,
       reconciliationPending: sources.reconciliationPending,
+      protectionUnconfirmed: sources.protectionUnconfirmed,
+      externalExposure: sources.externalExposure,
       slotsUsed: sources.slotsUsed,
     },
     builder: sources.builderBeneficiary === undefined ? null : {
@@ -160,6 +179,7 @@ export async function gateSnapshotsOf(
     const automation = rows.automations.find((row) => row.providerId === providerId) ?? null;
     const { state, account } = connectionOf(providerId);
     const venueReachable = () => ctx.venueAvailability.status(providerId) === "AVAILABLE";
+    const ours = rows.openPositions.filter((position) => position.providerId === providerId);
     const sources: SnapshotSources = {
       now,
       providerId,
@@ -177,6 +197,8 @@ export async function gateSnapshotsOf(
       // As the engine judges it: an account never reconciled, or with an outcome only a query can tell.
       reconciliationPending: !rows.reconciled.some((row) => row.providerId === providerId) ||
         rows.unsettled.some((row) => row.providerId === providerId),
+      protectionUnconfirmed: ours.some((position) => position.protectionStatus !== "PROTECTED"),
+      externalExposure: false,
       slotsUsed: 0,
       ...(ctx.venues[providerId].capabilities.builderFee
         ? { builderBeneficiary: ctx.config.venueBBuilderAddress }
@@ -187,6 +209,7 @@ export async function gateSnapshotsOf(
     if (mayTrade && account) {
       const slots = await slotsUsed(ctx, account);
       sources.slotsUsed = slots.used;
+      sources.externalExposure = slots.held.some((held) => !ours.some((position) => position.symbol === held.symbol));
       if (slots.credentialRejected) sources.connection = "ACCESS_LOST";
       sources.venueReachable = venueReachable();
     }
@@ -203,9 +226,9 @@ async function slotsUsed(ctx: Ctx, account: AccountRow) {
   try {
     const snapshot = await callWithAccount(ctx, account, (venue, credentials) => venue.getAccount(credentials));
     const resting = snapshot.openOrders.filter((order) => !order.reduceOnly).length;
-    return { used: snapshot.positions.length + resting, credentialRejected: false };
+    return { used: snapshot.positions.length + resting, held: snapshot.positions, credentialRejected: false };
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    return { used: null, credentialRejected: error.code === "PROVIDER_CREDENTIAL_REJECTED" };
+    return { used: null, held: [], credentialRejected: error.code === "PROVIDER_CREDENTIAL_REJECTED" };
   }
 }

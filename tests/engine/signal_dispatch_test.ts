@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
+import { withTransaction } from "../../db/client.ts";
 import { intents, positions } from "../../db/schema.ts";
 import { credentialsOf, findAccount } from "../../domain/accounts/load_account.ts";
 import { findClient } from "../../domain/clients/load_client.ts";
@@ -100,6 +101,29 @@ Deno.test("dispatch: a resting entry is protected when it fills, or cancelled at
         200,
       );
       assert.deepEqual(summary.refused, { POSITION_COUNT_CAP: 1 });
+    });
+    await t.step("a position whose protection is not confirmed pauses the account's entries", async () => {
+      const [position] = await env.deps.db.read.select().from(positions).where(eq(positions.clientId, client.id));
+      await withTransaction(env.deps.db, (tx) =>
+        tx.update(positions).set({ protectionStatus: "PROTECTION_DEGRADED" })
+          .where(eq(positions.positionId, position.positionId)));
+      const summary = await expectJson(
+        await operator(env, "POST", "/operator/v1/signals", signal("sig-degraded", 64800)),
+        200,
+      );
+      assert.deepEqual(summary.refused, { ENTRY_CIRCUIT_OPEN: 1 });
+      const [record] = (await expectJson(
+        await operator(env, "GET", "/operator/v1/signals/sig-degraded/admissions"),
+        200,
+      )).admissions;
+      assert.match(record.detail, /sem proteção confirmada/);
+      await withTransaction(
+        env.deps.db,
+        (tx) =>
+          tx.update(positions).set({ protectionStatus: "PROTECTED" }).where(
+            eq(positions.positionId, position.positionId),
+          ),
+      );
     });
     await t.step("after closing, a resting entry is cancelled at its timeout on the test clock", async () => {
       await env.deps.venues.VENUE_A.placeOrder(credentialsOf(account), {

@@ -59,6 +59,8 @@ function allowedSnapshot(): GateSnapshot {
       accountProblems: [],
       venueReachable: true,
       reconciliationPending: false,
+      protectionUnconfirmed: false,
+      externalExposure: false,
       slotsUsed: 0,
     },
     builder: {
@@ -207,6 +209,18 @@ const CASES: Case[] = [
     gate: 8,
     reason: "ENTRY_CIRCUIT_OPEN",
     block: (s) => s.readiness.reconciliationPending = true,
+  },
+  {
+    name: "a position without confirmed protection",
+    gate: 8,
+    reason: "ENTRY_CIRCUIT_OPEN",
+    block: (s) => s.readiness.protectionUnconfirmed = true,
+  },
+  {
+    name: "a position held outside the platform",
+    gate: 8,
+    reason: "ENTRY_CIRCUIT_OPEN",
+    block: (s) => s.readiness.externalExposure = true,
   },
   { name: "positions unreadable", gate: 8, reason: "READINESS_UNKNOWN", block: (s) => s.readiness.slotsUsed = null },
   {

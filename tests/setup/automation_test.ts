@@ -279,7 +279,7 @@ Deno.test("automation: a lowered envelope marks the client OUTSIDE_ENVELOPE unti
   }
 });
 
-Deno.test("automation: an open position takes the slot; pausing keeps it open; a venue outage opens the circuit", async () => {
+Deno.test("automation: a position held outside pauses entries; pausing keeps it open; a venue outage opens the circuit", async () => {
   const { env, partner } = await readyClient();
   try {
     await expectJson(await putSetup(partner, completeSetup()), 200);
@@ -294,8 +294,9 @@ Deno.test("automation: an open position takes the slot; pausing keeps it open; a
       reduceOnly: false,
       clientOrderId: "external-open-1",
     });
-    const capped = await automationOf(partner);
-    assert.equal(capped.blockReason, "POSITION_COUNT_CAP", "a position opened outside the service counts too");
+    const mixed = await automationOf(partner);
+    assert.equal(mixed.blockReason, "ENTRY_CIRCUIT_OPEN", "a position opened outside the service pauses entries");
+    assert.match(mixed.blockDetail, /fora da plataforma/);
 
     const paused = await expectJson(await putAutomation(partner, automationBody({ enabled: false })), 200);
     assert.equal(paused.automation.runtime, "DISABLED");
