@@ -13,7 +13,7 @@ import { positions, providerAccounts } from "../../db/schema.ts";
 import type { Ctx } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { VenueError } from "../../venues/types.ts";
-import { type AccountProtection, verifyAccountProtection } from "./verify_account_protection.ts";
+import { type AccountProtection, noProtectionVerified, verifyAccountProtection } from "./verify_account_protection.ts";
 
 const PAGE_SIZE = 100;
 
@@ -21,13 +21,7 @@ export async function monitorProtection(ctx: Ctx) {
   const summary: AccountProtection & { accounts: number; failed: number } = {
     accounts: 0,
     failed: 0,
-    positions: 0,
-    protected: 0,
-    degraded: 0,
-    exhausted: 0,
-    accessLost: 0,
-    pending: 0,
-    legsPlacedAgain: 0,
+    ...noProtectionVerified(0),
   };
   let after = { clientId: 0, providerId: "" };
   for (;;) {

@@ -42,21 +42,18 @@ export type AccountProtection = {
 
 type Outcome = "protected" | "degraded" | "exhausted" | "accessLost" | "pending";
 
+/** A tally with nothing counted yet, for `positions` open positions. */
+export function noProtectionVerified(positions: number): AccountProtection {
+  return { positions, protected: 0, degraded: 0, exhausted: 0, accessLost: 0, pending: 0, legsPlacedAgain: 0 };
+}
+
 export async function verifyAccountProtection(ctx: Ctx, account: AccountRow): Promise<AccountProtection> {
   const open = await ctx.db.read.select().from(positions).where(and(
     eq(positions.clientId, account.clientId),
     eq(positions.providerId, account.providerId),
     eq(positions.status, "OPEN"),
   ));
-  const tally: AccountProtection = {
-    positions: open.length,
-    protected: 0,
-    degraded: 0,
-    exhausted: 0,
-    accessLost: 0,
-    pending: 0,
-    legsPlacedAgain: 0,
-  };
+  const tally = noProtectionVerified(open.length);
   if (!open.length) return tally;
   const legs = await legsOf(ctx, open.map((position) => position.positionId));
   let listed: Order[];
