@@ -6,14 +6,16 @@
  * opens its position and is protected right away; one that rests is followed
  * by the reconcile job.
  *
- * Work goes by pages of admissions: one read brings each entry's account,
+ * Each signal's sends begin at another account of its admitted list and wrap
+ * around (startingClient), so a paced fan-out serves no account first every
+ * time. Work goes by pages of admissions: one read brings each entry's account,
  * setup and symbol settings; one transaction claims the page's records and
  * records its intents; then the sends run a bounded number at a time, each
  * first reserving its request weight from the venue's egress budget
  * (domain/venues/egress_budget.ts), so a fan-out larger than the venue's
  * per-IP limit is spread over the minutes it needs instead of tripping it.
  */
-import { and, asc, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, asc, count, eq, gt, isNull, lte, sql } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
 import { accountStates, admissions, clients, clientSetups, providerAccounts, signals } from "../../db/schema.ts";
 import { callWithAccount } from "../accounts/account_call.ts";
@@ -50,9 +52,45 @@ export async function dispatchAdmitted(ctx: Ctx, signalId: string): Promise<Disp
     if (!builders.has(partnerId)) builders.set(partnerId, effectiveBuilder(ctx, partnerId));
     return builders.get(partnerId)!;
   };
-  let after = 0;
+  const pivot = await startingClient(ctx, signal);
+  for (const [from, upTo] of [[pivot, Number.MAX_SAFE_INTEGER], [0, pivot]]) {
+    await dispatchRange(ctx, signal, from, upTo, builderOf, summary);
+  }
+  return summary;
+}
+
+/**
+ * Where this signal's sends begin: a paced fan-out takes minutes, so the
+ * accounts served first would always be the same ones if every signal began
+ * at the lowest client id. Each signal begins at another point of the
+ * admitted list (its sequence times the golden ratio, which spreads
+ * successive signals evenly), then wraps around.
+ */
+async function startingClient(ctx: Ctx, signal: Signal): Promise<number> {
+  const admitted = and(eq(admissions.signalId, signal.signalId), eq(admissions.decision, "ADMITTED"));
+  const [{ n }] = await ctx.db.read.select({ n: count() }).from(admissions).where(admitted);
+  if (n === 0) return 0;
+  const offset = Math.floor(((signal.sequence * GOLDEN_RATIO) % 1) * n);
+  const [start] = await ctx.db.read.select({ clientId: admissions.clientId }).from(admissions).where(admitted)
+    .orderBy(asc(admissions.clientId)).limit(1).offset(offset);
+  // The range after it comes first: start just below it.
+  return start ? start.clientId - 1 : 0;
+}
+
+const GOLDEN_RATIO = (Math.sqrt(5) - 1) / 2;
+
+/** The admitted records with a client id in (from, upTo], page by page. */
+async function dispatchRange(
+  ctx: Ctx,
+  signal: Signal,
+  from: number,
+  upTo: number,
+  builderOf: (partnerId: string) => Promise<Builder>,
+  summary: DispatchSummary,
+): Promise<void> {
+  let after = from;
   for (;;) {
-    const page = await admittedPage(ctx, signal, after);
+    const page = await admittedPage(ctx, signal, after, upTo);
     const ready: Admitted[] = [];
     await eachInPool(page, CONCURRENT_SENDS, async (entry) => {
       if (await applySymbolSettings(ctx, signal, entry)) ready.push(entry);
@@ -70,7 +108,7 @@ export async function dispatchAdmitted(ctx: Ctx, signalId: string): Promise<Disp
       await protectFilledEntry(ctx, sent, entry.account);
       summary[sent.status === "REJECTED" || sent.status === "NOT_PLACED" ? "failed" : "dispatched"]++;
     });
-    if (page.length < PAGE_SIZE) return summary;
+    if (page.length < PAGE_SIZE) return;
     after = page[page.length - 1].admission.clientId;
   }
 }
@@ -88,7 +126,7 @@ interface Admitted {
   symbolSettings: Record<string, { leverage: number; marginMode: string }> | null;
 }
 
-function admittedPage(ctx: Ctx, signal: Signal, afterClientId: number): Promise<Admitted[]> {
+function admittedPage(ctx: Ctx, signal: Signal, afterClientId: number, upTo: number): Promise<Admitted[]> {
   return ctx.db.read.select({
     admission: admissions,
     partnerId: clients.partnerId,
@@ -115,6 +153,7 @@ function admittedPage(ctx: Ctx, signal: Signal, afterClientId: number): Promise<
       eq(admissions.decision, "ADMITTED"),
       isNull(admissions.intentId),
       gt(admissions.clientId, afterClientId),
+      lte(admissions.clientId, upTo),
     ))
     .orderBy(asc(admissions.clientId))
     .limit(PAGE_SIZE);

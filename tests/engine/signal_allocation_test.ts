@@ -7,8 +7,11 @@
  * VENUE_A simulator.
  */
 import assert from "node:assert/strict";
+import { asc, eq } from "drizzle-orm";
+import { intents } from "../../db/schema.ts";
 import { credentialsOf, findAccount } from "../../domain/accounts/load_account.ts";
 import { findClient } from "../../domain/clients/load_client.ts";
+import { dispatchAdmitted } from "../../domain/engine/dispatch_entries.ts";
 import { evaluateSignal } from "../../domain/engine/evaluate_signal.ts";
 import type { TestEnv } from "../_helpers/env.ts";
 import { expectJson, operator } from "../_helpers/http.ts";
@@ -175,6 +178,36 @@ Deno.test("allocation: aggregate caps count the signal's entries and open positi
       assert.equal(capped.externalUserId, "caio");
       assert.match(capped.detail, /limite agregado na direção \(500 USD\)/);
     });
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("dispatch: each signal's sends begin at another admitted account and wrap around", async () => {
+  const { env, partner } = await threeTraders();
+  const ctx = engineCtx(env);
+  try {
+    const ids = Object.fromEntries(
+      await Promise.all(
+        USERS.map(async (user) => [(await findClient(env.deps.db.read, partner.partnerId, user))!.id, user]),
+      ),
+    );
+    const sendOrder = async (signalId: string) => {
+      await dispatchAdmitted(ctx, signalId);
+      const sent = await env.deps.db.read.select({ clientId: intents.clientId }).from(intents)
+        .where(eq(intents.signalId, signalId)).orderBy(asc(intents.id));
+      return sent.map(({ clientId }) => ids[clientId]);
+    };
+    await evaluateSignal(ctx, judged("order-1"));
+    await evaluateSignal(ctx, judged("order-2"));
+    const first = await sendOrder("order-1");
+    const second = await sendOrder("order-2");
+    assert.deepEqual([...first].sort(), USERS, "every admitted account is sent once");
+    assert.deepEqual([...second].sort(), USERS);
+    assert.notEqual(first[0], second[0], `${first} then ${second}: not the same account first`);
+    // Wrapping around keeps client order from the starting point.
+    const rotation = [...USERS, ...USERS];
+    assert.deepEqual(second, rotation.slice(rotation.indexOf(second[0]), rotation.indexOf(second[0]) + 3));
   } finally {
     await env.close();
   }
