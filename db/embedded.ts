@@ -28,6 +28,17 @@ const COMMITS_BEFORE_BACKGROUND_CHECKPOINTS = 500;
 
 type Statement = ReturnType<InstanceType<typeof Libsql>["prepare"]>;
 
+/**
+ * Every engine opened, kept reachable for the life of the process. When the
+ * garbage collector reclaims a libsql connection object, its native
+ * finalizer can crash the process with a segmentation fault (seen in test
+ * runs that open and close many databases: a third of the runs of
+ * tests/db/database_test.ts; none with this list in 16 runs). close() still
+ * frees the connection's memory and file; only the small wrapper stays. A
+ * service opens its database once, so this costs nothing outside tests.
+ */
+const opened: InstanceType<typeof Libsql>[] = [];
+
 export interface EmbeddedOptions {
   /** Refuse writes on this connection (the read handle). */
   readOnly?: boolean;
@@ -43,6 +54,7 @@ export interface EmbeddedOptions {
 
 export function openEmbedded(path: string, options: EmbeddedOptions): SqlConnection {
   const engine = new Libsql(path);
+  opened.push(engine);
   const statements = new Map<string, Statement>();
 
   function statement(sql: string): Statement {
