@@ -8,8 +8,8 @@
  * (d) GET /v1/users/:id/status, (e) GET /v1/users?limit=100, (f) POST /v1/users
  * creating new clients. Each figure is printed with its share of (a) and its
  * p99, as the median of interleaved rounds. Then the per-query cost of an
- * indexed lookup through db/, the venue benchmarks, and one signal fanned out
- * to 10,000 accounts (fanout_bench.ts).
+ * indexed lookup through db/, the venue benchmarks, and the same signal
+ * fanned out at both venues to 10,000 accounts (fanout_bench.ts).
  */
 import { ensureWrk, runWrk, type WrkOptions, type WrkResult } from "./wrk.ts";
 
