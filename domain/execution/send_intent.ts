@@ -80,8 +80,7 @@ export async function sendIntent(
  * elsewhere each is sent on its own, side by side.
  */
 export async function sendProtections(ctx: Ctx, legs: IntentRow[], account: AccountRow): Promise<IntentRow[]> {
-  const venue = ctx.venues[account.providerId as ProviderId];
-  if (!venue.placeProtections || legs.length < 2) {
+  if (!ctx.venues[account.providerId as ProviderId].placeProtections || legs.length < 2) {
     return await Promise.all(legs.map((leg) => sendIntent(ctx, leg, account)));
   }
   let outcomes: (Partial<IntentRow> & { status: string })[];

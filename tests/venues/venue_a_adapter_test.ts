@@ -3,7 +3,7 @@
  * adapter method, every error kind, rounding, idempotency and the signed wire.
  */
 import assert from "node:assert/strict";
-import { type PlaceOrderRequest, VenueError, type VenueErrorKind } from "../../venues/types.ts";
+import { type PlaceOrderRequest, type ProtectionRequest, VenueError, type VenueErrorKind } from "../../venues/types.ts";
 import { encodeParams, signPayload, signRequest } from "../../venues/venue_a/auth.ts";
 import { classifyFailure } from "../../venues/venue_a/errors.ts";
 import { startVenueA, TEST_BINDING } from "./venue_a_harness.ts";
@@ -50,6 +50,11 @@ function limit(clientOrderId: string, side: "BUY" | "SELL", quantity: string, pr
 
 function market(clientOrderId: string, side: "BUY" | "SELL", quantity: string, reduceOnly = false): PlaceOrderRequest {
   return { symbol: "BTCUSDT", side, type: "MARKET", quantity, reduceOnly, clientOrderId };
+}
+
+/** The stop of a long position, triggering at 60,000. */
+function longStop(clientOrderId: string, quantity: string): ProtectionRequest {
+  return { symbol: "BTCUSDT", kind: "STOP_LOSS", side: "SELL", triggerPrice: "60000", quantity, clientOrderId };
 }
 
 Deno.test("VENUE_A signer reproduces the documented HMAC example", () => {
@@ -406,14 +411,7 @@ Deno.test("VENUE_A placement sends the order and nothing else; exchangeInfo is r
   assert.deepEqual(log.filter((s) => s.method === "GET").map(path), ["GET /fapi/v1/exchangeInfo"]);
   log.length = 0;
   await adapter.placeOrder(keys.credentials, market("p-4", "BUY", "0.010"));
-  await adapter.placeProtection(keys.credentials, {
-    symbol: "BTCUSDT",
-    kind: "STOP_LOSS",
-    side: "SELL",
-    triggerPrice: "60000",
-    quantity: "0.020",
-    clientOrderId: "p-sl",
-  });
+  await adapter.placeProtection(keys.credentials, longStop("p-sl", "0.020"));
   await adapter.placeOrder(keys.credentials, {
     symbol: "BTCUSDT",
     side: "BUY",
@@ -440,14 +438,7 @@ Deno.test("VENUE_A a fired protection is working, not FILLED, until the venue fi
   const keys = await h.account();
   const adapter = h.adapter();
   await adapter.placeOrder(keys.credentials, market("entry", "BUY", "0.010"));
-  await adapter.placeProtection(keys.credentials, {
-    symbol: "BTCUSDT",
-    kind: "STOP_LOSS",
-    side: "SELL",
-    triggerPrice: "60000",
-    quantity: "0.010",
-    clientOrderId: "sl-hold",
-  });
+  await adapter.placeProtection(keys.credentials, longStop("sl-hold", "0.010"));
   const algoStatus = async () =>
     (await h.control<{ algoOrders: { clientAlgoId: string; algoStatus: string }[] }>("GET", `/accounts/${keys.apiKey}`))
       .algoOrders.find((o) => o.clientAlgoId === "sl-hold")?.algoStatus;
@@ -490,14 +481,7 @@ Deno.test("VENUE_A a protection FINISHED with nothing executed is CANCELED; one 
   const keys = await h.account({ balances: { USDT: "100" } });
   const adapter = h.adapter();
   await adapter.placeOrder(keys.credentials, market("small", "BUY", "0.002"));
-  await adapter.placeProtection(keys.credentials, {
-    symbol: "BTCUSDT",
-    kind: "STOP_LOSS",
-    side: "SELL",
-    triggerPrice: "60000",
-    quantity: "0.002",
-    clientOrderId: "sl-empty",
-  });
+  await adapter.placeProtection(keys.credentials, longStop("sl-empty", "0.002"));
   await h.control("PUT", "/algo-hold", { hold: true, stage: "TRIGGERED" });
   await h.control("PUT", "/markets/BTCUSDT", { markPrice: "59990" });
   // The position is closed by hand while the stop's order waits in the engine, so that order has nothing to reduce.
