@@ -16,7 +16,8 @@ export type SqlParam = string | number | bigint | null | Uint8Array;
 export interface SqlConnection {
   /**
    * Run one statement. `get` answers the first row (an array) or undefined;
-   * `all` and `values` answer every row as arrays; `run` answers no rows.
+   * `all` and `values` answer every row as arrays; `run` answers no rows but
+   * what the statement changed (see RunResult).
    */
   query(sql: string, params: SqlParam[], method: QueryMethod): Promise<{ rows: unknown }> | { rows: unknown };
   /** Statements without parameters or result, parsed each time: pragmas, DDL. */
@@ -28,6 +29,17 @@ export interface SqlConnection {
   /** Whether a transaction is open: SQLite ends one by itself on some errors (disk full, I/O). */
   inTransaction(): boolean;
   close(): void;
+}
+
+/**
+ * What a `run` changed: the rows it wrote and the last rowid it inserted.
+ * Writes on hot paths read these instead of `RETURNING`, whose rows cost
+ * more to hand across the driver than the write itself.
+ */
+export interface RunResult {
+  rows: [];
+  changes: number;
+  lastInsertRowid: number;
 }
 
 /**

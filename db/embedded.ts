@@ -11,7 +11,7 @@
  * what makes it fast, and why work on many rows must be set-based and batched.
  */
 import Libsql from "libsql";
-import type { QueryMethod, SqlConnection, SqlParam } from "./connection.ts";
+import type { QueryMethod, RunResult, SqlConnection, SqlParam } from "./connection.ts";
 
 /** Prepared statements kept per connection; the hot set is a few dozen. */
 const STATEMENT_CACHE_SIZE = 500;
@@ -99,9 +99,10 @@ export function openEmbedded(path: string, options: EmbeddedOptions): SqlConnect
       switch (method) {
         case "get":
           return { rows: prepared.get(params) };
-        case "run":
-          prepared.run(params);
-          return { rows: [] };
+        case "run": {
+          const { changes, lastInsertRowid } = prepared.run(params);
+          return { rows: [], changes, lastInsertRowid: Number(lastInsertRowid) } satisfies RunResult;
+        }
         default:
           return { rows: prepared.all(params) };
       }

@@ -5,7 +5,7 @@
  * object: statements between `begin` and `commit` must travel on its stream.
  */
 import type { Client, InStatement, Transaction } from "@libsql/client";
-import type { QueryMethod, SqlConnection, SqlParam } from "./connection.ts";
+import type { QueryMethod, RunResult, SqlConnection, SqlParam } from "./connection.ts";
 
 export function clientConnection(client: Client): SqlConnection {
   let open: Transaction | null = null;
@@ -16,7 +16,14 @@ export function clientConnection(client: Client): SqlConnection {
       const result = await target().execute({ sql, args: params } as InStatement);
       // Rows are array-like objects with named properties; drizzle maps arrays by position.
       if (method === "get") return { rows: result.rows.length ? Array.from(result.rows[0]) : undefined };
-      if (method === "run") return { rows: [] };
+      if (method === "run") {
+        const changed: RunResult = {
+          rows: [],
+          changes: result.rowsAffected,
+          lastInsertRowid: Number(result.lastInsertRowid ?? 0),
+        };
+        return changed;
+      }
       return { rows: result.rows.map((row) => Array.from(row)) };
     },
     async exec(sql: string) {

@@ -4,35 +4,59 @@
  * times running it; on a fan-out's hot path (an intent, a position per
  * entry) that was most of the database time. Every column is a placeholder,
  * and absent ones take their default (or null).
+ *
+ * The row answered is the one written, completed here rather than read back
+ * with RETURNING: handing twenty-odd values back across the driver costs as
+ * much again as the insert. Only the generated key comes from the database.
  */
-import { getTableColumns, sql } from "drizzle-orm";
+import { getTableColumns, SQL, sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { type Executor, preparedFor } from "./client.ts";
+import type { RunResult } from "./connection.ts";
 
 export function rowInsert<T extends SQLiteTable>(table: T) {
-  const columns = Object.entries(getTableColumns(table))
-    // An autoincrement key is the database's to give.
-    .filter(([, column]) => !(column.primary && "autoIncrement" in column && column.autoIncrement));
+  type Row = Partial<T["$inferInsert"]>;
+  const all = Object.entries(getTableColumns(table));
+  // An autoincrement key is the database's to give.
+  const generatedKey = all.find(([, column]) => column.primary && "autoIncrement" in column && column.autoIncrement);
+  const columns = all.filter((entry) => entry !== generatedKey);
+  for (const [name, column] of columns) {
+    // The written row is completed here: a default the database computes would be missing from it.
+    if (column.default instanceof SQL || column.defaultFn) {
+      throw new Error(`rowInsert cannot complete ${name}: its default is computed when written`);
+    }
+  }
   // Placeholders inside sql``, encoded here: drizzle's own encoding of a placeholder turns null into "null" or 0.
   const values = () => Object.fromEntries(columns.map(([name]) => [name, sql`${sql.placeholder(name)}`])) as never;
-  const encoded = (row: Partial<T["$inferInsert"]>) =>
-    Object.fromEntries(columns.map(([name, column]) => {
-      const value = (row as Record<string, unknown>)[name] ?? (column.hasDefault ? column.default : null);
-      return [name, value === null || value === undefined ? null : column.mapToDriverValue(value)];
-    }));
-  const insert = preparedFor((db: Executor) => db.insert(table).values(values()).returning().prepare());
+  const completed = (row: Row): Record<string, unknown> =>
+    Object.fromEntries(columns.map(([name, column]) => [
+      name,
+      (row as Record<string, unknown>)[name] ?? (column.hasDefault ? column.default : null),
+    ]));
+  const encoded = (complete: Record<string, unknown>) =>
+    Object.fromEntries(
+      columns.map(([name, column]) => [name, complete[name] === null ? null : column.mapToDriverValue(complete[name])]),
+    );
+  const insert = preparedFor((db: Executor) => db.insert(table).values(values()).prepare());
   const insertUnlessConflicting = preparedFor((db: Executor) =>
-    db.insert(table).values(values()).onConflictDoNothing().returning().prepare()
+    db.insert(table).values(values()).onConflictDoNothing().prepare()
   );
+
+  async function write(
+    statement: typeof insert,
+    db: Executor,
+    row: Row,
+  ): Promise<T["$inferSelect"] | undefined> {
+    const complete = completed(row);
+    const { changes, lastInsertRowid } = (await statement(db).run(encoded(complete))) as unknown as RunResult;
+    if (!changes) return undefined;
+    return (generatedKey ? { ...complete, [generatedKey[0]]: lastInsertRowid } : complete) as T["$inferSelect"];
+  }
+
   return {
-    // all(), not get(): a statement stepped once would stay open in the transaction.
-    insert: async (db: Executor, row: Partial<T["$inferInsert"]>): Promise<T["$inferSelect"]> =>
-      ((await insert(db).all(encoded(row))) as T["$inferSelect"][])[0],
+    insert: async (db: Executor, row: Row): Promise<T["$inferSelect"]> => (await write(insert, db, row))!,
     /** Answers the row, or undefined when a unique index already holds one like it. */
-    insertUnlessConflicting: async (
-      db: Executor,
-      row: Partial<T["$inferInsert"]>,
-    ): Promise<T["$inferSelect"] | undefined> =>
-      ((await insertUnlessConflicting(db).all(encoded(row))) as T["$inferSelect"][])[0],
+    insertUnlessConflicting: (db: Executor, row: Row): Promise<T["$inferSelect"] | undefined> =>
+      write(insertUnlessConflicting, db, row),
   };
 }

@@ -8,6 +8,7 @@
  */
 import { and, eq, sql } from "drizzle-orm";
 import { type Executor, isUniqueViolation, preparedFor, type Tx } from "../../db/client.ts";
+import type { RunResult } from "../../db/connection.ts";
 import { rowInsert } from "../../db/row_insert.ts";
 import { intents } from "../../db/schema.ts";
 import { iso, wallClockNow } from "../clock.ts";
@@ -123,9 +124,11 @@ export async function transitionIntent(
   now: number,
 ): Promise<IntentRow | null> {
   const finalizedAt = FINAL_STATUSES.has(changes.status) ? (intent.finalizedAt ?? now) : null;
-  const set = { ...changes, finalizedAt };
-  const [row] = await transitionSetting(Object.keys(set))(tx).all({ ...set, id: intent.id, fromStatus: intent.status });
-  return row ?? null;
+  // Absent values are written as null, and answered so.
+  const set = Object.fromEntries(Object.entries({ ...changes, finalizedAt }).map(([k, v]) => [k, v ?? null]));
+  const ran = await transitionSetting(Object.keys(set))(tx).run({ ...set, id: intent.id, fromStatus: intent.status });
+  // The row as written, completed here: reading it back with RETURNING costs more than the update.
+  return (ran as unknown as RunResult).changes ? { ...intent, ...set } : null;
 }
 
 /**
@@ -147,7 +150,7 @@ function transitionStatement(columns: string[]) {
     db.update(intents)
       .set(Object.fromEntries(columns.map((name) => [name, sql.placeholder(name)])))
       .where(and(eq(intents.id, sql.placeholder("id")), eq(intents.status, sql.placeholder("fromStatus"))))
-      .returning().prepare()
+      .prepare()
   );
 }
 

@@ -172,17 +172,17 @@ export async function setProtection(
 ): Promise<PositionRow> {
   const now = ctx.clock.now();
   return await withTransaction(ctx.db, async (tx) => {
-    const [before] = await tx.select().from(positions).where(eq(positions.positionId, position.positionId));
+    const before = (await positionById(tx).get({ positionId: position.positionId }))!;
     if (before.status !== "OPEN") return before;
-    const [row] = await tx.update(positions)
-      .set({
-        protectionStatus: status,
-        protectionReason: reason,
-        ...(status === "PROTECTED" ? { protectionAttempts: 0 } : {}),
-        updatedAt: now,
-      })
-      .where(eq(positions.positionId, position.positionId))
-      .returning();
+    const changes = {
+      protectionStatus: status,
+      protectionReason: reason,
+      protectionAttempts: status === "PROTECTED" ? 0 : before.protectionAttempts,
+      updatedAt: now,
+    };
+    await protectionWrite(tx).run({ ...changes, positionId: position.positionId });
+    // Read in this transaction, so the row as written is `before` with the changes.
+    const row: PositionRow = { ...before, ...changes };
     if (status !== before.protectionStatus && NOT_PROTECTED.has(status)) {
       await emitPositionEvent(tx, "protection.degraded", row, now);
     }
@@ -193,18 +193,34 @@ export async function setProtection(
   });
 }
 
+const positionById = preparedFor((db) =>
+  db.select().from(positions).where(eq(positions.positionId, sql.placeholder("positionId"))).prepare()
+);
+
+const protectionWrite = preparedFor((db) =>
+  db.update(positions).set({
+    protectionStatus: sql`${sql.placeholder("protectionStatus")}`,
+    protectionReason: sql`${sql.placeholder("protectionReason")}`,
+    protectionAttempts: sql`${sql.placeholder("protectionAttempts")}`,
+    updatedAt: sql`${sql.placeholder("updatedAt")}`,
+  }).where(eq(positions.positionId, sql.placeholder("positionId"))).prepare()
+);
+
+const eventPartiesOfClient = preparedFor((db) =>
+  db.select({ partnerId: clients.partnerId, tenantId: clients.tenantId, externalUserId: clients.externalUserId })
+    .from(clients).where(eq(clients.id, sql.placeholder("clientId"))).prepare()
+);
+
 export async function emitPositionEvent(
   tx: Tx,
   type: "position.opened" | "position.updated" | "position.closed" | "protection.degraded",
   position: PositionRow,
   now: number,
 ): Promise<void> {
-  const [client] = await tx.select().from(clients).where(eq(clients.id, position.clientId));
+  const client = (await eventPartiesOfClient(tx).get({ clientId: position.clientId }))!;
   await emitEvent(tx, {
     type,
-    partnerId: client.partnerId,
-    tenantId: client.tenantId,
-    externalUserId: client.externalUserId,
+    ...client,
     occurredAt: now,
     data: { ...positionView(position), status: position.status },
   });
