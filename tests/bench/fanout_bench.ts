@@ -11,6 +11,7 @@
  * of GET /v1/users/:id/status measured while the fan-out runs, and the time
  * the same fan-out needs under the real venues' published limits.
  */
+import process from "node:process";
 import { withTransaction } from "../../db/client.ts";
 import { accountStates, automations, clients, clientSetups, intents, providerAccounts } from "../../db/schema.ts";
 import { accountSecretBinding } from "../../domain/accounts/load_account.ts";
@@ -224,11 +225,17 @@ const evaluateStarted = performance.now();
 await Promise.all(signals.map((signal) => evaluateSignal(ctx, signal)));
 const evaluateMs = performance.now() - evaluateStarted;
 const dispatchStarted = performance.now();
+const cpuBefore = { service: process.cpuUsage(), simulators: await venues.cpuSeconds() };
 const dispatched = await Promise.all(signals.map(async (signal) => {
   const summary = await dispatchAdmitted(ctx, signal.signalId);
   return { ...summary, ms: performance.now() - dispatchStarted };
 }));
 const dispatchMs = performance.now() - dispatchStarted;
+const serviceCpu = process.cpuUsage(cpuBefore.service);
+const cpu = {
+  service: (serviceCpu.user + serviceCpu.system) / 1e6,
+  simulators: await venues.cpuSeconds() - cpuBefore.simulators,
+};
 fanningOut = false;
 await poll;
 clearInterval(sampler);
@@ -257,6 +264,12 @@ console.log(
   `every entry sent and protected: ${
     seconds(dispatchMs)
   }   (${dispatch.dispatched} entries, ${protectionOrders} protective orders, ${dispatch.failed} failed; target: accepted within 10 s)`,
+);
+// The machine's whole CPU over the dispatch, and who used it: the simulators verify every VENUE_B signature too.
+console.log(
+  `  CPU while dispatching: service ${cpu.service.toFixed(1)} s, simulators ${cpu.simulators.toFixed(1)} s, of ${
+    (navigator.hardwareConcurrency * dispatchMs / 1000).toFixed(1)
+  } s on ${navigator.hardwareConcurrency} cores`,
 );
 for (const [index, signal] of signals.entries()) {
   console.log(

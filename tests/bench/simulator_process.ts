@@ -1,7 +1,7 @@
 /**
  * Both venue simulators in a process of their own (`venues/sim/main.ts` on a
  * free port), so a benchmark's figures are the service's work and not the
- * venues'. Answers their base URLs and a way to stop them.
+ * venues'. Answers their base URLs, the CPU time they used and a way to stop them.
  */
 export async function startSimulatorProcess() {
   const child = new Deno.Command(Deno.execPath(), {
@@ -20,6 +20,12 @@ export async function startSimulatorProcess() {
   lines.releaseLock();
   const base = seen.match(/http:\/\/[\d.]+:\d+/)![0];
   return {
+    /** CPU seconds the simulators have used so far (Linux: /proc, at the kernel's 100 ticks a second). */
+    async cpuSeconds(): Promise<number> {
+      const fields = (await Deno.readTextFile(`/proc/${child.pid}/stat`)).split(") ")[1].split(" ");
+      // utime and stime: fields 14 and 15 of stat, 12 and 13 after the command name.
+      return (Number(fields[11]) + Number(fields[12])) / 100;
+    },
     urls: { venueA: `${base}/sim/venue-a`, venueASpot: `${base}/sim/venue-a-spot`, venueB: `${base}/sim/venue-b` },
     async stop() {
       child.kill();
