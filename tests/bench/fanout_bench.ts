@@ -61,7 +61,12 @@ for (const [providerId, symbol] of [["VENUE_A", "BTCUSDT"], ["VENUE_B", "BTCUSDC
   await expectJson(await operator(env, "PUT", `/operator/v1/asset-policies/${providerId}/${symbol}`, policy), 200);
   await expectJson(await operator(env, "PUT", `/operator/v1/providers/${providerId}`, { realExecution: true }), 200);
 }
-await control(venues.urls.venueA, "PUT", "/limits", { requestWeightPerMinute: 100_000_000 });
+// Lifted, like the per-account order limits: 100 simulator accounts stand for thousands of real ones.
+await control(venues.urls.venueA, "PUT", "/limits", {
+  requestWeightPerMinute: 100_000_000,
+  ordersPer10Seconds: 1_000_000,
+  ordersPerMinute: 1_000_000,
+});
 // Deep books, so admission does not refuse thousands of small entries for liquidity.
 await control(venues.urls.venueA, "PUT", "/markets/BTCUSDT", { markPrice: "65000", depth: "1000" });
 await control(venues.urls.venueB, "PUT", "/markets/BTC", { markPrice: "65000", depth: "1000" });

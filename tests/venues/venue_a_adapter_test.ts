@@ -631,6 +631,48 @@ Deno.test("VENUE_A rate limits: the venue's 429 with Retry-After, then local bac
   assert.ok(refused.detail.retryAfterMs! > 0 && refused.detail.retryAfterMs! <= 60_000);
 });
 
+Deno.test("VENUE_A order limits are per account: kept below the announced share, and a -1015 holds back that account only", async () => {
+  let t = T0;
+  await using h = await startVenueA({ now: () => t });
+  const [first, second] = [await h.account(), await h.account()];
+  const log: Sent[] = [];
+  // Announced before the adapter reads exchangeInfo: 5 orders per 10 s, of which it allows itself 90 % (4).
+  await h.control("PUT", "/limits", { ordersPer10Seconds: 5 });
+  const aware = h.adapter({ fetch: recording(log), now: () => t });
+  for (let i = 0; i < 4; i++) await aware.placeOrder(first.credentials, limit(`aw${i}`, "BUY", "0.01", "60000"));
+  const sent = orderPosts(log).length;
+  const spent = await rejects(
+    aware.placeOrder(first.credentials, limit("aw4", "BUY", "0.01", "60000")),
+    "RATE_LIMITED",
+  );
+  assert.equal(spent.detail.venueCode, undefined, "refused on our side, before the venue's -1015");
+  assert.ok(spent.detail.retryAfterMs! > 0 && spent.detail.retryAfterMs! <= 10_000);
+  assert.equal(orderPosts(log).length, sent, "nothing was sent");
+  await aware.placeOrder(second.credentials, limit("aw-other", "BUY", "0.01", "60000"));
+  // The next 10-second window takes orders again.
+  t += 10_000;
+  await aware.placeOrder(first.credentials, limit("aw5", "BUY", "0.01", "60000"));
+
+  // An adapter that read the limits before they were lowered meets the venue's -1015 ...
+  t += 60_000;
+  const stale = h.adapter({ fetch: recording(log), now: () => t });
+  await stale.listMarkets();
+  await h.control("PUT", "/limits", { ordersPer10Seconds: 2 });
+  for (let i = 0; i < 2; i++) await stale.placeOrder(first.credentials, limit(`st${i}`, "BUY", "0.01", "60000"));
+  const refused = await rejects(
+    stale.placeOrder(first.credentials, limit("st2", "BUY", "0.01", "60000")),
+    "RATE_LIMITED",
+  );
+  assert.equal(refused.detail.venueCode, -1015);
+  // ... after which that account waits without sending, while another account and reads go on.
+  const before = log.length;
+  const held = await rejects(stale.placeOrder(first.credentials, limit("st3", "BUY", "0.01", "60000")), "RATE_LIMITED");
+  assert.equal(held.detail.venueCode, undefined);
+  assert.equal(log.length, before, "the held account's order was not sent");
+  await stale.placeOrder(second.credentials, limit("st-other", "BUY", "0.01", "60000"));
+  await stale.getOrderBook("BTCUSDT", 5);
+});
+
 Deno.test("VENUE_A answers UNAVAILABLE when the venue is down, for reads and for a refused placement", async () => {
   await using h = await startVenueA();
   const keys = await h.account();

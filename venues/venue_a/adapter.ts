@@ -31,6 +31,7 @@ import { ALREADY_SET_CODES, localError } from "./errors.ts";
 import { getFills, getFunding } from "./history.ts";
 import {
   type MarketRules,
+  orderLimitsOf,
   toBalances,
   toCredentialCheck,
   toMarket,
@@ -94,6 +95,7 @@ export function createVenueAAdapter(deps: VenueAAdapterDeps): VenueAdapter {
       });
       const limit = weightLimitOf(info);
       if (limit) fapi.setWeightLimit(limit);
+      fapi.setOrderLimits(orderLimitsOf(info));
       cached = { at: clock.now(), rules: new Map(toMarketRules(info).map((rules) => [rules.symbol, rules])) };
       return cached.rules;
     })().finally(() => loading = undefined);

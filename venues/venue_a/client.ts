@@ -14,6 +14,7 @@ import {
   WEIGHT_BUDGET_SHARE,
 } from "./constants.ts";
 import { CODES, localError, retryAfterMs, toVenueError, type VenueFailure } from "./errors.ts";
+import { OrderCountBudget, type OrderLimits } from "./order_count.ts";
 
 /** An API key with its secret, opened for the duration of one adapter call. */
 export interface ApiKeyPair {
@@ -29,6 +30,8 @@ export interface VenueRequest {
   weight: number;
   /** Sends something that changes state: never retried, and an unclear answer is OUTCOME_UNKNOWN. */
   mutation?: boolean;
+  /** A new or modified order: counts against the account's order limits (order_count.ts). */
+  countsOrder?: boolean;
   /** Present on SIGNED calls. */
   auth?: ApiKeyPair;
   /** Names the call in error messages, in sentence case, e.g. "Placing the order". */
@@ -113,6 +116,8 @@ export interface VenueAClient {
   request<T>(request: VenueRequest): Promise<T>;
   /** The REQUEST_WEIGHT per minute the venue announced in exchangeInfo. */
   setWeightLimit(limit: number): void;
+  /** The per-account ORDERS limits the venue announced in exchangeInfo. */
+  setOrderLimits(limits: Partial<OrderLimits>): void;
 }
 
 export interface VenueAClientOptions {
@@ -134,6 +139,7 @@ type Outcome =
 export function createVenueAClient(options: VenueAClientOptions): VenueAClient {
   const { clock, timeoutMs } = options;
   const budget = new WeightBudget();
+  const orders = new OrderCountBudget();
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
 
   async function send(request: VenueRequest): Promise<Outcome> {
@@ -156,7 +162,7 @@ export function createVenueAClient(options: VenueAClientOptions): VenueAClient {
     const url = `${baseUrl}${request.path}${query ? `?${query}` : ""}`;
     const answer = await timedFetch(url, { method: request.method, headers, body: body || undefined });
     if ("transport" in answer) return { ok: false, failure: { status: 0 }, transport: answer.transport };
-    return interpret(answer.response, answer.text);
+    return interpret(request, answer.response, answer.text);
   }
 
   /** A manual timer rather than AbortSignal.timeout, so no timer outlives the call. */
@@ -176,9 +182,10 @@ export function createVenueAClient(options: VenueAClientOptions): VenueAClient {
     }
   }
 
-  function interpret(response: Response, text: string): Outcome {
+  function interpret(request: VenueRequest, response: Response, text: string): Outcome {
     const now = clock.now();
     budget.observe(response.headers.get(USED_WEIGHT_HEADER), now);
+    if (request.countsOrder && request.auth) orders.observe(request.auth.apiKey, response.headers, now);
     const data = parseJson(text);
     const record = isRecord(data) ? data : {};
     // Success bodies may carry code 200 or "200"; only a negative code is an error.
@@ -195,7 +202,9 @@ export function createVenueAClient(options: VenueAClientOptions): VenueAClient {
     if (response.status === 429 || response.status === 418) {
       const wait = failure.retryAfterMs ?? 60_000 - (now % 60_000);
       failure.retryAfterMs = wait;
-      budget.pause(now + wait);
+      // Too many orders is the account's limit, not the IP's: only that account's orders wait.
+      if (failure.code === CODES.tooManyOrders && request.auth) orders.pause(request.auth.apiKey, now + wait, now);
+      else budget.pause(now + wait);
     }
     return { ok: false, failure };
   }
@@ -221,6 +230,7 @@ export function createVenueAClient(options: VenueAClientOptions): VenueAClient {
     let resynced = false;
     let retries = 0;
     for (;;) {
+      if (request.countsOrder && request.auth) orders.reserve(request.auth.apiKey, clock.now());
       await options.budget?.spend(request.weight);
       budget.reserve(request.weight, clock.now());
       const outcome = await send(request);
@@ -250,7 +260,11 @@ export function createVenueAClient(options: VenueAClientOptions): VenueAClient {
     }
   }
 
-  return { request, setWeightLimit: (limit) => budget.setLimit(limit) };
+  return {
+    request,
+    setWeightLimit: (limit) => budget.setLimit(limit),
+    setOrderLimits: (limits) => orders.setLimits(limits),
+  };
 }
 
 function parseJson(text: string): unknown {

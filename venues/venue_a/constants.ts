@@ -11,6 +11,9 @@ export const PROVIDER_ID = "VENUE_A" as const;
 export const API_KEY_HEADER = "X-MBX-APIKEY";
 /** Header that reports the IP's request weight used in the current minute. */
 export const USED_WEIGHT_HEADER = "X-MBX-USED-WEIGHT-1M";
+/** Headers of order responses that report the account's new orders in the current windows. */
+export const ORDER_COUNT_10S_HEADER = "X-MBX-ORDER-COUNT-10S";
+export const ORDER_COUNT_1M_HEADER = "X-MBX-ORDER-COUNT-1M";
 
 /** The venue's default; sent explicitly so a changed default cannot widen it silently. */
 export const RECV_WINDOW_MS = 5000;

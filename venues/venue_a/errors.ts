@@ -10,6 +10,7 @@ import { PROVIDER_ID } from "./constants.ts";
 
 /** Codes the adapter branches on. */
 export const CODES = {
+  tooManyOrders: -1015,
   invalidTimestamp: -1021,
   meRecvWindow: -5028,
   cancelRejected: -2011,

@@ -2,6 +2,7 @@
  * VENUE_A JSON (see wire.ts) -> our normalised types, with every decimal kept
  * a string end to end.
  */
+import type { OrderLimits } from "./order_count.ts";
 import { cmp, decimalPlaces, div, isZero, mul } from "../decimal.ts";
 import type {
   Balance,
@@ -96,6 +97,15 @@ export function toMarket(rules: MarketRules): Market {
 /** REQUEST_WEIGHT per minute announced by exchangeInfo. */
 export function weightLimitOf(info: WireExchangeInfo): number | undefined {
   return info.rateLimits?.find((r) => r.rateLimitType === "REQUEST_WEIGHT" && r.interval === "MINUTE")?.limit;
+}
+
+/** The per-account ORDERS limits of exchangeInfo (10 seconds and 1 minute); a missing one keeps its default. */
+export function orderLimitsOf(info: WireExchangeInfo): Partial<OrderLimits> {
+  const orders = (interval: string, intervalNum: number) =>
+    info.rateLimits?.find((r) =>
+      r.rateLimitType === "ORDERS" && r.interval === interval && (r.intervalNum ?? 1) === intervalNum
+    )?.limit;
+  return { per10Seconds: orders("SECOND", 10), perMinute: orders("MINUTE", 1) };
 }
 
 export function toOrderBook(symbol: string, depth: WireDepth, levels: number, fallbackTime: number): OrderBook {

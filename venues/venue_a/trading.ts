@@ -118,6 +118,7 @@ export async function placeOrder(ctx: AdapterContext, keys: ApiKeyPair, order: P
       weight: WEIGHTS.orderMutation,
       mutation: true,
       auth: keys,
+      countsOrder: true,
       action: "Placing the order",
     });
     return toOrder(placed);
@@ -157,6 +158,7 @@ async function placeConditional(
       weight: WEIGHTS.orderMutation,
       mutation: true,
       auth: keys,
+      countsOrder: true,
       action: "Placing the conditional order",
     });
     return toProtectionOrder(placed);
@@ -242,6 +244,7 @@ export async function modifyOrder(ctx: AdapterContext, keys: ApiKeyPair, request
       weight: WEIGHTS.orderMutation,
       mutation: true,
       auth: keys,
+      countsOrder: true,
       action: "Modifying the order",
     });
     return toOrder(amended);

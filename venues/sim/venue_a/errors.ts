@@ -39,6 +39,8 @@ export const errors = {
       `Too many requests; current limit is ${limit} requests per minute. Please use the websocket for live updates to avoid polling the API.`,
       429,
     ),
+  tooManyOrders: (limit: number, interval: string) =>
+    fail(-1015, `Too many new orders; current limit is ${limit} orders per ${interval}.`, 429),
   cancelRejected: () => fail(-2011, "Unknown order sent."),
   noSuchOrder: () => fail(-2013, "Order does not exist."),
   marginInsufficient: () => fail(-2019, "Margin is insufficient."),

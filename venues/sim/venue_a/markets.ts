@@ -235,15 +235,19 @@ function symbolInfo(def: MarketDef) {
 }
 
 /** The /fapi/v1/exchangeInfo document. */
-export function exchangeInfo(now: number, weightLimit: number) {
+export function exchangeInfo(
+  now: number,
+  weightLimit: number,
+  orderLimits: { per10Seconds: number; perMinute: number },
+) {
   return {
     timezone: "UTC",
     serverTime: now,
     futuresType: "U_MARGINED",
     rateLimits: [
       { rateLimitType: "REQUEST_WEIGHT", interval: "MINUTE", intervalNum: 1, limit: weightLimit },
-      { rateLimitType: "ORDERS", interval: "MINUTE", intervalNum: 1, limit: 1200 },
-      { rateLimitType: "ORDERS", interval: "SECOND", intervalNum: 10, limit: 300 },
+      { rateLimitType: "ORDERS", interval: "MINUTE", intervalNum: 1, limit: orderLimits.perMinute },
+      { rateLimitType: "ORDERS", interval: "SECOND", intervalNum: 10, limit: orderLimits.per10Seconds },
     ],
     exchangeFilters: [],
     assets: ["USDT", "USDC", "BNB"].map((asset) => ({ asset, marginAvailable: true, autoAssetExchange: "-10000" })),

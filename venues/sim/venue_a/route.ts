@@ -29,8 +29,10 @@ export interface PublicRoute extends RouteBase {
 export interface SignedRoute extends RouteBase {
   /** SIGNED_SPOT: a /sapi endpoint, callable by a key without the futures permission. */
   security: "SIGNED" | "SIGNED_SPOT";
-  /** Counts as an order request and is what LOSE_RESPONSE swallows the answer of. */
+  /** Changes orders: what LOSE_RESPONSE swallows the answer of. */
   orderMutation?: boolean;
+  /** A new or modified order: counts against the account's ORDERS limits (cancels do not). */
+  countsOrder?: boolean;
   handle(input: { state: SimState; params: RequestParams; account: SimAccount }): unknown;
 }
 
@@ -66,12 +68,23 @@ function chargeWeight(pool: WeightPool, now: number, weight: number): { retryAft
   return {};
 }
 
-function orderCountHeaders(state: SimState, account: SimAccount): Record<string, string> {
+/**
+ * Counts a new order against the account's ORDERS limits and answers the
+ * X-MBX-ORDER-COUNT-* headers; over either limit it is refused with -1015
+ * (429), uncounted and without the headers.
+ */
+function admitOrder(state: SimState, account: SimAccount): Record<string, string> {
   const now = state.now();
   account.orderTimes = account.orderTimes.filter((time) => now - time < 60_000);
-  account.orderTimes.push(now);
   const last10s = account.orderTimes.filter((time) => now - time < 10_000).length;
-  return { "X-MBX-ORDER-COUNT-10S": String(last10s), "X-MBX-ORDER-COUNT-1M": String(account.orderTimes.length) };
+  const { per10Seconds, perMinute } = state.orderLimits;
+  if (last10s >= per10Seconds) throw errors.tooManyOrders(per10Seconds, "10 SECOND");
+  if (account.orderTimes.length >= perMinute) throw errors.tooManyOrders(perMinute, "1 MINUTE");
+  account.orderTimes.push(now);
+  return {
+    "X-MBX-ORDER-COUNT-10S": String(last10s + 1),
+    "X-MBX-ORDER-COUNT-1M": String(account.orderTimes.length),
+  };
 }
 
 function delay(ms: number): Promise<void> {
@@ -102,7 +115,7 @@ export async function runRoute(c: Context, state: SimState, spec: RouteSpec): Pr
     } else {
       const apiKey = c.req.header("X-MBX-APIKEY") ?? null;
       const { account } = authenticate(state, { apiKey, query, body }, spec.security === "SIGNED");
-      if (spec.orderMutation) Object.assign(headers, orderCountHeaders(state, account));
+      if (spec.countsOrder) Object.assign(headers, admitOrder(state, account));
       data = spec.handle({ state, params, account });
     }
     // The venue did the work; only the answer goes missing, as when its gateway times out.

@@ -41,7 +41,11 @@ const FaultBody = z.object({
 });
 
 const FundingBody = z.object({ symbol: z.string(), rate: SignedDecimal });
-const LimitsBody = z.object({ requestWeightPerMinute: z.number().int().min(1) });
+const LimitsBody = z.object({
+  requestWeightPerMinute: z.number().int().min(1).optional(),
+  ordersPer10Seconds: z.number().int().min(1).optional(),
+  ordersPerMinute: z.number().int().min(1).optional(),
+});
 const AlgoHoldBody = z.object({
   hold: z.boolean(),
   /** Where fired algo orders stop while held; TRIGGERING unless told. */
@@ -135,12 +139,24 @@ export function controlRoutes(state: SimState): Hono {
     return c.json({ symbol: input.data.symbol, rate: input.data.rate, payments });
   });
 
-  /** Lowers the IP weight limit so rate limiting can be exercised without thousands of calls. */
+  /**
+   * Sets the IP weight limit and the per-account order limits (each optional), so rate limiting can be
+   * exercised without thousands of calls, or lifted for a benchmark.
+   */
   app.put("/limits", async (c) => {
     const input = await body(c.req.raw, LimitsBody);
     if (!input.ok) return c.json({ error: input.error }, 400);
-    state.weight.limit = input.data.requestWeightPerMinute;
-    return c.json({ requestWeightPerMinute: state.weight.limit });
+    const { requestWeightPerMinute, ordersPer10Seconds, ordersPerMinute } = input.data;
+    state.weight.limit = requestWeightPerMinute ?? state.weight.limit;
+    state.orderLimits = {
+      per10Seconds: ordersPer10Seconds ?? state.orderLimits.per10Seconds,
+      perMinute: ordersPerMinute ?? state.orderLimits.perMinute,
+    };
+    return c.json({
+      requestWeightPerMinute: state.weight.limit,
+      ordersPer10Seconds: state.orderLimits.per10Seconds,
+      ordersPerMinute: state.orderLimits.perMinute,
+    });
   });
 
   /**

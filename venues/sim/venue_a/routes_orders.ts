@@ -20,6 +20,7 @@ export function orderRoutes(): RouteSpec[] {
       weight: 0,
       security: "SIGNED",
       orderMutation: true,
+      countsOrder: true,
       handle: ({ state, account, params }) => orderJson(state, placeOrder(state, account, params), "placement"),
     },
     {
@@ -43,6 +44,7 @@ export function orderRoutes(): RouteSpec[] {
       weight: 1,
       security: "SIGNED",
       orderMutation: true,
+      countsOrder: true,
       handle: ({ state, account, params }) => orderJson(state, amendOrder(state, account, params), "placement"),
     },
     {
@@ -87,6 +89,7 @@ export function orderRoutes(): RouteSpec[] {
       weight: 0,
       security: "SIGNED",
       orderMutation: true,
+      countsOrder: true,
       handle: ({ state, account, params }) => algoJson(placeAlgoOrder(state, account, params), "placement"),
     },
     {

@@ -38,7 +38,7 @@ export function publicRoutes(): RouteSpec[] {
       path: "/fapi/v1/exchangeInfo",
       weight: 1,
       security: "NONE",
-      handle: ({ state }) => exchangeInfo(state.now(), state.weight.limit),
+      handle: ({ state }) => exchangeInfo(state.now(), state.weight.limit, state.orderLimits),
     },
     {
       method: "GET",

@@ -130,6 +130,8 @@ export interface SimState {
   fault: { mode: FaultMode; ms: number };
   /** The futures host's REQUEST_WEIGHT pool, shared by all its routes. */
   weight: WeightPool;
+  /** New orders an account may send per rolling 10 seconds and minute (exchangeInfo's ORDERS limits). */
+  orderLimits: { per10Seconds: number; perMinute: number };
   /** The spot host's pools: each /sapi endpoint ("GET /sapi/...") counts on its own. */
   sapiWeight: Map<string, WeightPool>;
   ids: { order: number; algo: number; trade: number; tran: number };
@@ -157,6 +159,7 @@ export function createState(now: () => number): SimState {
     accounts: new Map(),
     fault: { mode: "NONE", ms: 0 },
     weight: { limit: DEFAULT_WEIGHT_LIMIT, minute: -1, used: 0 },
+    orderLimits: { per10Seconds: 300, perMinute: 1200 },
     sapiWeight: new Map(),
     // Venue ids are large numbers; starting high catches adapters that assume small ones.
     ids: { order: 8_389_765_000, algo: 1_000_000_000, trade: 512_000_000, tran: 9_689_322_000 },
