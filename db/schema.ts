@@ -213,6 +213,8 @@ export const intents = sqliteTable("intents", {
   /** PREPARED | SUBMITTING | ACCEPTED | PARTIALLY_FILLED | FILLED | UNCERTAIN | CANCELED | REJECTED | EXPIRED | NOT_PLACED */
   status: text("status").notNull(),
   orderId: text("order_id"),
+  /** VENUE_A conditional orders: the regular order the venue placed when it triggered (its fills carry this id). */
+  executionOrderId: text("execution_order_id"),
   executedQuantity: text("executed_quantity").notNull().default("0"),
   executedPrice: text("executed_price"),
   errorCode: text("error_code"),
@@ -295,6 +297,12 @@ export const accountStates = sqliteTable("account_states", {
     .default({}),
   /** Venue time up to which fills and funding payments are recorded (re-reading from here is harmless). */
   factsCursor: ms("facts_cursor").notNull(),
+  /**
+   * Venue time through which every funding payment of the account is known:
+   * a closing portion after it waits (performance counts the funding the
+   * position paid or received up to its close).
+   */
+  fundingKnownThrough: ms("funding_known_through").notNull().default(0),
   reconciledAt: ms("reconciled_at").notNull(),
   /**
    * Every entry intent of the account up to this id had its venue answer
@@ -325,16 +333,64 @@ export const resultFacts = sqliteTable("result_facts", {
   price: text("price"),
   quantity: text("quantity"),
   realizedPnl: text("realized_pnl").notNull(),
-  /** Venue fees in USD, the builder fee excluded. */
+  /** Venue fees in `feeAsset`, the builder fee excluded. */
   venueFee: text("venue_fee").notNull(),
+  /** The asset the fees were charged in; performance values only USDT and USDC (others wait for a conversion). */
+  feeAsset: text("fee_asset").notNull().default("USDT"),
   builderFee: text("builder_fee").notNull(),
   funding: text("funding").notNull(),
   net: text("net").notNull(),
   occurredAt: ms("occurred_at").notNull(),
   recordedAt: ms("recorded_at").notNull(),
+  /**
+   * The service position the fact belongs to, once attributed (domain/performance/attribution.ts);
+   * null while its origin is unknown (ATTRIBUTION_PENDING): such a fact is never performance.
+   */
+  positionId: text("position_id"),
+  /** ENTRY | EXIT (fills of the position's opening and closing orders) | FUNDING; null until attributed. */
+  role: text("role"),
 }, (t) => [
   primaryKey({ columns: [t.clientId, t.providerId, t.venueRef] }),
   index("result_facts_by_time").on(t.clientId, t.providerId, t.occurredAt),
+  index("result_facts_position").on(t.positionId),
+]);
+
+/**
+ * The canonical result of each closing portion of a real trade (spec,
+ * Performance rule 1): one row per fill that reduced a service position,
+ * with its share of the entry commissions and of the funding the position
+ * paid or received, rounded once to micro-units. A portion that still lacks
+ * a fact is PENDING (`pendingReason`); once CONFIRMED it never changes, and
+ * the statement that first counted it is kept.
+ */
+export const performancePortions = sqliteTable("performance_portions", {
+  clientId: integer("client_id").notNull().references(() => clients.id),
+  providerId: text("provider_id").notNull(),
+  /** The closing fill's fact. */
+  venueRef: text("venue_ref").notNull(),
+  positionId: text("position_id").notNull(),
+  /** Venue time of the closing fill: the period it belongs to. */
+  closedAt: ms("closed_at").notNull(),
+  /** PENDING | CONFIRMED */
+  status: text("status").notNull(),
+  /** ENTRY_FACTS_MISSING | COMMISSION_UNVALUED | FUNDING_UNVALUED | FUNDING_PENDING while PENDING. */
+  pendingReason: text("pending_reason"),
+  realizedMicros: integer("realized_micros").notNull(),
+  /** Entry share and exit commission, the builder fee excluded. */
+  venueFeesMicros: integer("venue_fees_micros").notNull(),
+  fundingMicros: integer("funding_micros").notNull(),
+  builderFeesMicros: integer("builder_fees_micros").notNull(),
+  /** realized − venue fees + funding. */
+  netMicros: integer("net_micros").notNull(),
+  /** Facts the portion was computed from (closing fill, entry fills, funding payments). */
+  factsCount: integer("facts_count").notNull(),
+  confirmedAt: ms("confirmed_at"),
+  statementId: text("statement_id"),
+}, (t) => [
+  primaryKey({ columns: [t.clientId, t.providerId, t.venueRef] }),
+  index("performance_portions_period").on(t.clientId, t.providerId, t.closedAt),
+  // Confirmed after their period was stated: the adjustments' work list.
+  index("performance_portions_unstated").on(t.status, t.statementId),
 ]);
 
 /** The operator's entry policy for one asset at one provider: without one, no new entry opens there. */
@@ -547,6 +603,130 @@ export const providerAccounts = sqliteTable("provider_accounts", {
   revokedAt: ms("revoked_at"),
   updatedAt: ms("updated_at").notNull(),
 }, (t) => [uniqueIndex("provider_accounts_client").on(t.clientId, t.providerId)]);
+
+// ---------------------------------------------------------------- statements and billing
+
+/**
+ * A partner's performance period being closed, or closed: the close works
+ * through the partner's clients in pages and resumes after a crash from
+ * `afterClientId`. The contract version in force at the period start is
+ * frozen here and in every statement of the period.
+ */
+export const periodCloses = sqliteTable("period_closes", {
+  partnerId: text("partner_id").notNull().references(() => partners.partnerId),
+  periodStart: ms("period_start").notNull(),
+  periodEnd: ms("period_end").notNull(),
+  contractVersion: integer("contract_version").notNull(),
+  /** RUNNING | DONE */
+  status: text("status").notNull(),
+  afterClientId: integer("after_client_id").notNull().default(0),
+  startedAt: ms("started_at").notNull(),
+  closedAt: ms("closed_at"),
+}, (t) => [primaryKey({ columns: [t.partnerId, t.periodStart] })]);
+
+/**
+ * A client's closed performance statement at one provider (spec, Performance
+ * and statements). Immutable: a correction is an ADJUSTMENT row holding the
+ * differences, so a period's figures are its ORIGINAL plus its ADJUSTMENTs.
+ * Money in micro-units; the fee is whole cents.
+ */
+export const statements = sqliteTable("statements", {
+  statementId: text("statement_id").primaryKey(),
+  partnerId: text("partner_id").notNull(),
+  clientId: integer("client_id").notNull().references(() => clients.id),
+  providerId: text("provider_id").notNull(),
+  /** ORIGINAL | ADJUSTMENT */
+  kind: text("kind").notNull(),
+  adjustsStatementId: text("adjusts_statement_id"),
+  contractVersion: integer("contract_version").notNull(),
+  period: text("period").notNull(),
+  policy: text("policy").notNull(),
+  periodStart: ms("period_start").notNull(),
+  periodEnd: ms("period_end").notNull(),
+  performanceFeePercent: text("performance_fee_percent").notNull(),
+  currency: text("currency").notNull(),
+  netMicros: integer("net_micros").notNull(),
+  realizedMicros: integer("realized_micros").notNull(),
+  venueFeesMicros: integer("venue_fees_micros").notNull(),
+  fundingMicros: integer("funding_micros").notNull(),
+  builderFeesMicros: integer("builder_fees_micros").notNull(),
+  carryInMicros: integer("carry_in_micros").notNull(),
+  carryOutMicros: integer("carry_out_micros").notNull(),
+  chargeableMicros: integer("chargeable_micros").notNull(),
+  feeMicros: integer("fee_micros").notNull(),
+  /** ORIGINAL: credit deducted from its fee; ADJUSTMENT: credit granted by a negative difference. */
+  creditMicros: integer("credit_micros").notNull(),
+  sourceFactsCount: integer("source_facts_count").notNull(),
+  reason: text("reason").notNull(),
+  obligationId: text("obligation_id"),
+  createdAt: ms("created_at").notNull(),
+}, (t) => [
+  // One ORIGINAL per client, provider and period, whichever instance closes it.
+  uniqueIndex("statements_original").on(t.clientId, t.providerId, t.periodStart).where(sql`kind = 'ORIGINAL'`),
+  index("statements_client").on(t.clientId, t.providerId, t.periodStart),
+]);
+
+/**
+ * What a client owes: a period's performance fee or a month's subscription,
+ * in the provider's currency. The amount never changes; a reduction by a
+ * later negative adjustment is a row of obligation_reductions.
+ */
+export const obligations = sqliteTable("obligations", {
+  obligationId: text("obligation_id").primaryKey(),
+  partnerId: text("partner_id").notNull(),
+  clientId: integer("client_id").notNull().references(() => clients.id),
+  providerId: text("provider_id").notNull(),
+  /** MONTHLY_PERFORMANCE_FEE | WEEKLY_PERFORMANCE_FEE | MONTHLY_SUBSCRIPTION */
+  source: text("source").notNull(),
+  /** The period (`2026-11-02/2026-11-09`), the month (`2026-11`) or the adjusted statement. */
+  reference: text("reference").notNull(),
+  amountMicros: integer("amount_micros").notNull(),
+  currency: text("currency").notNull(),
+  /** OPEN | PAID | CANCELLED (reduced to nothing by a later adjustment) */
+  status: text("status").notNull(),
+  dueAt: ms("due_at").notNull(),
+  graceUntil: ms("grace_until").notNull(),
+  statementId: text("statement_id"),
+  createdAt: ms("created_at").notNull(),
+  settledAt: ms("settled_at"),
+}, (t) => [
+  uniqueIndex("obligations_reference").on(t.clientId, t.providerId, t.source, t.reference),
+  index("obligations_open_due").on(t.status, t.dueAt),
+  index("obligations_client").on(t.clientId, t.providerId, t.status),
+]);
+
+/** A negative adjustment taken off an open obligation (the obligation row itself never changes amount). */
+export const obligationReductions = sqliteTable("obligation_reductions", {
+  obligationId: text("obligation_id").notNull().references(() => obligations.obligationId),
+  statementId: text("statement_id").notNull(),
+  amountMicros: integer("amount_micros").notNull(),
+  createdAt: ms("created_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.obligationId, t.statementId] })]);
+
+/**
+ * Credit of a client at a provider: granted by a negative adjustment that
+ * found no open obligation to reduce (positive), deducted from a later fee
+ * (negative). The balance is the sum.
+ */
+export const credits = sqliteTable("credits", {
+  clientId: integer("client_id").notNull().references(() => clients.id),
+  providerId: text("provider_id").notNull(),
+  statementId: text("statement_id").notNull(),
+  amountMicros: integer("amount_micros").notNull(),
+  createdAt: ms("created_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.clientId, t.providerId, t.statementId] })]);
+
+/**
+ * The commercial state last announced per client and provider (ACTIVE,
+ * GRACE, SUSPENDED), so the billing cycle emits `commercial.grace`,
+ * `commercial.suspended` and `commercial.reactivated` once per transition.
+ */
+export const commercialNotices = sqliteTable("commercial_notices", {
+  clientId: integer("client_id").notNull().references(() => clients.id),
+  providerId: text("provider_id").notNull(),
+  state: text("state").notNull(),
+  updatedAt: ms("updated_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.clientId, t.providerId] })]);
 
 // ---------------------------------------------------------------- events (outbox)
 

@@ -3,7 +3,7 @@
  * They enter from JSON numbers or decimal strings, are summed as integers, and
  * leave as JSON numbers with at most 6 decimals (2 for charges).
  */
-import { decimalPlaces, formatDec, parseDec } from "../venues/decimal.ts";
+import { decimalPlaces, formatDec, mul, parseDec, roundTo } from "../venues/decimal.ts";
 
 /** Exact conversion; throws RangeError for more than 6 decimals or non-numbers. */
 export function usdToMicros(value: number | string): number {
@@ -36,3 +36,18 @@ export const microsOrNull = (usd: number | null | undefined) => usd == null ? nu
 
 /** An optional amount in micro-units as USD, null kept. */
 export const usdOrNull = (micros: number | null) => micros === null ? null : microsToUsd(micros);
+
+/** An exact decimal (a venue amount) rounded half away from zero to micro-units: the one rounding of a fact. */
+export function decimalToMicros(value: string): number {
+  return usdToMicros(roundTo(value, 6, "HALF_UP"));
+}
+
+/**
+ * A fee: `baseMicros` times the fraction `percent` ("0.2" = 20 %), rounded
+ * half away from zero to the cent (spec, Performance rule 6). Whole cents in
+ * micro-units.
+ */
+export function feeMicros(baseMicros: number, percent: string): number {
+  const base = formatDec({ units: BigInt(baseMicros), scale: 6 });
+  return usdToMicros(roundTo(mul(base, percent), 2, "HALF_UP"));
+}

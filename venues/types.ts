@@ -204,6 +204,11 @@ export interface Order {
   reduceOnly: boolean;
   timeInForce: TimeInForce | null;
   createdAt: number;
+  /**
+   * A conditional order the venue turned into another order when it triggered
+   * (VENUE_A's algo orders): that order's id, which its fills carry.
+   */
+  executionOrderId?: string | null;
 }
 
 /** The spec's Balance view, read live. */

@@ -161,6 +161,7 @@ export function orderChanges(order: Order): Partial<IntentRow> & { status: strin
     orderId: order.orderId,
     executedQuantity: order.filledQuantity,
     executedPrice: order.averagePrice,
+    ...(order.executionOrderId ? { executionOrderId: order.executionOrderId } : {}),
   };
 }
 

@@ -21,13 +21,17 @@ import { valuesOf } from "../setups/setup_values.ts";
 import { OPEN_STATUSES } from "./intents.ts";
 import { maintainPositions } from "./position_maintenance.ts";
 import { reconcileIntent } from "./reconcile_intent.ts";
-import { recordFill, recordFunding, UnvaluedFee } from "./result_facts.ts";
+import { recordFill, recordFunding } from "./result_facts.ts";
+import { derivePerformance, USD_FEE_ASSETS } from "../performance/portions.ts";
+
+/** How long after a funding instant the venue's income history is trusted to show it. */
+const FUNDING_PUBLICATION_MARGIN_MS = 60_000;
 
 export interface AccountReconciliation {
   intentsChecked: number;
   intentsStillUncertain: number;
   newFacts: number;
-  /** Fills whose fee is in an asset without a USD value (e.g. BNB): kept for the next run. */
+  /** Fills whose fee is in an asset without a USD value (e.g. BNB): recorded, their portions wait for a value. */
   unvaluedFills: number;
   positions: number;
   restingEntries: number;
@@ -63,6 +67,7 @@ export async function reconcileAccount(ctx: Ctx, account: AccountRow): Promise<A
   // Venue times are wall-clock times: a QA test clock set ahead must not skip the account's first fills.
   const since = state?.factsCursor ?? Math.min(account.connectedAt, wallClockNow());
   const answeredThroughIntent = await entriesAnsweredThrough(ctx, key);
+  const readFrom = wallClockNow();
   const read = await callWithAccount(ctx, account, async (venue, credentials) => ({
     snapshot: await venue.getAccount(credentials),
     fills: await venue.getFills(credentials, { since }),
@@ -72,37 +77,28 @@ export async function reconcileAccount(ctx: Ctx, account: AccountRow): Promise<A
   const restingEntries = read.snapshot.openOrders.filter((order) => !order.reduceOnly).length;
   const now = ctx.clock.now();
 
-  const { added, unvalued } = await withTransaction(ctx.db, async (tx) => {
+  const added = await withTransaction(ctx.db, async (tx) => {
     let added = 0;
-    const unvalued: number[] = [];
-    for (const fill of read.fills) {
-      try {
-        if (await recordFill(tx, key, fill, now)) added++;
-      } catch (error) {
-        if (!(error instanceof UnvaluedFee)) throw error;
-        unvalued.push(fill.time);
-      }
-    }
+    for (const fill of read.fills) if (await recordFill(tx, key, fill, now)) added++;
     for (const payment of read.funding) if (await recordFunding(tx, key, payment, now)) added++;
-    // A fill that could not be valued is read again next time: the cursor stops before it.
     const seen = [...read.fills.map((fill) => fill.time), ...read.funding.map((payment) => payment.time)];
-    const cursor = unvalued.length ? Math.min(...unvalued) - 1 : Math.max(since, ...seen);
     const row = {
       ...key,
       positions,
       restingEntries,
-      factsCursor: Math.max(since, cursor),
+      factsCursor: Math.max(since, ...seen),
+      // Funding the venue books at an instant may show up a little later: trust the read up to a margin before it.
+      fundingKnownThrough: Math.max(state?.fundingKnownThrough ?? 0, readFrom - FUNDING_PUBLICATION_MARGIN_MS),
       reconciledAt: now,
       answeredThroughIntent,
     };
     await tx.insert(accountStates).values(row)
       .onConflictDoUpdate({ target: [accountStates.clientId, accountStates.providerId], set: row });
-    return { added, unvalued: unvalued.length };
+    await derivePerformance(tx, key, now);
+    return added;
   });
+  const unvalued = read.fills.filter((fill) => !USD_FEE_ASSETS.has(fill.feeAsset)).length;
   const maintenance = await maintainPositions(ctx, account, read.snapshot.positions);
-  if (unvalued) {
-    ctx.logger.warn("fills with a fee in a non-USD asset were not recorded", { providerId, count: unvalued });
-  }
   return {
     intentsChecked: open.length,
     intentsStillUncertain: stillUncertain,

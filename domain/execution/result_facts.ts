@@ -11,10 +11,8 @@ import { resultFacts } from "../../db/schema.ts";
 import type { Tx } from "../../db/client.ts";
 import { recordRealizedResult } from "../setups/daily_loss.ts";
 import { add, sub } from "../../venues/decimal.ts";
+import { USD_FEE_ASSETS } from "../performance/portions.ts";
 import type { Fill, FundingPayment, ProviderId } from "../../venues/types.ts";
-
-/** Quote assets whose amounts are USD for accounting (the venues' margin assets). */
-const USD_ASSETS = new Set(["USDT", "USDC"]);
 
 type FactRow = typeof resultFacts.$inferInsert;
 
@@ -25,15 +23,14 @@ interface Account {
 
 /**
  * Record a fill; answers false when it was already recorded. A fee charged in
- * another asset (VENUE_A's BNB fee discount) has no USD value here: it is
- * refused (UnvaluedFee) rather than guessed.
+ * another asset (VENUE_A's BNB fee discount) is kept in that asset: its
+ * closing portion waits for a USD value (domain/performance/portions.ts), and
+ * the day's result counts the fill without it until then.
  */
 export async function recordFill(tx: Tx, account: Account, fill: Fill, now: number): Promise<boolean> {
-  if (!USD_ASSETS.has(fill.feeAsset)) {
-    throw new UnvaluedFee(fill.feeAsset);
-  }
   const builderFee = fill.builderFee ?? "0";
   const venueFee = sub(fill.fee, builderFee);
+  const valued = USD_FEE_ASSETS.has(fill.feeAsset);
   return await insertFact(tx, {
     ...account,
     venueRef: `FILL:${fill.symbol}:${fill.tradeId}`,
@@ -46,9 +43,10 @@ export async function recordFill(tx: Tx, account: Account, fill: Fill, now: numb
     quantity: fill.quantity,
     realizedPnl: fill.realizedPnl,
     venueFee,
+    feeAsset: fill.feeAsset,
     builderFee,
     funding: "0",
-    net: sub(fill.realizedPnl, venueFee),
+    net: valued ? sub(fill.realizedPnl, venueFee) : fill.realizedPnl,
     occurredAt: fill.time,
     recordedAt: now,
   });
@@ -56,7 +54,6 @@ export async function recordFill(tx: Tx, account: Account, fill: Fill, now: numb
 
 /** Record a funding payment (signed: positive = received); answers false when already recorded. */
 export async function recordFunding(tx: Tx, account: Account, payment: FundingPayment, now: number): Promise<boolean> {
-  if (!USD_ASSETS.has(payment.asset)) throw new UnvaluedFee(payment.asset);
   return await insertFact(tx, {
     ...account,
     venueRef: `FUNDING:${payment.symbol}:${payment.time}`,
@@ -64,6 +61,7 @@ export async function recordFunding(tx: Tx, account: Account, payment: FundingPa
     symbol: payment.symbol,
     realizedPnl: "0",
     venueFee: "0",
+    feeAsset: payment.asset,
     builderFee: "0",
     funding: payment.amount,
     net: add("0", payment.amount),
@@ -83,12 +81,4 @@ async function insertFact(tx: Tx, fact: FactRow): Promise<boolean> {
     realized: fact.net,
   });
   return true;
-}
-
-/** A venue amount in an asset without a USD value for accounting. */
-export class UnvaluedFee extends Error {
-  constructor(readonly asset: string) {
-    super(`An amount in ${asset} has no USD value for accounting`);
-    this.name = "UnvaluedFee";
-  }
 }

@@ -217,6 +217,7 @@ export function toProtectionOrder(wire: WireAlgoOrder): Order {
     reduceOnly: wire.reduceOnly || wire.closePosition === true,
     timeInForce: null,
     createdAt: wire.createTime,
+    executionOrderId: wire.actualOrderId ? String(wire.actualOrderId) : null,
   };
 }
 

@@ -65,6 +65,8 @@ export interface WireAlgoOrder {
   createTime: number;
   actualPrice?: string;
   actualQty?: string;
+  /** The regular order placed when it triggered ("" before). */
+  actualOrderId?: string | number;
 }
 
 export interface WireAccountAsset {
