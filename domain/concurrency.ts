@@ -9,3 +9,11 @@ export async function eachInPool<T>(items: T[], inFlight: number, run: (item: T)
   };
   await Promise.all(Array.from({ length: Math.min(inFlight, items.length) }, worker));
 }
+
+/**
+ * Let waiting requests run between two batches of a long job: the embedded
+ * database works on the event loop, so a job that never yields freezes the API.
+ */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}

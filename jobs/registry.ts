@@ -6,6 +6,7 @@
 import type { Deps } from "../domain/context.ts";
 import { errorFields } from "../domain/logger.ts";
 import { runExpiry } from "./expiry.ts";
+import { runPeriodClose } from "./period_close.ts";
 import { runProtectionMonitor } from "./protection_monitor.ts";
 import { runReconcile } from "./reconcile.ts";
 
@@ -22,6 +23,8 @@ export const JOBS: Job[] = [
   { name: "expiry", schedule: "*/5 * * * *", run: runExpiry },
   { name: "reconcile", schedule: "* * * * *", run: runReconcile },
   { name: "protection-monitor", schedule: "* * * * *", run: runProtectionMonitor },
+  // Boundaries fall at 00:00 UTC; a few minutes later is soon enough, and late facts are adjusted on each run.
+  { name: "period-close", schedule: "*/5 * * * *", run: runPeriodClose },
 ];
 
 export function findJob(name: string): Job | undefined {

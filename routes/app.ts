@@ -29,6 +29,7 @@ import { operatorSignals } from "./operator/signals.ts";
 import { tenants } from "./tenants.ts";
 import { usage } from "./usage.ts";
 import { users } from "./users.ts";
+import { performanceRoutes } from "./performance.ts";
 import { catalogs } from "./catalogs.ts";
 import { connections } from "./connections.ts";
 import { orders } from "./orders.ts";
@@ -44,7 +45,20 @@ export interface AppOptions {
 
 export function buildPartnerApi(): OpenAPIHono<AppEnv> {
   const api = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
-  for (const routes of [health, usage, tenants, catalogs, users, connections, setupRoutes, orders, eventsRoutes]) {
+  for (
+    const routes of [
+      health,
+      usage,
+      tenants,
+      catalogs,
+      users,
+      connections,
+      setupRoutes,
+      orders,
+      performanceRoutes,
+      eventsRoutes,
+    ]
+  ) {
     api.route("/", routes);
   }
   return api;

@@ -13,6 +13,7 @@ import { evaluateEntry } from "../gates/entry_gates.ts";
 import { gateSnapshotsOf } from "../gates/gate_snapshot.ts";
 import { type HexAddress, type ProviderId, VenueError } from "../../venues/types.ts";
 import { connectionsOf, type ConnectionState } from "./connection_state.ts";
+import { billingStandingOf } from "../billing/billing_standing.ts";
 import type { AccountRow } from "./load_account.ts";
 
 export async function listProviderViews(ctx: Ctx, input: { externalUserId: string }) {
@@ -22,8 +23,9 @@ export async function listProviderViews(ctx: Ctx, input: { externalUserId: strin
   const connectionOf = await connectionsOf(ctx.db.read, client.id, ctx.clock.now());
   const snapshotOf = await gateSnapshotsOf(ctx, client, access);
   const builderFee = access.partner.builderFeeTenthsBps;
+  const billing = await billingStandingOf(ctx.db.read, client.id, ctx.clock.now());
   const providers = [];
-  for (const commercial of commercialStates(access, client.status)) {
+  for (const commercial of commercialStates(access, client.status, billing)) {
     const providerId = commercial.providerId;
     const adapter = ctx.venues[providerId];
     const { state, account } = connectionOf(providerId);

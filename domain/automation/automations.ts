@@ -15,7 +15,7 @@ import {
 } from "../../db/schema.ts";
 import { iso } from "../clock.ts";
 import { type ClientRow, loadActiveClient, loadClient } from "../clients/load_client.ts";
-import { commercialStates } from "../commercial/commercial_state.ts";
+import { contractProviders } from "../commercial/commercial_state.ts";
 import { type Ctx, partnerOf } from "../context.ts";
 import { withPartnerTransaction } from "../credentials/partner_transaction.ts";
 import { ApiError } from "../errors.ts";
@@ -86,7 +86,7 @@ export async function getAutomation(ctx: Ctx, input: { externalUserId: string })
   const snapshotOf = await gateSnapshotsOf(ctx, client, access);
   const rows = await ctx.db.read.select().from(automations).where(eq(automations.clientId, client.id));
   const providers = [];
-  for (const { providerId } of commercialStates(access, client.status)) {
+  for (const providerId of contractProviders(access)) {
     const snapshot = await snapshotOf(providerId);
     const decision = evaluateEntry(snapshot, "OPEN");
     const row = rows.find((automation) => automation.providerId === providerId);

@@ -6,6 +6,7 @@ import { automationsOfClient } from "../automation/automations.ts";
 import { ApiError } from "../errors.ts";
 import { type Ctx, partnerOf } from "../context.ts";
 import { commercialStates } from "../commercial/commercial_state.ts";
+import { billingStandingOf } from "../billing/billing_standing.ts";
 import { clientStrategies, effectiveAccessOf, isAccessActive } from "../grants/effective_access.ts";
 import { clientView, loadClient } from "./load_client.ts";
 import { connectionState } from "../accounts/connection_state.ts";
@@ -72,7 +73,7 @@ export async function getClientStatus({ ctx, input }: { ctx: Ctx; input: { exter
   const { client } = row;
   const setups = parseSetups(row.setups);
   const access = await effectiveAccessOf(ctx, partnerId);
-  const commercial = commercialStates(access, client.status);
+  const commercial = commercialStates(access, client.status, await billingStandingOf(ctx.db.read, client.id, now));
   const accounts = JSON.parse(row.accounts) as Record<string, string>;
   const pending = new Set(JSON.parse(row.pending) as string[]);
   return {
@@ -100,5 +101,6 @@ export async function getClientCommercial({ ctx, input }: { ctx: Ctx; input: { e
   const partnerId = partnerOf(ctx);
   const client = await loadClient(ctx.db.read, partnerId, input.externalUserId);
   const access = await effectiveAccessOf(ctx, partnerId);
-  return { clientStatus: client.status, providers: commercialStates(access, client.status) };
+  const billing = await billingStandingOf(ctx.db.read, client.id, ctx.clock.now());
+  return { clientStatus: client.status, providers: commercialStates(access, client.status, billing) };
 }

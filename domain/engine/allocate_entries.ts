@@ -13,6 +13,7 @@
  * short resumes the same: entries already sent and the cohort already chosen
  * for this signal stay first.
  */
+import { yieldToEventLoop } from "../concurrency.ts";
 import { sql } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
 import { admissions, type assetPolicies, automations } from "../../db/schema.ts";
@@ -119,7 +120,7 @@ async function writeRefusals(ctx: Ctx, signalId: string, refusals: Refusal[]): P
           WHERE ${admissions.signalId} = ${signalId} AND ${admissions.clientId} = refusal.client_id
             AND ${admissions.intentId} IS NULL`),
     );
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await yieldToEventLoop();
   }
 }
 
@@ -131,6 +132,6 @@ async function markCohort(ctx: Ctx, signal: AllocatedSignal, cohort: number[]): 
       tx.run(sql`UPDATE ${automations} SET last_cohort_signal = ${signal.sequence}
         WHERE ${automations.providerId} = ${signal.providerId}
           AND ${automations.clientId} IN (SELECT value FROM json_each(${batch}))`));
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await yieldToEventLoop();
   }
 }

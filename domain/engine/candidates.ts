@@ -18,6 +18,7 @@ import {
   clientSetups,
   dailyResults,
   intents,
+  obligations,
   positions,
   providerAccounts,
 } from "../../db/schema.ts";
@@ -63,6 +64,8 @@ export interface Candidate {
   unprotectedPositions: number;
   /** The last reconciliation saw a position at the venue that none of the service's open positions explains. */
   externalExposure: boolean;
+  /** The grace end of an open obligation already past it (new entries suspended), or null. */
+  overdueSince: number | null;
 }
 
 /** One page of candidates after client `afterClientId`, in client order. */
@@ -87,7 +90,10 @@ export async function candidatePage(
       EXISTS (SELECT 1 FROM json_each(${accountStates.positions}) AS held
         WHERE NOT EXISTS (SELECT 1 FROM ${positions} WHERE ${positions.clientId} = ${clients.id}
           AND ${positions.providerId} = ${automations.providerId} AND ${positions.status} = 'OPEN'
-          AND ${positions.symbol} = held.value->>'symbol')))
+          AND ${positions.symbol} = held.value->>'symbol')),
+      (SELECT min(${obligations.graceUntil}) FROM ${obligations} WHERE ${obligations.clientId} = ${clients.id}
+        AND ${obligations.providerId} = ${automations.providerId} AND ${obligations.status} = 'OPEN'
+        AND ${obligations.graceUntil} <= ${now}))
     FROM ${automations}
     JOIN ${clients} ON ${clients.id} = ${automations.clientId}
     LEFT JOIN ${clientSetups} ON ${clientSetups.clientId} = ${automations.clientId}
@@ -125,6 +131,7 @@ export async function candidatePage(
       unsettledIntents: row[at + 2] as number,
       unprotectedPositions: row[at + 3] as number,
       externalExposure: row[at + 4] === 1,
+      overdueSince: row[at + 5] as number | null,
     };
   });
 }

@@ -8,6 +8,7 @@
  * An evaluation cut short (a crash) resumes where it stopped when the same
  * signal is posted again: records already written are kept.
  */
+import { yieldToEventLoop } from "../concurrency.ts";
 import { wallClockNow } from "../clock.ts";
 import { count, eq, sql } from "drizzle-orm";
 import { type Tx, withTransaction } from "../../db/client.ts";
@@ -22,6 +23,7 @@ import { buildGateSnapshot } from "../gates/gate_snapshot.ts";
 import { type EffectiveAccess, effectiveAccessOf } from "../grants/effective_access.ts";
 import { sha256Hex } from "../ids.ts";
 import { valuesOf } from "../setups/setup_values.ts";
+import { NO_STANDING } from "../billing/billing_standing.ts";
 import type { Market, OrderSide, ProviderId } from "../../venues/types.ts";
 import { type Candidate, CANDIDATE_PAGE_SIZE, candidatePage } from "./candidates.ts";
 import { allocateEntries } from "./allocate_entries.ts";
@@ -165,7 +167,7 @@ async function evaluateCandidates(
     if (records.length) await withTransaction(ctx.db, (tx) => insertAdmissions(tx, records));
     if (page.length < CANDIDATE_PAGE_SIZE) return shared.policy;
     after = page[page.length - 1].client.id;
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await yieldToEventLoop();
   }
 }
 
@@ -202,6 +204,11 @@ function admissionOf(ctx: Ctx, shared: SignalContext, candidate: Candidate, acce
     slotsUsed: state === null
       ? null
       : state.positions!.length + state.restingEntries! + candidate.entriesSinceReconciled,
+    billing: candidate.overdueSince === null ? NO_STANDING : new Map([[input.providerId, {
+      state: "SUSPENDED" as const,
+      reasonCode: "OBLIGATION_OVERDUE",
+      graceUntil: candidate.overdueSince,
+    }]]),
     ...(ctx.venues[input.providerId].capabilities.builderFee
       ? { builderBeneficiary: ctx.config.venueBBuilderAddress }
       : {}),

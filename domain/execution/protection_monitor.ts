@@ -8,6 +8,7 @@
  * restores them), and so are revoked ones whose secret is kept while a position
  * is open. One account's failure (a venue down) is counted and the walk goes on.
  */
+import { yieldToEventLoop } from "../concurrency.ts";
 import { and, eq, getTableColumns, ne, or, sql } from "drizzle-orm";
 import { positions, providerAccounts } from "../../db/schema.ts";
 import type { Ctx } from "../context.ts";
@@ -47,7 +48,7 @@ export async function monitorProtection(ctx: Ctx) {
         if (!(error instanceof ApiError || error instanceof VenueError)) throw error;
         summary.failed++;
       }
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      await yieldToEventLoop();
     }
     if (page.length < PAGE_SIZE) return summary;
     after = { clientId: page[page.length - 1].clientId, providerId: page[page.length - 1].providerId };

@@ -23,6 +23,7 @@ import type { AccountRow } from "../accounts/load_account.ts";
 import type { ClientRow } from "../clients/load_client.ts";
 import { type RealExecution, realExecutionByProvider } from "../catalog/provider_settings.ts";
 import { commercialStates } from "../commercial/commercial_state.ts";
+import { type BillingStanding, billingStandingOf } from "../billing/billing_standing.ts";
 import type { Ctx } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { clientStrategies, type EffectiveAccess } from "../grants/effective_access.ts";
@@ -91,6 +92,8 @@ export interface SnapshotSources {
   protectionUnconfirmed: boolean;
   externalExposure: boolean;
   slotsUsed: number | null;
+  /** Due obligations per provider (billing_standing.ts): none is ACTIVE. */
+  billing: ReadonlyMap<string, BillingStanding>;
   /** The platform's builder beneficiary, for builder-fee venues; undefined elsewhere. */
   builderBeneficiary?: string | null;
 }
@@ -103,7 +106,8 @@ export function buildGateSnapshot(sources: SnapshotSources): GateSnapshot {
     values.maxDailyLossMicros,
     automation?.risk.maxDailyLossMicros ?? Number.MAX_SAFE_INTEGER,
   );
-  const commercial = commercialStates(access, client.status).find((entry) => entry.providerId === providerId);
+  const commercial = commercialStates(access, client.status, sources.billing)
+    .find((entry) => entry.providerId === providerId);
   return {
     now: sources.now,
     partnerActive: access.partner.status === "ACTIVE",
@@ -173,6 +177,7 @@ export async function gateSnapshotsOf(
   const rows = await loadClientGateRows(ctx.db.read, client.id, now);
   const connectionOf = await connectionsOf(ctx.db.read, client.id, now);
   const realExecution = await realExecutionByProvider(ctx);
+  const billing = await billingStandingOf(ctx.db.read, client.id, now);
 
   return async (providerId: ProviderId): Promise<GateSnapshot> => {
     const setupRow = rows.setups.find((row) => row.providerId === providerId) ?? null;
@@ -200,6 +205,7 @@ export async function gateSnapshotsOf(
       protectionUnconfirmed: ours.some((position) => position.protectionStatus !== "PROTECTED"),
       externalExposure: false,
       slotsUsed: 0,
+      billing,
       ...(ctx.venues[providerId].capabilities.builderFee
         ? { builderBeneficiary: ctx.config.venueBBuilderAddress }
         : {}),

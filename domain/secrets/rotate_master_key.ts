@@ -7,6 +7,7 @@
  * re-sealed outside any transaction, and written back with a compare-and-set
  * on the old ciphertext, so a value changed meanwhile is left to the next run.
  */
+import { yieldToEventLoop } from "../concurrency.ts";
 import { sql } from "drizzle-orm";
 import { type Database, withTransaction } from "../../db/client.ts";
 import type { SecretBox } from "./secret_box.ts";
@@ -72,6 +73,6 @@ async function rotateColumn(deps: { db: Database; secrets: SecretBox }, column: 
       result.changedMeanwhile += updates.length - written;
     }
     // One batch per turn of the event loop: a large table never holds the writer or the loop for long.
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await yieldToEventLoop();
   }
 }

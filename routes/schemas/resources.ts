@@ -123,3 +123,83 @@ export const AutomationSchema = z.object({
   runtime: z.enum(["DISABLED", "ROUTING"]),
   updatedAt: z.string(),
 }).openapi("Automation");
+
+const Usd = z.number().openapi({ description: "USD, up to 6 decimals" });
+
+/** The figures of a live provider entry and of a statement (spec, Performance and statements). */
+const PerformanceFigures = z.object({
+  basis: z.literal("CANONICAL_NET_REALIZED_PNL"),
+  providerNetRealizedPnlUsd: Usd,
+  netPerformanceUsd: Usd,
+  auditComponents: z.object({
+    role: z.literal("AUDIT_EVIDENCE"),
+    providerRealizedPnlUsd: Usd,
+    venueFeesUsd: Usd,
+    fundingUsd: Usd,
+  }),
+  builderFees: z.object({ role: z.literal("FINAUTON_REVENUE_SEPARATE"), builderFeesUsd: Usd }),
+  carryInUsd: Usd,
+  carryOutUsd: Usd,
+  chargeablePerformanceUsd: Usd,
+  performanceFeeUsd: Usd,
+  estimatedPerformanceFeeUsd: Usd,
+});
+
+export const LiveProviderPerformanceSchema = PerformanceFigures.extend({
+  providerId: ProviderIdSchema,
+  pendingPortions: z.number().int().openapi({
+    description: "Closing portions of the period still waiting for a fact (not in the figures yet).",
+  }),
+}).openapi("LivePerformance");
+
+export const StatementSchema = PerformanceFigures.extend({
+  statementId: z.string(),
+  kind: z.enum(["ORIGINAL", "ADJUSTMENT"]),
+  status: z.literal("CLOSED"),
+  adjustsStatementId: z.string().nullable(),
+  tenantId: z.string().nullable(),
+  providerId: ProviderIdSchema,
+  contractId: z.string(),
+  contractVersion: z.number().int(),
+  period: z.enum(["WEEKLY", "MONTHLY"]),
+  policy: z.enum(["CARRY", "NO_CARRY"]),
+  periodStart: z.string(),
+  periodEnd: z.string(),
+  performanceFeePercent: z.number(),
+  currency: z.string(),
+  creditUsd: Usd,
+  sourceFactsCount: z.number().int(),
+  reason: z.string(),
+  obligationId: z.string().nullable(),
+  createdAt: z.string(),
+}).openapi("Statement");
+
+export const ObligationSchema = z.object({
+  obligationId: z.string(),
+  source: z.string(),
+  reference: z.string(),
+  status: z.enum(["OPEN", "PAID", "CANCELLED"]),
+  effectiveStatus: z.enum(["PENDING", "GRACE", "OVERDUE_AFTER_GRACE", "PAID", "CANCELLED"]),
+  amountUsd: Usd,
+  currency: z.enum(["USDT", "USDC"]),
+  dueAt: z.string(),
+  graceUntil: z.string(),
+  blocksNewEntry: z.boolean(),
+  providers: z.array(ProviderIdSchema),
+  settledAt: z.string().nullable(),
+}).openapi("Obligation");
+
+export const BillingPolicySchema = z.object({
+  contractId: z.string(),
+  version: z.number().int(),
+  effectiveFrom: z.string(),
+  suspended: z.boolean(),
+  subscriptionMonthlyUsd: Usd,
+  subscriptionProviders: z.array(z.string()),
+  currency: z.string(),
+  performanceFeePercent: z.number(),
+  performancePeriod: z.enum(["WEEKLY", "MONTHLY"]),
+  carryPolicy: z.enum(["CARRY", "NO_CARRY"]),
+  dueDays: z.number().int(),
+  graceHours: z.number().int(),
+}).openapi("BillingPolicy");

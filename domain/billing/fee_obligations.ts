@@ -1,0 +1,129 @@
+/**
+ * Writing what a client owes and what it is owed back, inside the caller's
+ * transaction. An obligation is created once per (client, provider, source,
+ * reference), whoever writes it first, with `obligation.created`; its amount
+ * never changes. A negative adjustment reduces open obligations by rows of
+ * their own (one reduced to nothing is CANCELLED), and what is left becomes
+ * credit, deducted from the next fee.
+ */
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import type { Tx } from "../../db/client.ts";
+import { credits, obligationReductions, obligations } from "../../db/schema.ts";
+import { DAY_MS, HOUR_MS } from "../clock.ts";
+import { emitEvent } from "../events/emit_event.ts";
+import { newId } from "../ids.ts";
+import { QUOTE_CURRENCY } from "../setups/setup_values.ts";
+import type { ProviderId } from "../../venues/types.ts";
+import { GRACE_HOURS, type ObligationRow, obligationView } from "./obligation_view.ts";
+
+export interface Parties {
+  partnerId: string;
+  tenantId: string | null;
+  externalUserId: string;
+}
+
+export interface NewObligation {
+  clientId: number;
+  providerId: string;
+  source: string;
+  reference: string;
+  amountMicros: number;
+  /** The instant its due days count from (a period's end, a month's start). */
+  dueFrom: number;
+  dueDays: number;
+  statementId: string | null;
+}
+
+/** Answers the obligation, or null when one with the same reference already exists. */
+export async function createObligation(
+  tx: Tx,
+  parties: Parties,
+  input: NewObligation,
+  now: number,
+): Promise<ObligationRow | null> {
+  const dueAt = input.dueFrom + input.dueDays * DAY_MS;
+  const [row] = await tx.insert(obligations).values({
+    obligationId: newId("obl", now),
+    partnerId: parties.partnerId,
+    clientId: input.clientId,
+    providerId: input.providerId,
+    source: input.source,
+    reference: input.reference,
+    amountMicros: input.amountMicros,
+    currency: QUOTE_CURRENCY[input.providerId as ProviderId],
+    status: "OPEN",
+    dueAt,
+    graceUntil: dueAt + GRACE_HOURS * HOUR_MS,
+    statementId: input.statementId,
+    createdAt: now,
+  }).onConflictDoNothing().returning();
+  if (!row) return null;
+  await emitEvent(tx, {
+    type: "obligation.created",
+    ...parties,
+    occurredAt: now,
+    data: obligationView(row, 0, now),
+  });
+  return row;
+}
+
+/**
+ * Take `amountMicros` off the pair's open performance-fee obligations, those
+ * of `preferred` first (the adjusted period's own), then the oldest. Answers
+ * what could not be taken off.
+ */
+export async function reduceOpenObligations(
+  tx: Tx,
+  pair: { clientId: number; providerId: string },
+  amountMicros: number,
+  preferred: string[],
+  statementId: string,
+  now: number,
+): Promise<number> {
+  const open = await tx.select({
+    obligationId: obligations.obligationId,
+    amountMicros: obligations.amountMicros,
+    reduced: sql<number>`coalesce((SELECT sum(${obligationReductions.amountMicros}) FROM ${obligationReductions}
+      WHERE ${obligationReductions.obligationId} = ${obligations.obligationId}), 0)`,
+  }).from(obligations).where(and(
+    eq(obligations.clientId, pair.clientId),
+    eq(obligations.providerId, pair.providerId),
+    eq(obligations.status, "OPEN"),
+    inArray(obligations.source, PERFORMANCE_FEE_SOURCES),
+  )).orderBy(asc(obligations.createdAt));
+  open.sort((a, b) => Number(preferred.includes(b.obligationId)) - Number(preferred.includes(a.obligationId)));
+  let left = amountMicros;
+  for (const obligation of open) {
+    if (left === 0) break;
+    const remaining = obligation.amountMicros - obligation.reduced;
+    const taken = Math.min(left, remaining);
+    if (taken <= 0) continue;
+    await tx.insert(obligationReductions).values({
+      obligationId: obligation.obligationId,
+      statementId,
+      amountMicros: taken,
+      createdAt: now,
+    });
+    if (taken === remaining) {
+      await tx.update(obligations).set({ status: "CANCELLED", settledAt: now })
+        .where(and(eq(obligations.obligationId, obligation.obligationId), eq(obligations.status, "OPEN")));
+    }
+    left -= taken;
+  }
+  return left;
+}
+
+/** A credit movement of the pair: positive when granted, negative when a fee used it. */
+export async function recordCredit(
+  tx: Tx,
+  pair: { clientId: number; providerId: string },
+  statementId: string,
+  amountMicros: number,
+  now: number,
+): Promise<void> {
+  await tx.insert(credits).values({ ...pair, statementId, amountMicros, createdAt: now });
+}
+
+/** The source of a performance fee obligation, by the period it was earned in. */
+export const performanceFeeSource = (period: string) => `${period}_PERFORMANCE_FEE`;
+export const PERFORMANCE_FEE_SOURCES = [performanceFeeSource("WEEKLY"), performanceFeeSource("MONTHLY")];

@@ -1,0 +1,79 @@
+/**
+ * `GET /v1/users/:id/performance` and `/statements`: the live estimate of
+ * the period in progress (the same figures a close would state now, nothing
+ * charged) and the closed statements, newest first.
+ */
+import { and, desc, eq } from "drizzle-orm";
+import { statements } from "../../db/schema.ts";
+import { contractPeriodAt } from "../billing/periods.ts";
+import { iso } from "../clock.ts";
+import { contractProviders } from "../commercial/commercial_state.ts";
+import { type Ctx, partnerOf } from "../context.ts";
+import { effectiveAccessOf } from "../grants/effective_access.ts";
+import { loadClient } from "../clients/load_client.ts";
+import { loadContractVersions } from "../partners/load_partner.ts";
+import { microsToUsd } from "../money.ts";
+import { type CarryPolicy, periodFigures } from "./figures.ts";
+import { carriesIn, pairPeriodSums } from "./period_reads.ts";
+import { figuresView, statementView } from "./statement_view.ts";
+
+/** Closed statements shown beside the live period. */
+const CLOSED_SHOWN = 12;
+
+export async function getPerformance(ctx: Ctx, input: { externalUserId: string }) {
+  const partnerId = partnerOf(ctx);
+  const client = await loadClient(ctx.db.read, partnerId, input.externalUserId);
+  const access = await effectiveAccessOf(ctx, partnerId);
+  const now = ctx.clock.now();
+  const { start, end, contract } = contractPeriodAt(await loadContractVersions(ctx.db.read, partnerId), now);
+  const policy = contract.carryPolicy as CarryPolicy;
+  const providers = [];
+  for (const providerId of contractProviders(access)) {
+    const pair = { clientId: client.id, providerId };
+    const sums = await pairPeriodSums(ctx.db.read, pair, { start, end });
+    const carryIn = policy === "CARRY" ? (await carriesIn(ctx.db.read, [pair], start)).values().next().value ?? 0 : 0;
+    const figures = periodFigures(sums, carryIn, policy, contract.performanceFeePercent);
+    providers.push({
+      providerId,
+      ...figuresView(figures),
+      // Live: an estimate, nothing is charged before the period closes.
+      performanceFeeUsd: 0,
+      estimatedPerformanceFeeUsd: microsToUsd(figures.feeMicros),
+      pendingPortions: sums.pendingPortions,
+    });
+  }
+  const closed = await ctx.db.read.select().from(statements).where(eq(statements.clientId, client.id))
+    .orderBy(desc(statements.periodStart), desc(statements.createdAt)).limit(CLOSED_SHOWN);
+  return {
+    externalUserId: client.externalUserId,
+    tenantId: client.tenantId,
+    current: {
+      status: "LIVE_ESTIMATE" as const,
+      contract: {
+        contractId: partnerId,
+        version: contract.version,
+        period: contract.performancePeriod,
+        policy: contract.carryPolicy,
+        performanceFeePercent: Number(contract.performanceFeePercent),
+        currency: contract.currency,
+      },
+      periodStart: iso(start),
+      periodEnd: iso(end),
+      providers,
+    },
+    closedStatements: closed.map((row) => statementView(row, client.tenantId)),
+  };
+}
+
+export async function listStatements(ctx: Ctx, input: { externalUserId: string }) {
+  const partnerId = partnerOf(ctx);
+  const client = await loadClient(ctx.db.read, partnerId, input.externalUserId);
+  const rows = await ctx.db.read.select().from(statements)
+    .where(and(eq(statements.partnerId, partnerId), eq(statements.clientId, client.id)))
+    .orderBy(desc(statements.periodStart), desc(statements.createdAt));
+  return {
+    externalUserId: client.externalUserId,
+    tenantId: client.tenantId,
+    statements: rows.map((row) => statementView(row, client.tenantId)),
+  };
+}

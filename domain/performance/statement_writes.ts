@@ -1,0 +1,72 @@
+/**
+ * Writing statements: a statement row (immutable), and the portions it
+ * counts marked with it, so each confirmed portion is stated exactly once.
+ */
+import { and, eq, sql } from "drizzle-orm";
+import type { Tx } from "../../db/client.ts";
+import { performancePortions, statements } from "../../db/schema.ts";
+import type { ContractRow } from "../partners/load_partner.ts";
+import { QUOTE_CURRENCY } from "../setups/setup_values.ts";
+import type { ProviderId } from "../../venues/types.ts";
+import type { PeriodFigures } from "./figures.ts";
+
+/** A period as obligations name it: `2026-11-02/2026-11-09` (start and end dates, UTC). */
+export function periodReference(period: { start: number; end: number }): string {
+  return `${new Date(period.start).toISOString().slice(0, 10)}/${new Date(period.end).toISOString().slice(0, 10)}`;
+}
+
+export interface StatementDraft {
+  statementId: string;
+  partnerId: string;
+  pair: { clientId: number; providerId: string };
+  kind: "ORIGINAL" | "ADJUSTMENT";
+  adjustsStatementId: string | null;
+  period: { start: number; end: number; contract: ContractRow };
+  figures: PeriodFigures;
+  creditMicros: number;
+  reason: string;
+  obligationId: string | null;
+  now: number;
+}
+
+export async function insertStatement(tx: Tx, draft: StatementDraft) {
+  const { contract } = draft.period;
+  const [row] = await tx.insert(statements).values({
+    statementId: draft.statementId,
+    partnerId: draft.partnerId,
+    clientId: draft.pair.clientId,
+    providerId: draft.pair.providerId,
+    kind: draft.kind,
+    adjustsStatementId: draft.adjustsStatementId,
+    contractVersion: contract.version,
+    period: contract.performancePeriod,
+    policy: contract.carryPolicy,
+    periodStart: draft.period.start,
+    periodEnd: draft.period.end,
+    performanceFeePercent: contract.performanceFeePercent,
+    currency: QUOTE_CURRENCY[draft.pair.providerId as ProviderId],
+    ...draft.figures,
+    creditMicros: draft.creditMicros,
+    reason: draft.reason,
+    obligationId: draft.obligationId,
+    createdAt: draft.now,
+  }).returning();
+  return row;
+}
+
+/** The confirmed portions of the pair's period not yet counted by a statement are counted by this one. */
+export async function markPortionsStated(
+  tx: Tx,
+  pair: { clientId: number; providerId: string },
+  period: { start: number; end: number },
+  statementId: string,
+): Promise<void> {
+  await tx.update(performancePortions).set({ statementId })
+    .where(and(
+      eq(performancePortions.clientId, pair.clientId),
+      eq(performancePortions.providerId, pair.providerId),
+      eq(performancePortions.status, "CONFIRMED"),
+      sql`${performancePortions.statementId} IS NULL`,
+      sql`${performancePortions.closedAt} >= ${period.start} AND ${performancePortions.closedAt} < ${period.end}`,
+    ));
+}
