@@ -3,9 +3,10 @@
  * policy (a component the contract lacks reads zero), the client's
  * obligations with their effective status, and what blocks new entries.
  */
-import { desc, eq, sql } from "drizzle-orm";
+import { desc, eq } from "drizzle-orm";
 import type { Executor } from "../../db/client.ts";
-import { obligationReductions, obligations } from "../../db/schema.ts";
+import { obligations } from "../../db/schema.ts";
+import { reducedSoFar } from "./fee_obligations.ts";
 import { iso } from "../clock.ts";
 import { contractProviders } from "../commercial/commercial_state.ts";
 import { type Ctx, partnerOf } from "../context.ts";
@@ -21,8 +22,7 @@ const PAYMENT_TOKENS = ["USDC", "USDT"];
 async function obligationsOf(db: Executor, clientId: number) {
   return await db.select({
     row: obligations,
-    reduced: sql<number>`coalesce((SELECT sum(${obligationReductions.amountMicros}) FROM ${obligationReductions}
-      WHERE ${obligationReductions.obligationId} = ${obligations.obligationId}), 0)`,
+    reduced: reducedSoFar,
   }).from(obligations).where(eq(obligations.clientId, clientId))
     .orderBy(desc(obligations.dueAt), desc(obligations.createdAt), desc(obligations.obligationId));
 }

@@ -83,8 +83,7 @@ export async function reduceOpenObligations(
   const open = await tx.select({
     obligationId: obligations.obligationId,
     amountMicros: obligations.amountMicros,
-    reduced: sql<number>`coalesce((SELECT sum(${obligationReductions.amountMicros}) FROM ${obligationReductions}
-      WHERE ${obligationReductions.obligationId} = ${obligations.obligationId}), 0)`,
+    reduced: reducedSoFar,
   }).from(obligations).where(and(
     eq(obligations.clientId, pair.clientId),
     eq(obligations.providerId, pair.providerId),
@@ -112,6 +111,14 @@ export async function reduceOpenObligations(
   }
   return left;
 }
+
+/**
+ * What reductions took off the obligation of the row being read (qualified by
+ * hand: drizzle leaves columns of a one-table select unqualified, and the
+ * subquery's own table would answer).
+ */
+export const reducedSoFar = sql<number>`coalesce((SELECT sum(r.amount_micros) FROM ${obligationReductions} r
+  WHERE r.obligation_id = ${obligations}.obligation_id), 0)`;
 
 /** A credit movement of the pair: positive when granted, negative when a fee used it. */
 export async function recordCredit(

@@ -43,7 +43,8 @@ export async function getPerformance(ctx: Ctx, input: { externalUserId: string }
     });
   }
   const closed = await ctx.db.read.select().from(statements).where(eq(statements.clientId, client.id))
-    .orderBy(desc(statements.periodStart), desc(statements.createdAt)).limit(CLOSED_SHOWN);
+    .orderBy(desc(statements.periodStart), desc(statements.providerId), desc(statements.createdAt))
+    .limit(CLOSED_SHOWN);
   return {
     externalUserId: client.externalUserId,
     tenantId: client.tenantId,
@@ -70,7 +71,7 @@ export async function listStatements(ctx: Ctx, input: { externalUserId: string }
   const client = await loadClient(ctx.db.read, partnerId, input.externalUserId);
   const rows = await ctx.db.read.select().from(statements)
     .where(and(eq(statements.partnerId, partnerId), eq(statements.clientId, client.id)))
-    .orderBy(desc(statements.periodStart), desc(statements.createdAt));
+    .orderBy(desc(statements.periodStart), desc(statements.providerId), desc(statements.createdAt));
   return {
     externalUserId: client.externalUserId,
     tenantId: client.tenantId,

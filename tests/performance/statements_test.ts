@@ -7,7 +7,10 @@ import assert from "node:assert/strict";
 import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
 import { createPartner, expectJson, operator, type TestPartner } from "../_helpers/http.ts";
 import { ik } from "../setup/setup_fixture.ts";
-import { clientIdOf, recordTrade, type TradeFacts } from "./trade_fixture.ts";
+import { eq } from "drizzle-orm";
+import { withTransaction } from "../../db/client.ts";
+import { obligations } from "../../db/schema.ts";
+import { clientIdOf, fundingReadThrough, lateEntryFills, recordTrade, type TradeFacts } from "./trade_fixture.ts";
 
 const contract = (overrides: Record<string, unknown> = {}) => ({
   subscriptionMonthlyUsd: 0,
@@ -151,6 +154,186 @@ Deno.test("performance VENUE_A: canonical net from partial closes, funding and e
     const feed = await expectJson(await carry.partner.call("GET", "/v1/events?limit=500"), 200);
     const count = (type: string) => feed.events.filter((e: { type: string }) => e.type === type).length;
     assert.deepEqual([count("statement.created"), count("obligation.created")], [4, 2]);
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("performance: late facts adjust closed periods without double charging (new obligation, reductions, credit), CARRY periods after recalculated", async () => {
+  const env = await startTestEnv();
+  try {
+    const { partner, clientId } = await partnerWithClient(env, "late", { carryPolicy: "CARRY" });
+    const trade = (facts: TradeFacts) => recordTrade(env, partner.partnerId, clientId, "VENUE_A", facts);
+    const noFees = (positionId: string, exitAt: string, pnl: string): TradeFacts => ({
+      positionId,
+      entries: [{ tradeId: `${positionId}-e`, quantity: "0.01", fee: "0", at: "2026-11-03T00:00:00Z" }],
+      exits: [{ tradeId: `${positionId}-x`, quantity: "0.01", realizedPnl: pnl, fee: "0", at: exitAt }],
+    });
+    await trade(noFees("p1", "2026-11-05T00:00:00Z", "13.4"));
+    // Closed on Nov 20 while funding was read only up to Nov 15: pending at the close.
+    await trade({ ...noFees("p6", "2026-11-20T00:00:00Z", "2"), fundingKnownThrough: "2026-11-15T00:00:00Z" });
+    // Closed on Nov 21 with a loss of 20, its entry fill not reported yet: pending too.
+    await trade({
+      ...noFees("p7", "2026-11-21T00:00:00Z", "-20"),
+      entries: [],
+      fundingKnownThrough: "2026-11-15T00:00:00Z",
+    });
+    await closeAt(env, "2026-12-01T00:05:00Z");
+    const [o1] = await obligationsOf(partner);
+    assert.equal(o1.amountUsd, 2.68);
+
+    // The funding read catches up: p6 confirmed, +2 -> the fee grows by 0.40, a new obligation; nothing else is charged.
+    await fundingReadThrough(env, clientId, "VENUE_A", "2100-01-01T00:00:00Z");
+    assert.equal((await closeAt(env, "2026-12-02T00:00:00Z")).adjustments, 1);
+    let [adjustment] = await statementsOf(partner);
+    assert.deepEqual(
+      [adjustment.kind, adjustment.reason, adjustment.netPerformanceUsd, adjustment.performanceFeeUsd],
+      ["ADJUSTMENT", "LATE_FACTS", 2, 0.4],
+    );
+    const [o3] = await obligationsOf(partner);
+    assert.deepEqual([o3.amountUsd, o3.dueAt], [0.4, "2026-12-07T00:00:00.000Z"], "due 5 days after the adjustment");
+    assert.equal(adjustment.obligationId, o3.obligationId);
+
+    // December: +5, fee 1.00.
+    await trade(noFees("p3", "2026-12-10T00:00:00Z", "5"));
+    await closeAt(env, "2027-01-01T00:05:00Z");
+
+    // p7's entry arrives: -20 in November. Nov is restated 13.4 + 2 - 20 = -4.6: fee 3.08 -> 0, the two open
+    // November obligations (2.68 and 0.40) are cancelled; the carry out -4.6 reaches December: 5 - 4.6 = 0.4,
+    // fee 1.00 -> 0.08, December's obligation reduced by 0.92.
+    await lateEntryFills(env, clientId, "VENUE_A", { positionId: "p7" }, [
+      { tradeId: "p7-e", quantity: "0.01", fee: "0", at: "2026-11-03T00:00:00Z" },
+    ]);
+    assert.equal((await closeAt(env, "2027-01-02T00:00:00Z")).adjustments, 2);
+    const restated = await statementsOf(partner);
+    const december = restated[0];
+    const november = restated.find((row: { periodStart: string; netPerformanceUsd: number }) =>
+      row.periodStart.startsWith("2026-11") && row.netPerformanceUsd === -20
+    );
+    assert.deepEqual(
+      [november.reason, november.netPerformanceUsd, november.performanceFeeUsd, november.carryOutUsd],
+      ["LATE_FACTS", -20, -3.08, -4.6],
+    );
+    assert.deepEqual(
+      [december.reason, december.carryInUsd, december.performanceFeeUsd, december.creditUsd],
+      ["CARRY_RECALCULATED", -4.6, -0.92, 0],
+    );
+    const standing = (await obligationsOf(partner)).map((o: Record<string, unknown>) => [o.amountUsd, o.status]);
+    assert.deepEqual(standing, [[0.08, "OPEN"], [0, "CANCELLED"], [0, "CANCELLED"]]);
+
+    // December's obligation is paid (payments: issue 14 writes this through a confirmed transfer). A late loss of 1
+    // in December lowers its fee by 0.08 with nothing open to reduce: 0.08 of credit.
+    await withTransaction(
+      env.deps.db,
+      (tx) =>
+        tx.update(obligations).set({ status: "PAID", settledAt: env.clock.now() })
+          .where(eq(obligations.status, "OPEN")),
+    );
+    await trade({ ...noFees("p8", "2026-12-20T00:00:00Z", "-1"), entries: [] });
+    await lateEntryFills(env, clientId, "VENUE_A", { positionId: "p8" }, [
+      { tradeId: "p8-e", quantity: "0.01", fee: "0", at: "2026-12-19T00:00:00Z" },
+    ]);
+    await closeAt(env, "2027-01-03T00:00:00Z");
+    [adjustment] = await statementsOf(partner);
+    assert.deepEqual([adjustment.performanceFeeUsd, adjustment.creditUsd], [-0.08, 0.08]);
+
+    // January: +1 with carry in -0.6 -> fee 0.08, paid entirely by the credit: no obligation.
+    await trade(noFees("p9", "2027-01-10T00:00:00Z", "1"));
+    await closeAt(env, "2027-02-01T00:05:00Z");
+    const [january] = await statementsOf(partner);
+    assert.deepEqual(
+      [january.kind, january.carryInUsd, january.performanceFeeUsd, january.creditUsd, january.obligationId],
+      ["ORIGINAL", -0.6, 0.08, 0.08, null],
+    );
+
+    // Per period, ORIGINAL plus ADJUSTMENTs is what the final facts give: Nov 0, Dec 0, Jan 0.08.
+    const byPeriod = new Map<string, number>();
+    for (const statement of await statementsOf(partner)) {
+      byPeriod.set(
+        statement.periodStart,
+        (byPeriod.get(statement.periodStart) ?? 0) + statement.performanceFeeUsd * 100,
+      );
+    }
+    assert.deepEqual([...byPeriod.values()].map(Math.round), [8, 0, 0]);
+    const feed = await expectJson(await partner.call("GET", "/v1/events?type=statement.adjusted"), 200);
+    assert.equal(feed.events.length, 4);
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("performance: a WEEKLY->MONTHLY switch, a trade spanning the boundary, VENUE_B builder fee apart, half a cent rounded up", async () => {
+  const env = await startTestEnv();
+  try {
+    const { partner, clientId } = await partnerWithClient(env, "switch", { performancePeriod: "WEEKLY" });
+    // Scheduled on Wednesday: the week closes as a week, the new period runs Monday Nov 9 to Dec 1.
+    env.clock.freeze(Date.parse("2026-11-04T12:00:00Z"));
+    await expectJson(
+      await operator(env, "PUT", "/operator/v1/partners/switch/contract", contract({ performancePeriod: "MONTHLY" })),
+      200,
+    );
+    // VENUE_B, closed PnL 10 and 0.025; fees 0.3 (entry) and 0.5 (exit) include builder fees 0.1 and 0.2:
+    // venue fees 0.2 + 0.3 = 0.5, net 10 + 0.025 - 0.5 = 9.525, fee 1.905 -> 1.91; builder fees 0.3 kept apart.
+    await recordTrade(env, partner.partnerId, clientId, "VENUE_B", {
+      positionId: "b1",
+      entries: [{ tradeId: "b1-e", quantity: "1", fee: "0.3", builderFee: "0.1", at: "2026-11-05T00:00:00Z" }],
+      exits: [
+        {
+          tradeId: "b1-x1",
+          quantity: "0.5",
+          realizedPnl: "10",
+          fee: "0.5",
+          builderFee: "0.2",
+          at: "2026-11-06T00:00:00Z",
+        },
+        {
+          tradeId: "b1-x2",
+          quantity: "0.5",
+          realizedPnl: "0.025",
+          fee: "0",
+          builderFee: "0",
+          at: "2026-11-07T00:00:00Z",
+        },
+      ],
+    });
+    // VENUE_A across the boundary: entry 0.01 (fee 0.1); 0.004 closed on Sunday at -4 (fee 0.04):
+    // -4 - 0.04 - 0.04 = -4.08 in the week; funding -0.02 on Monday and 0.006 closed at +6 (fee 0.06) on Tuesday:
+    // 6 - 0.06 - 0.06 - 0.02 = 5.86 in the new period, less the carried -4.08 = 1.78 -> fee 0.356 -> 0.36.
+    await recordTrade(env, partner.partnerId, clientId, "VENUE_A", {
+      positionId: "a1",
+      entries: [{ tradeId: "a1-e", quantity: "0.01", fee: "0.1", at: "2026-11-08T10:00:00Z" }],
+      exits: [
+        { tradeId: "a1-x1", quantity: "0.004", realizedPnl: "-4", fee: "0.04", at: "2026-11-08T22:00:00Z" },
+        { tradeId: "a1-x2", quantity: "0.006", realizedPnl: "6", fee: "0.06", at: "2026-11-10T00:00:00Z" },
+      ],
+      funding: [{ amount: "-0.02", at: "2026-11-09T08:00:00Z" }],
+    });
+    await closeAt(env, "2026-12-01T00:05:00Z");
+    const rows = (await statementsOf(partner)).reverse();
+    const view = (s: Record<string, any>) => [
+      s.providerId,
+      s.period,
+      s.contractVersion,
+      s.periodStart,
+      s.periodEnd,
+      s.netPerformanceUsd,
+      s.carryInUsd,
+      s.performanceFeeUsd,
+      s.currency,
+    ];
+    assert.deepEqual(rows.map(view), [
+      ["VENUE_A", "WEEKLY", 1, "2026-11-02T10:00:00.000Z", "2026-11-09T00:00:00.000Z", -4.08, 0, 0, "USDT"],
+      ["VENUE_B", "WEEKLY", 1, "2026-11-02T10:00:00.000Z", "2026-11-09T00:00:00.000Z", 9.525, 0, 1.91, "USDC"],
+      ["VENUE_A", "MONTHLY", 2, "2026-11-09T00:00:00.000Z", "2026-12-01T00:00:00.000Z", 5.86, -4.08, 0.36, "USDT"],
+    ]);
+    const venueB = rows[1];
+    assert.deepEqual(venueB.builderFees, { role: "FINAUTON_REVENUE_SEPARATE", builderFeesUsd: 0.3 });
+    assert.deepEqual(
+      [venueB.auditComponents.providerRealizedPnlUsd, venueB.auditComponents.venueFeesUsd],
+      [10.025, 0.5],
+    );
+    const currencies = (await obligationsOf(partner)).map((o: Record<string, unknown>) => [o.amountUsd, o.currency]);
+    assert.deepEqual(currencies, [[0.36, "USDT"], [1.91, "USDC"]]);
   } finally {
     await env.close();
   }

@@ -98,20 +98,7 @@ export async function recordTrade(
       updatedAt: now,
     });
     const fill = (facts: FillFacts, kind: "entry" | "exit" | "foreign") =>
-      recordFill(tx, account, {
-        tradeId: facts.tradeId,
-        orderId: kind === "foreign" ? `elsewhere-${facts.tradeId}` : `${positionId}-${kind}-order`,
-        clientOrderId: null,
-        symbol,
-        side: kind === "exit" ? "SELL" : "BUY",
-        price: facts.price ?? "65000",
-        quantity: facts.quantity,
-        realizedPnl: facts.realizedPnl ?? "0",
-        fee: facts.fee,
-        feeAsset: facts.feeAsset ?? QUOTE[providerId],
-        builderFee: facts.builderFee ?? (providerId === "VENUE_B" ? "0" : null),
-        time: Date.parse(facts.at),
-      }, now);
+      recordVenueFill(tx, account, symbol, positionId, facts, kind, now);
     for (const facts of trade.entries) await fill(facts, "entry");
     for (const facts of trade.exits) await fill(facts, "exit");
     for (const facts of trade.foreign ?? []) await fill(facts, "foreign");
@@ -128,6 +115,51 @@ export async function recordTrade(
   });
 }
 
+type Tx = Parameters<Parameters<typeof withTransaction>[1]>[0];
+
+function recordVenueFill(
+  tx: Tx,
+  account: { clientId: number; providerId: ProviderId },
+  symbol: string,
+  positionId: string,
+  facts: FillFacts,
+  kind: "entry" | "exit" | "foreign",
+  now: number,
+) {
+  return recordFill(tx, account, {
+    tradeId: facts.tradeId,
+    orderId: kind === "foreign" ? `elsewhere-${facts.tradeId}` : `${positionId}-${kind}-order`,
+    clientOrderId: null,
+    symbol,
+    side: kind === "exit" ? "SELL" : "BUY",
+    price: facts.price ?? "65000",
+    quantity: facts.quantity,
+    realizedPnl: facts.realizedPnl ?? "0",
+    fee: facts.fee,
+    feeAsset: facts.feeAsset ?? QUOTE[account.providerId],
+    builderFee: facts.builderFee ?? (account.providerId === "VENUE_B" ? "0" : null),
+    time: Date.parse(facts.at),
+  }, now);
+}
+
+/** Entry fills of an already recorded trade that the venue reported late, then the derivation. */
+export async function lateEntryFills(
+  env: TestEnv,
+  clientId: number,
+  providerId: ProviderId,
+  trade: Pick<TradeFacts, "positionId" | "symbol">,
+  entries: FillFacts[],
+) {
+  const symbol = trade.symbol ?? (providerId === "VENUE_A" ? "BTCUSDT" : "BTCUSDC");
+  const account = { clientId, providerId };
+  await withTransaction(env.deps.db, async (tx) => {
+    for (const facts of entries) {
+      await recordVenueFill(tx, account, symbol, `${clientId}-${trade.positionId}`, facts, "entry", env.clock.now());
+    }
+    await derivePerformance(tx, account, env.clock.now());
+  });
+}
+
 /** What a reconciliation records after reading the account's funding through `through` (default: all). */
 export async function fundingReadThrough(env: TestEnv, clientId: number, providerId: ProviderId, through: string) {
   await withTransaction(env.deps.db, async (tx) => {
@@ -137,7 +169,7 @@ export async function fundingReadThrough(env: TestEnv, clientId: number, provide
 }
 
 async function setFundingKnownThrough(
-  tx: Parameters<Parameters<typeof withTransaction>[1]>[0],
+  tx: Tx,
   account: { clientId: number; providerId: ProviderId },
   through: string | undefined,
 ) {
