@@ -310,7 +310,7 @@ Deno.test("performance: a WEEKLY->MONTHLY switch, a trade spanning the boundary,
     });
     await closeAt(env, "2026-12-01T00:05:00Z");
     const rows = (await statementsOf(partner)).reverse();
-    const view = (s: Record<string, any>) => [
+    const view = (s: Record<string, unknown>) => [
       s.providerId,
       s.period,
       s.contractVersion,
