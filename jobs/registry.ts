@@ -5,6 +5,7 @@
  */
 import type { Deps } from "../domain/context.ts";
 import { errorFields } from "../domain/logger.ts";
+import { runBillingCycleJob } from "./billing_cycle.ts";
 import { runExpiry } from "./expiry.ts";
 import { runPeriodClose } from "./period_close.ts";
 import { runProtectionMonitor } from "./protection_monitor.ts";
@@ -25,6 +26,8 @@ export const JOBS: Job[] = [
   { name: "protection-monitor", schedule: "* * * * *", run: runProtectionMonitor },
   // Boundaries fall at 00:00 UTC; a few minutes later is soon enough, and late facts are adjusted on each run.
   { name: "period-close", schedule: "*/5 * * * *", run: runPeriodClose },
+  // Due dates and grace ends fall at any minute: a state change is announced within one.
+  { name: "billing-cycle", schedule: "* * * * *", run: runBillingCycleJob },
 ];
 
 export function findJob(name: string): Job | undefined {
