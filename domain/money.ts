@@ -26,9 +26,14 @@ export function isUsdAmount(value: number | string): boolean {
   }
 }
 
-/** Micro-units as a JSON number (exactly representable decimal with ≤ 6 places). */
+/**
+ * Micro-units as a JSON number. The division is correctly rounded, so it
+ * gives the double nearest the exact decimal, which prints back with at most
+ * 6 decimals (the same number `Number("<decimal>")` would give, without
+ * building the text).
+ */
 export function microsToUsd(micros: number): number {
-  return Number(formatDec({ units: BigInt(micros), scale: 6 }));
+  return micros / 1_000_000;
 }
 
 /** An optional amount (null or absent: none) in micro-units. */

@@ -8,6 +8,7 @@
  */
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
+import { rowInsert } from "../../db/row_insert.ts";
 import { credits, obligationReductions, obligations } from "../../db/schema.ts";
 import { DAY_MS, HOUR_MS } from "../clock.ts";
 import { emitEvent } from "../events/emit_event.ts";
@@ -34,6 +35,9 @@ export interface NewObligation {
   statementId: string | null;
 }
 
+const obligationInsert = rowInsert(obligations);
+const creditInsert = rowInsert(credits);
+
 /** Answers the obligation, or null when one with the same reference already exists. */
 export async function createObligation(
   tx: Tx,
@@ -42,7 +46,7 @@ export async function createObligation(
   now: number,
 ): Promise<ObligationRow | null> {
   const dueAt = input.dueFrom + input.dueDays * DAY_MS;
-  const [row] = await tx.insert(obligations).values({
+  const row = await obligationInsert.insertUnlessConflicting(tx, {
     obligationId: newId("obl", now),
     partnerId: parties.partnerId,
     clientId: input.clientId,
@@ -56,7 +60,7 @@ export async function createObligation(
     graceUntil: dueAt + GRACE_HOURS * HOUR_MS,
     statementId: input.statementId,
     createdAt: now,
-  }).onConflictDoNothing().returning();
+  });
   if (!row) return null;
   await emitEvent(tx, {
     type: "obligation.created",
@@ -128,7 +132,7 @@ export async function recordCredit(
   amountMicros: number,
   now: number,
 ): Promise<void> {
-  await tx.insert(credits).values({ ...pair, statementId, amountMicros, createdAt: now });
+  await creditInsert.insert(tx, { ...pair, statementId, amountMicros, createdAt: now });
 }
 
 /** The source of a performance fee obligation, by the period it was earned in. */

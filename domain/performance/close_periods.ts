@@ -21,12 +21,13 @@ import { emitEvent } from "../events/emit_event.ts";
 import { newId } from "../ids.ts";
 import { type ContractRow, loadContractVersions } from "../partners/load_partner.ts";
 import { type CarryPolicy, periodFigures } from "./figures.ts";
-import { insertStatement, markPortionsStated, periodReference } from "./statement_writes.ts";
+import { insertStatement, markPagePortionsStated, periodReference } from "./statement_writes.ts";
 import { carriesIn, creditBalances, pairKey, type PairSums, periodPairsPage } from "./period_reads.ts";
 import { adjustStatedPeriods } from "./adjust_periods.ts";
 import { statementView } from "./statement_view.ts";
 
-const CLIENTS_PER_PAGE = 250;
+/** Clients stated per transaction: a page holds the writer (and the event loop) for a few tens of ms. */
+const CLIENTS_PER_PAGE = 100;
 
 export interface PeriodCloseSummary {
   periodsClosed: number;
@@ -130,7 +131,9 @@ async function statePage(
         eq(periodCloses.afterClientId, from),
       )).returning({ after: periodCloses.afterClientId });
     if (!claimed.length) return null;
+    const reference = periodReference(period);
     let obligationsMade = 0;
+    const stated: { clientId: number; providerId: string; statementId: string }[] = [];
     for (const pair of page) {
       const figures = periodFigures(pair, carries.get(pairKey(pair)) ?? 0, policy, contract.performanceFeePercent);
       const creditUsed = Math.min(figures.feeMicros, Math.max(0, balances.get(pairKey(pair)) ?? 0));
@@ -141,7 +144,7 @@ async function statePage(
           clientId: pair.clientId,
           providerId: pair.providerId,
           source: performanceFeeSource(contract.performancePeriod),
-          reference: periodReference(period),
+          reference,
           amountMicros: figures.feeMicros - creditUsed,
           dueFrom: period.end,
           dueDays: contract.dueDays,
@@ -163,7 +166,7 @@ async function statePage(
         obligationId: obligation?.obligationId ?? null,
         now,
       });
-      await markPortionsStated(tx, pair, period, statementId);
+      stated.push({ clientId: pair.clientId, providerId: pair.providerId, statementId });
       await emitEvent(tx, {
         type: "statement.created",
         ...parties,
@@ -171,6 +174,7 @@ async function statePage(
         data: statementView(row, pair.tenantId),
       });
     }
+    await markPagePortionsStated(tx, stated, period);
     return { statements: page.length, obligations: obligationsMade };
   });
 }

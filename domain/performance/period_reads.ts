@@ -55,7 +55,9 @@ function sumsOf(row: SumsRow): PairSums {
 /**
  * The pairs of a partner's clients after `afterClientId` with a portion in
  * [start, end), summed, for up to `clients` clients (every pair of a client
- * is in the same page).
+ * is in the same page). The page walks the portions in client order from the
+ * cursor (CROSS JOIN keeps that order): led by the partner's clients instead,
+ * SQLite read all of them for every page.
  */
 export async function periodPairsPage(
   db: Executor,
@@ -67,7 +69,7 @@ export async function periodPairsPage(
   const rows = await db.values<SumsRow>(sql`
     WITH page AS MATERIALIZED (
       SELECT DISTINCT p.client_id AS id FROM ${performancePortions} p
-      JOIN ${clients} c ON c.id = p.client_id AND c.partner_id = ${partnerId}
+      CROSS JOIN ${clients} c ON c.id = p.client_id AND c.partner_id = ${partnerId}
       WHERE p.client_id > ${afterClientId} AND p.closed_at >= ${period.start} AND p.closed_at < ${period.end}
       ORDER BY p.client_id LIMIT ${clientsPerPage})
     SELECT p.client_id, p.provider_id, c.tenant_id, c.external_user_id, ${SUMS}

@@ -2,8 +2,9 @@
  * Writing statements: a statement row (immutable), and the portions it
  * counts marked with it, so each confirmed portion is stated exactly once.
  */
-import { and, eq, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
+import { rowInsert } from "../../db/row_insert.ts";
 import { performancePortions, statements } from "../../db/schema.ts";
 import type { ContractRow } from "../partners/load_partner.ts";
 import { QUOTE_CURRENCY } from "../setups/setup_values.ts";
@@ -29,9 +30,11 @@ export interface StatementDraft {
   now: number;
 }
 
+const statementInsert = rowInsert(statements);
+
 export async function insertStatement(tx: Tx, draft: StatementDraft) {
   const { contract } = draft.period;
-  const [row] = await tx.insert(statements).values({
+  return await statementInsert.insert(tx, {
     statementId: draft.statementId,
     partnerId: draft.partnerId,
     clientId: draft.pair.clientId,
@@ -50,8 +53,7 @@ export async function insertStatement(tx: Tx, draft: StatementDraft) {
     reason: draft.reason,
     obligationId: draft.obligationId,
     createdAt: draft.now,
-  }).returning();
-  return row;
+  });
 }
 
 /** The confirmed portions of the pair's period not yet counted by a statement are counted by this one. */
@@ -61,12 +63,24 @@ export async function markPortionsStated(
   period: { start: number; end: number },
   statementId: string,
 ): Promise<void> {
-  await tx.update(performancePortions).set({ statementId })
-    .where(and(
-      eq(performancePortions.clientId, pair.clientId),
-      eq(performancePortions.providerId, pair.providerId),
-      eq(performancePortions.status, "CONFIRMED"),
-      sql`${performancePortions.statementId} IS NULL`,
-      sql`${performancePortions.closedAt} >= ${period.start} AND ${performancePortions.closedAt} < ${period.end}`,
-    ));
+  await markPagePortionsStated(tx, [{ ...pair, statementId }], period);
+}
+
+/**
+ * The same for a page of pairs, in one statement. Each pair reads its range of
+ * the period index: left to itself, the planner walks every unstated portion
+ * of the database once per pair.
+ */
+export async function markPagePortionsStated(
+  tx: Tx,
+  stated: { clientId: number; providerId: string; statementId: string }[],
+  period: { start: number; end: number },
+): Promise<void> {
+  await tx.run(sql`WITH stated(client_id, provider_id, statement_id) AS MATERIALIZED
+      (SELECT value->>'clientId', value->>'providerId', value->>'statementId' FROM json_each(${JSON.stringify(stated)}))
+    UPDATE ${performancePortions} INDEXED BY performance_portions_period
+    SET statement_id = stated.statement_id FROM stated
+    WHERE ${performancePortions.clientId} = stated.client_id AND ${performancePortions.providerId} = stated.provider_id
+      AND ${performancePortions.closedAt} >= ${period.start} AND ${performancePortions.closedAt} < ${period.end}
+      AND ${performancePortions.status} = 'CONFIRMED' AND ${performancePortions.statementId} IS NULL`);
 }

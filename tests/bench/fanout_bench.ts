@@ -22,6 +22,7 @@ import { startTestEnv } from "../_helpers/env.ts";
 import { createPartner, expectJson, operator } from "../_helpers/http.ts";
 import { BTC_POLICY, TREND_FOLLOW } from "../setup/setup_fixture.ts";
 import { percentile } from "./percentile.ts";
+import { pollLatencies } from "./poll.ts";
 import { startSimulatorProcess } from "./simulator_process.ts";
 import {
   approveAgentAction,
@@ -195,20 +196,12 @@ console.log(
 );
 
 // The API's answer time on a polled read while the fan-out runs (same process, same event loop).
-const statusLatencies: number[] = [];
-let fanningOut = true;
-const poll = (async () => {
-  let user = 0;
-  while (fanningOut) {
-    const started = performance.now();
-    const id = user++ % ACCOUNTS;
-    const externalUserId = id < PER_VENUE.VENUE_A ? `user-VENUE_A-${id}` : `user-VENUE_B-${id - PER_VENUE.VENUE_A}`;
-    const response = await env.app.request(`/v1/users/${externalUserId}/status`, { headers: partner.headers });
-    await response.arrayBuffer();
-    statusLatencies.push(performance.now() - started);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-})();
+const polling = pollLatencies(async (index) => {
+  const id = index % ACCOUNTS;
+  const externalUserId = id < PER_VENUE.VENUE_A ? `user-VENUE_A-${id}` : `user-VENUE_B-${id - PER_VENUE.VENUE_A}`;
+  const response = await env.app.request(`/v1/users/${externalUserId}/status`, { headers: partner.headers });
+  await response.arrayBuffer();
+});
 let peakRss = Deno.memoryUsage().rss;
 const sampler = setInterval(() => peakRss = Math.max(peakRss, Deno.memoryUsage().rss), 50);
 
@@ -241,8 +234,7 @@ const cpu = {
   service: (serviceCpu.user + serviceCpu.system) / 1e6,
   simulators: await venues.cpuSeconds() - cpuBefore.simulators,
 };
-fanningOut = false;
-await poll;
+const statusLatencies = await polling.stop();
 clearInterval(sampler);
 
 const recorded = await env.deps.db.read.select({
