@@ -347,7 +347,7 @@ export const resultFacts = sqliteTable("result_facts", {
    * null while its origin is unknown (ATTRIBUTION_PENDING): such a fact is never performance.
    */
   positionId: text("position_id"),
-  /** ENTRY | EXIT (fills of the position's opening and closing orders) | FUNDING; null until attributed. */
+  /** ENTRY | EXIT (fills of the position's opening and closing orders) | FUNDING | ATTRIBUTION_PENDING; null before. */
   role: text("role"),
 }, (t) => [
   primaryKey({ columns: [t.clientId, t.providerId, t.venueRef] }),

@@ -3,7 +3,7 @@
  * They enter from JSON numbers or decimal strings, are summed as integers, and
  * leave as JSON numbers with at most 6 decimals (2 for charges).
  */
-import { decimalPlaces, formatDec, mul, parseDec, roundTo } from "../venues/decimal.ts";
+import { decimalPlaces, formatDec, parseDec, roundTo } from "../venues/decimal.ts";
 
 /** Exact conversion; throws RangeError for more than 6 decimals or non-numbers. */
 export function usdToMicros(value: number | string): number {
@@ -50,9 +50,22 @@ export function decimalToMicros(value: string): number {
 /**
  * A fee: `baseMicros` times the fraction `percent` ("0.2" = 20 %), rounded
  * half away from zero to the cent (spec, Performance rule 6). Whole cents in
- * micro-units.
+ * micro-units. Integer arithmetic throughout.
  */
 export function feeMicros(baseMicros: number, percent: string): number {
-  const base = formatDec({ units: BigInt(baseMicros), scale: 6 });
-  return usdToMicros(roundTo(mul(base, percent), 2, "HALF_UP"));
+  const { units, scale } = parsedPercent(percent);
+  // micro-units × percent = units / 10^scale micro-units; a cent is 10^4 micro-units.
+  const product = BigInt(baseMicros) * units;
+  const divisor = 10n ** BigInt(scale + 4);
+  const cents = product / divisor;
+  const twice = 2n * (product < 0n ? -product : product) % (2n * divisor);
+  const roundsAway = twice >= divisor;
+  return Number((roundsAway ? cents + (product < 0n ? -1n : 1n) : cents) * 10_000n);
+}
+
+const percents = new Map<string, { units: bigint; scale: number }>();
+function parsedPercent(percent: string) {
+  let parsed = percents.get(percent);
+  if (!parsed) percents.set(percent, parsed = parseDec(percent));
+  return parsed;
 }

@@ -6,7 +6,7 @@
  * it (EXIT), matched by the venue's order id, the order the venue placed when
  * a conditional order triggered, or our client order id. A funding payment
  * belongs to the position the account held on its symbol at that venue time.
- * A fact matching nothing stays UNATTRIBUTED, retried for a day (its order
+ * A fact matching nothing stays ATTRIBUTION_PENDING, retried for a day (its order
  * may not be settled yet), then left out.
  */
 import { and, eq, gt, inArray, isNull, or } from "drizzle-orm";
@@ -27,7 +27,10 @@ export async function attributeFacts(tx: Tx, account: AccountKey, now: number): 
   const facts = await tx.select().from(resultFacts).where(and(
     eq(resultFacts.clientId, account.clientId),
     eq(resultFacts.providerId, account.providerId),
-    or(isNull(resultFacts.role), and(eq(resultFacts.role, "UNATTRIBUTED"), gt(resultFacts.recordedAt, now - DAY_MS))),
+    or(
+      isNull(resultFacts.role),
+      and(eq(resultFacts.role, "ATTRIBUTION_PENDING"), gt(resultFacts.recordedAt, now - DAY_MS)),
+    ),
   ));
   const touched = new Set<string>();
   if (!facts.length) return touched;
@@ -51,7 +54,7 @@ export async function attributeFacts(tx: Tx, account: AccountKey, now: number): 
 async function setAttribution(tx: Tx, fact: Fact, attribution: Attribution, touched: Set<string>) {
   if (attribution) touched.add(attribution.positionId);
   await tx.update(resultFacts)
-    .set({ positionId: attribution?.positionId ?? null, role: attribution?.role ?? "UNATTRIBUTED" })
+    .set({ positionId: attribution?.positionId ?? null, role: attribution?.role ?? "ATTRIBUTION_PENDING" })
     .where(and(
       eq(resultFacts.clientId, fact.clientId),
       eq(resultFacts.providerId, fact.providerId),

@@ -14,7 +14,7 @@ import { loadClient } from "../clients/load_client.ts";
 import { loadContractVersions } from "../partners/load_partner.ts";
 import { microsToUsd } from "../money.ts";
 import { type CarryPolicy, periodFigures } from "./figures.ts";
-import { carriesIn, pairPeriodSums } from "./period_reads.ts";
+import { attributionPendingCount, carriesIn, pairPeriodSums } from "./period_reads.ts";
 import { figuresView, statementView } from "./statement_view.ts";
 
 /** Closed statements shown beside the live period. */
@@ -40,6 +40,7 @@ export async function getPerformance(ctx: Ctx, input: { externalUserId: string }
       performanceFeeUsd: 0,
       estimatedPerformanceFeeUsd: microsToUsd(figures.feeMicros),
       pendingPortions: sums.pendingPortions,
+      attributionPendingFacts: await attributionPendingCount(ctx.db.read, pair, { start, end }),
     });
   }
   const closed = await ctx.db.read.select().from(statements).where(eq(statements.clientId, client.id))

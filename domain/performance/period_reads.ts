@@ -6,7 +6,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { Executor } from "../../db/client.ts";
-import { clients, credits, performancePortions, statements } from "../../db/schema.ts";
+import { clients, credits, performancePortions, resultFacts, statements } from "../../db/schema.ts";
 import type { PeriodSums } from "./figures.ts";
 
 export interface Pair {
@@ -128,4 +128,16 @@ export async function creditBalances(db: Executor, pairs: Pair[]): Promise<Map<s
     JOIN ${credits} k ON k.client_id = pair.client_id AND k.provider_id = pair.provider_id
     GROUP BY k.client_id, k.provider_id`);
   return new Map(rows.map(([clientId, providerId, balance]) => [pairKey({ clientId, providerId }), balance]));
+}
+
+/** Facts of the pair in [start, end) that belong to no service position (ATTRIBUTION_PENDING): never performance. */
+export async function attributionPendingCount(
+  db: Executor,
+  pair: Pair,
+  period: { start: number; end: number },
+): Promise<number> {
+  const [[count]] = await db.values<[number]>(sql`SELECT count(*) FROM ${resultFacts}
+    WHERE client_id = ${pair.clientId} AND provider_id = ${pair.providerId} AND role = 'ATTRIBUTION_PENDING'
+      AND occurred_at >= ${period.start} AND occurred_at < ${period.end}`);
+  return count;
 }

@@ -150,6 +150,10 @@ export const LiveProviderPerformanceSchema = PerformanceFigures.extend({
   pendingPortions: z.number().int().openapi({
     description: "Closing portions of the period still waiting for a fact (not in the figures yet).",
   }),
+  attributionPendingFacts: z.number().int().openapi({
+    description: "Venue facts of the period that belong to no position of the service (ATTRIBUTION_PENDING): " +
+      "never performance, never billed.",
+  }),
 }).openapi("LivePerformance");
 
 export const StatementSchema = PerformanceFigures.extend({

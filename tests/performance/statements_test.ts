@@ -86,8 +86,14 @@ Deno.test("performance VENUE_A: canonical net from partial closes, funding and e
     assert.equal(live.current.periodEnd, "2026-12-01T00:00:00.000Z");
     const venueA = live.current.providers.find((p: { providerId: string }) => p.providerId === "VENUE_A");
     assert.deepEqual(
-      [venueA.netPerformanceUsd, venueA.estimatedPerformanceFeeUsd, venueA.performanceFeeUsd, venueA.pendingPortions],
-      [13.4, 2.68, 0, 1],
+      [
+        venueA.netPerformanceUsd,
+        venueA.estimatedPerformanceFeeUsd,
+        venueA.performanceFeeUsd,
+        venueA.pendingPortions,
+        venueA.attributionPendingFacts,
+      ],
+      [13.4, 2.68, 0, 1, 1],
     );
     assert.deepEqual(venueA.auditComponents, {
       role: "AUDIT_EVIDENCE",
