@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { events, intents, positions, resultFacts } from "../../db/schema.ts";
+import { events, intents, performancePortions, positions, resultFacts } from "../../db/schema.ts";
 import { credentialsOf, findAccount } from "../../domain/accounts/load_account.ts";
 import { findClient } from "../../domain/clients/load_client.ts";
 import { expectJson, operator } from "../_helpers/http.ts";
@@ -87,6 +87,17 @@ Deno.test("position lifecycle: target, break-even, a stop placed again, close, r
       await reconcile();
       const facts = await env.deps.db.read.select().from(resultFacts).where(eq(resultFacts.clientId, client.id));
       assert.equal(facts.filter((fact) => fact.kind === "FILL").length >= 3, true, "entry and two targets");
+      // Every fill is attributed to the position: the entry's, and each target's by the order it triggered.
+      const fills = facts.filter((fact) => fact.kind === "FILL");
+      assert.deepEqual(new Set(fills.map((fact) => fact.positionId)), new Set([closed.positionId]));
+      assert.deepEqual(fills.map((fact) => fact.role).sort(), ["ENTRY", "EXIT", "EXIT"]);
+      // Two closing portions; funding is trusted up to a minute before the last read, so they wait for it.
+      const portions = await env.deps.db.read.select().from(performancePortions)
+        .where(eq(performancePortions.positionId, closed.positionId));
+      assert.deepEqual(portions.map((p) => [p.status, p.pendingReason]), [
+        ["PENDING", "FUNDING_PENDING"],
+        ["PENDING", "FUNDING_PENDING"],
+      ]);
     });
   } finally {
     await env.close();

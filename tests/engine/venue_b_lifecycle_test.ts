@@ -92,6 +92,10 @@ Deno.test("VENUE_B: signal, builder fee, protection, break-even, close, results"
       assert.ok(fills.length >= 3, "entry and two targets");
       const entryFill = fills.find((fact) => fact.side === "BUY")!;
       assert.equal(cmp(entryFill.builderFee, "0"), 1, "the opening paid the builder fee");
+      // Every fill is attributed to the position (the targets by their trigger orders' ids).
+      const { positionId } = await position();
+      assert.deepEqual(new Set(fills.map((fact) => fact.positionId)), new Set([positionId]));
+      assert.deepEqual(fills.map((fact) => fact.role).sort(), ["ENTRY", "EXIT", "EXIT"]);
     });
   } finally {
     await env.close();
