@@ -5,6 +5,37 @@
 import { z } from "zod";
 
 const port = z.coerce.number().int().min(1).max(65535);
+
+/** The EVM networks payments may use. */
+export const EVM_NETWORKS = ["bnb", "arbitrum"] as const;
+export type EvmNetwork = typeof EVM_NETWORKS[number];
+export type EvmToken = "USDT" | "USDC";
+
+/** A variable holding JSON that must match `schema`. */
+function jsonOf<T extends z.ZodType>(schema: T, message: string) {
+  return z.string().transform((text, context) => {
+    try {
+      const parsed = schema.safeParse(JSON.parse(text));
+      if (parsed.success) return parsed.data as z.infer<T>;
+    } catch {
+      // reported below
+    }
+    context.addIssue({ code: "custom", message });
+    return z.NEVER;
+  });
+}
+
+/** The networks' official stablecoin contracts (lowercase), used unless EVM_TOKENS names others. */
+const OFFICIAL_TOKENS: Record<EvmNetwork, Partial<Record<EvmToken, string>>> = {
+  arbitrum: {
+    USDC: "0xaf88d065e77c8cc2239327c5edb3a432268e5831",
+    USDT: "0xfd086bc7cd5c481dcc9c85ebe478a1c0b69fcbb9",
+  },
+  bnb: {
+    USDC: "0x8ac76a51cc950d9822d68b83fe1ad97b32cd580d",
+    USDT: "0x55d398326f99059ff775485246999027b3197955",
+  },
+};
 const url = z.string().url();
 
 const EnvSchema = z.object({
@@ -37,6 +68,17 @@ const EnvSchema = z.object({
   VENUE_B_IP_WEIGHT_PER_MINUTE: z.coerce.number({ error: "deve ser um número" }).int().min(1).default(1200),
   EVM_RPC_BNB: url.optional(),
   EVM_RPC_ARBITRUM: url.optional(),
+  EVM_TOKENS: jsonOf(
+    z.partialRecord(
+      z.enum(EVM_NETWORKS),
+      z.partialRecord(z.enum(["USDT", "USDC"]), z.string().regex(/^0x[0-9a-fA-F]{40}$/)),
+    ),
+    'deve ser JSON como {"arbitrum":{"USDC":"0x…"}} com endereços 0x de 40 hexadecimais',
+  ).optional(),
+  EVM_CONFIRMATIONS: jsonOf(
+    z.partialRecord(z.enum(EVM_NETWORKS), z.number().int().min(1).max(1000)),
+    'deve ser JSON como {"arbitrum":1,"bnb":3}',
+  ).optional(),
   PUBLIC_BASE_URL: url.optional(),
   CONNECT_URL: url.optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
@@ -86,6 +128,10 @@ export interface Config {
   /** The venues' published request weight per minute and IP (lower it to keep a margin for other tools). */
   ipWeightPerMinute: { VENUE_A: number; VENUE_B: number };
   evmRpc: { bnb?: string; arbitrum?: string };
+  /** Token contracts per network (lowercase addresses); a network without RPC is not enabled whatever it lists. */
+  evmTokens: Record<EvmNetwork, Partial<Record<EvmToken, string>>>;
+  /** Blocks on top of a transfer's before it credits. */
+  evmConfirmations: Record<EvmNetwork, number>;
   publicBaseUrl: string;
   connectUrl: string;
   logLevel: Env["LOG_LEVEL"];
@@ -142,6 +188,14 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     egressId: e.EGRESS_ID,
     ipWeightPerMinute: { VENUE_A: e.VENUE_A_IP_WEIGHT_PER_MINUTE, VENUE_B: e.VENUE_B_IP_WEIGHT_PER_MINUTE },
     evmRpc: { bnb: e.EVM_RPC_BNB, arbitrum: e.EVM_RPC_ARBITRUM },
+    evmTokens: Object.fromEntries(EVM_NETWORKS.map((network) => [
+      network,
+      Object.fromEntries(
+        Object.entries(e.EVM_TOKENS ? e.EVM_TOKENS[network] ?? {} : OFFICIAL_TOKENS[network])
+          .map(([token, address]) => [token, address!.toLowerCase()]),
+      ),
+    ])) as Config["evmTokens"],
+    evmConfirmations: { arbitrum: 1, bnb: 3, ...e.EVM_CONFIRMATIONS },
     publicBaseUrl: base.replace(/\/$/, ""),
     connectUrl: (e.CONNECT_URL ?? base).replace(/\/$/, ""),
     logLevel: e.LOG_LEVEL,

@@ -728,6 +728,64 @@ export const commercialNotices = sqliteTable("commercial_notices", {
   updatedAt: ms("updated_at").notNull(),
 }, (t) => [primaryKey({ columns: [t.clientId, t.providerId] })]);
 
+// ---------------------------------------------------------------- payments
+
+/** The platform's receiving address per network (operator); each change is a new receiver version. */
+export const paymentRecipients = sqliteTable("payment_recipients", {
+  networkId: text("network_id").primaryKey(),
+  address: text("address").notNull(),
+  receiverVersion: integer("receiver_version").notNull(),
+  updatedAt: ms("updated_at").notNull(),
+});
+
+/**
+ * An instruction to pay one obligation, and what became of it (spec,
+ * Payment). An EVM transfer names the exact token amount, unique among the
+ * open instructions of its token and network (a tag in the trailing digits),
+ * so a transfer on chain identifies its instruction; one transaction credits
+ * one obligation.
+ */
+export const payments = sqliteTable("payments", {
+  paymentId: text("payment_id").primaryKey(),
+  partnerId: text("partner_id").notNull(),
+  clientId: integer("client_id").notNull().references(() => clients.id),
+  obligationId: text("obligation_id").notNull().references(() => obligations.obligationId),
+  /** EVM_TRANSFER | VENUE_B_USD_SEND | DEPOSIT_INVOICE */
+  method: text("method").notNull(),
+  /** PENDING | SUBMITTED | CONFIRMED | EXPIRED */
+  status: text("status").notNull(),
+  amountMicros: integer("amount_micros").notNull(),
+  networkId: text("network_id"),
+  tokenSymbol: text("token_symbol"),
+  tokenAddress: text("token_address"),
+  tokenDecimals: integer("token_decimals"),
+  /** The exact amount in the token's smallest units, as a decimal string. */
+  tokenAmount: text("token_amount"),
+  recipient: text("recipient"),
+  receiverVersion: integer("receiver_version"),
+  payerAddress: text("payer_address"),
+  txHash: text("tx_hash"),
+  issuedAt: ms("issued_at").notNull(),
+  /** Wall-clock time of issue: block times are real time, whatever the QA test clock says. */
+  issuedWallAt: ms("issued_wall_at").notNull(),
+  expiresAt: ms("expires_at").notNull(),
+  confirmedAt: ms("confirmed_at"),
+  /** Why a confirmed payment needs a person (OVERPAID), null otherwise. */
+  review: text("review"),
+  overpaidTokenAmount: text("overpaid_token_amount"),
+  /** `<CODE>: <message>` of the last check that did not credit. */
+  failureReason: text("failure_reason"),
+  updatedAt: ms("updated_at").notNull(),
+}, (t) => [
+  // No two open instructions of a token on a network ask for the same amount.
+  uniqueIndex("payments_open_amount").on(t.networkId, t.tokenAddress, t.tokenAmount)
+    .where(sql`status IN ('PENDING', 'SUBMITTED')`),
+  // One transaction credits one obligation, whichever instance confirms it.
+  uniqueIndex("payments_credited_tx").on(t.networkId, t.txHash).where(sql`status = 'CONFIRMED'`),
+  index("payments_obligation").on(t.obligationId),
+  index("payments_open").on(t.status, t.expiresAt),
+]);
+
 // ---------------------------------------------------------------- events (outbox)
 
 export const events = sqliteTable("events", {

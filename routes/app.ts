@@ -30,6 +30,7 @@ import { tenants } from "./tenants.ts";
 import { usage } from "./usage.ts";
 import { users } from "./users.ts";
 import { performanceRoutes } from "./performance.ts";
+import { paymentRoutes } from "./payments.ts";
 import { catalogs } from "./catalogs.ts";
 import { connections } from "./connections.ts";
 import { orders } from "./orders.ts";
@@ -56,6 +57,7 @@ export function buildPartnerApi(): OpenAPIHono<AppEnv> {
       setupRoutes,
       orders,
       performanceRoutes,
+      paymentRoutes,
       eventsRoutes,
     ]
   ) {

@@ -68,14 +68,19 @@ function requestIdIn(body: string): string | undefined {
  */
 export async function idempotentJson<T, V, S extends ContentfulStatusCode>(
   c: Context<AppEnv>,
-  status: S,
+  /** The answer's status, or how the verb's output decides it (200 credited, 202 not yet). */
+  status: S | ((output: T) => S),
   verb: (ctx: Ctx) => Promise<T>,
   view: (output: T) => V,
 ): Promise<JsonReply<V, S>> {
+  const statusOf = (output: T) => typeof status === "function" ? status(output) : status;
   const answer = c.get("idempotency");
   // An optional key that was not sent: the verb runs as a plain mutation.
-  if (!answer) return json(c, view(await verb(partnerCtx(c))), status);
-  answer.encodeWith((output) => ({ status, body: JSON.stringify(view(output as T)) }));
+  if (!answer) {
+    const output = await verb(partnerCtx(c));
+    return json(c, view(output), statusOf(output));
+  }
+  answer.encodeWith((output) => ({ status: statusOf(output as T), body: JSON.stringify(view(output as T)) }));
   const ctx = { ...partnerCtx(c), idempotency: answer };
   let output: T;
   try {
@@ -88,8 +93,8 @@ export async function idempotentJson<T, V, S extends ContentfulStatusCode>(
     answer.stored = stored; // already stored: the middleware must not store it again
     return replay(c, stored) as JsonReply<V, S>;
   }
-  if (answer.stored) return jsonText(c, answer.stored.body, status) as JsonReply<V, S>;
+  if (answer.stored) return jsonText(c, answer.stored.body, answer.stored.status) as JsonReply<V, S>;
   // A verb that forgot to record: the middleware stores the answer afterwards, outside the effect's transaction.
   ctx.logger.error("An IK verb did not record its answer with its effect", { route: answer.scope.route });
-  return json(c, view(output), status);
+  return json(c, view(output), statusOf(output));
 }

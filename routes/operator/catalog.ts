@@ -8,6 +8,8 @@ import { type AppEnv, operatorCtx } from "../env.ts";
 import { jsonBody, jsonContent, operatorErrors, ProviderIdSchema, RequestId, UsdAmount } from "../schemas/common.ts";
 import { throwOnInvalid } from "../validation.ts";
 import { StrategyBody } from "./schemas.ts";
+import { EVM_NETWORKS } from "../../config.ts";
+import { setPaymentRecipient } from "../../domain/payments/recipients.ts";
 
 const ProviderSettingResponse = z.object({
   providerId: ProviderIdSchema,
@@ -186,6 +188,38 @@ app.openapi(
   async (c) => {
     const assetPolicy = await deleteAssetPolicy(operatorCtx(c), c.req.valid("param"));
     return json(c, { assetPolicy, requestId: c.get("requestId") }, 200);
+  },
+);
+
+app.openapi(
+  createRoute({
+    method: "put",
+    path: "/operator/v1/payment-recipients/{networkId}",
+    tags,
+    summary: "The platform's receiving address on a payment network (a change bumps receiverVersion)",
+    request: {
+      params: z.object({ networkId: z.enum(EVM_NETWORKS) }),
+      body: jsonBody(z.object({ address: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "deve ser 0x e 40 hexadecimais") })),
+    },
+    responses: {
+      200: jsonContent(
+        z.object({
+          networkId: z.string(),
+          address: z.string(),
+          receiverVersion: z.number().int(),
+          requestId: RequestId,
+        }),
+        "The recipient.",
+      ),
+      ...operatorErrors,
+    },
+  }),
+  async (c) => {
+    const recipient = await setPaymentRecipient(operatorCtx(c), {
+      networkId: c.req.valid("param").networkId,
+      address: c.req.valid("json").address,
+    });
+    return json(c, { ...recipient, requestId: c.get("requestId") }, 200);
   },
 );
 

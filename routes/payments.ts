@@ -1,0 +1,127 @@
+/** Payments of a client's obligations: instructions, confirmation by transaction hash, and reads. */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { confirmPayment } from "../domain/payments/confirm_payment.ts";
+import { createPaymentInstructions } from "../domain/payments/instructions.ts";
+import { getPayment } from "../domain/payments/payment_view.ts";
+import { type AppEnv, partnerCtx } from "./env.ts";
+import { idempotentRoute } from "./middleware/idempotency.ts";
+import { idempotentJson, json } from "./respond.ts";
+import { idempotencyErrors, identifier, jsonBody, jsonContent, partnerErrors, RequestId } from "./schemas/common.ts";
+import { ExternalUserId } from "./users.ts";
+import { throwOnInvalid } from "./validation.ts";
+
+const tags = ["Billing"];
+
+export const PaymentSchema = z.object({
+  paymentId: z.string(),
+  obligationId: z.string(),
+  method: z.enum(["EVM_TRANSFER", "VENUE_B_USD_SEND", "DEPOSIT_INVOICE"]),
+  status: z.enum(["PENDING", "SUBMITTED", "CONFIRMED", "EXPIRED"]),
+  amountUsd: z.number(),
+  tokenSymbol: z.string().nullable(),
+  tokenAddress: z.string().nullable(),
+  tokenDecimals: z.number().int().nullable(),
+  tokenAmount: z.string().nullable().openapi({ description: "Exact amount in the token's smallest units." }),
+  networkId: z.string().nullable(),
+  recipient: z.string().nullable(),
+  receiverVersion: z.number().int().nullable(),
+  payerAddress: z.string().nullable(),
+  txHash: z.string().nullable(),
+  expiresAt: z.string(),
+  confirmedAt: z.string().nullable(),
+  review: z.string().nullable(),
+  overpaidTokenAmount: z.string().nullable(),
+  failureReason: z.string().nullable(),
+}).openapi("Payment");
+
+const Owner = { externalUserId: z.string(), tenantId: z.string().nullable() };
+const ObligationParams = z.object({ id: ExternalUserId, obligationId: identifier(64) });
+const PaymentParams = z.object({ id: ExternalUserId, paymentId: identifier(64) });
+
+const InstructionBody = z.object({
+  method: z.enum(["EVM_TRANSFER", "VENUE_B_USD_SEND", "DEPOSIT_INVOICE"]).optional(),
+  networkId: z.string().max(32).optional().openapi({ description: "bnb or arbitrum" }),
+  token: z.string().max(16).optional().openapi({ description: "USDT or USDC (billing.payment.tokens)" }),
+  payerAddress: z.string().max(128).optional().openapi({ description: "0x and 40 hex: the wallet that pays" }),
+  returnUrl: z.string().url().max(2048).optional(),
+});
+const InstructionResponse = z.object({
+  ...Owner,
+  payment: PaymentSchema,
+  instructions: z.string().openapi({ description: "Ready to show, in Portuguese." }),
+  requestId: RequestId,
+});
+const ConfirmBody = z.object({ txHash: z.string().max(256).openapi({ description: "0x and 64 hex" }) });
+const ConfirmResponse = z.object({
+  ...Owner,
+  payment: PaymentSchema,
+  credited: z.boolean(),
+  code: z.string().optional(),
+  message: z.string().optional(),
+  requestId: RequestId,
+});
+const PaymentResponse = z.object({ ...Owner, payment: PaymentSchema, requestId: RequestId });
+
+export const paymentRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
+  .openapi(
+    createRoute(idempotentRoute({
+      method: "post",
+      path: "/v1/users/{id}/obligations/{obligationId}/payment-instructions",
+      tags,
+      summary: "Issue an instruction to pay an open obligation: exact token amount, recipient, payer, expiry",
+      request: { params: ObligationParams, body: jsonBody(InstructionBody) },
+      responses: {
+        200: jsonContent(InstructionResponse, "The instruction."),
+        ...partnerErrors,
+        ...idempotencyErrors,
+      },
+    })),
+    (c) => {
+      const { id, obligationId } = c.req.valid("param");
+      return idempotentJson(
+        c,
+        200,
+        (ctx) => createPaymentInstructions(ctx, { externalUserId: id, obligationId, ...c.req.valid("json") }),
+        (result) => InstructionResponse.parse({ ...result, requestId: c.get("requestId") }),
+      );
+    },
+  )
+  .openapi(
+    createRoute(idempotentRoute({
+      method: "post",
+      path: "/v1/users/{id}/payments/{paymentId}/confirm",
+      tags,
+      summary: "Confirm an EVM transfer by its transaction hash, verified on chain; 202 while not credited",
+      request: { params: PaymentParams, body: jsonBody(ConfirmBody) },
+      responses: {
+        200: jsonContent(ConfirmResponse, "Credited (the obligation is paid)."),
+        202: jsonContent(ConfirmResponse, "Not credited yet: see code; the same txHash may be sent again."),
+        ...partnerErrors,
+        ...idempotencyErrors,
+      },
+    })),
+    (c) => {
+      const { id, paymentId } = c.req.valid("param");
+      return idempotentJson(
+        c,
+        (output: { status: 200 | 202 }) => output.status,
+        (ctx) => confirmPayment(ctx, { externalUserId: id, paymentId, txHash: c.req.valid("json").txHash }),
+        (output) => ConfirmResponse.parse({ ...output.body, requestId: c.get("requestId") }),
+      );
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/users/{id}/payments/{paymentId}",
+      tags,
+      summary: "A payment and its status",
+      request: { params: PaymentParams },
+      responses: { 200: jsonContent(PaymentResponse, "The payment."), ...partnerErrors },
+    }),
+    async (c) => {
+      const { id, paymentId } = c.req.valid("param");
+      const out = await getPayment(partnerCtx(c), { externalUserId: id, paymentId });
+      return json(c, PaymentResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
+    },
+  );

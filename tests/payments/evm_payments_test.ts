@@ -1,0 +1,259 @@
+/**
+ * EVM transfer payments against real chain software: two anvil nodes with
+ * the real chain ids of Arbitrum One and BNB Smart Chain, test tokens
+ * deployed on them, and transfers made by real wallets. Every confirmation
+ * is verified on chain by the service through its JSON-RPC configuration.
+ */
+import assert from "node:assert/strict";
+import type { Hex } from "viem";
+import { withTransaction } from "../../db/client.ts";
+import { createObligation } from "../../domain/billing/fee_obligations.ts";
+import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
+import { createPartner, expectError, expectJson, operator, type TestPartner } from "../_helpers/http.ts";
+import { startChain, type TestChain } from "../_helpers/evm/chain.ts";
+import { ik } from "../setup/setup_fixture.ts";
+import { clientIdOf } from "../performance/trade_fixture.ts";
+
+const RECIPIENT = "0x00000000000000000000000000000000000fee01";
+const OTHER = "0x00000000000000000000000000000000000bad02";
+const PAYER = 1;
+const STRANGER = 2;
+
+interface World {
+  env: TestEnv;
+  partner: TestPartner;
+  clientId: number;
+  arbitrum: TestChain;
+  bnb: TestChain;
+  tokens: { arbUsdt: Hex; arbUsdc: Hex; bnbUsdt: Hex };
+  payer: Hex;
+  /** A transfer to the recipient made before any instruction, in a block dated an hour ago. */
+  oldTransfer: Hex;
+}
+
+async function world(): Promise<World> {
+  // Arbitrum's first blocks are dated an hour back: a transfer made there is older than any instruction.
+  const hourAgo = Math.floor(Date.now() / 1000) - 3600;
+  const [arbitrum, bnb] = await Promise.all([startChain(42161, { timestamp: hourAgo }), startChain(56)]);
+  const tokens = {
+    arbUsdt: await arbitrum.deployToken("USDT", 6),
+    arbUsdc: await arbitrum.deployToken("USDC", 6),
+    bnbUsdt: await bnb.deployToken("USDT", 18),
+  };
+  const payer = arbitrum.wallet(PAYER).address;
+  for (
+    const [chain, token, amount] of [
+      [arbitrum, tokens.arbUsdt, 10_000n * 10n ** 6n],
+      [arbitrum, tokens.arbUsdc, 10_000n * 10n ** 6n],
+      [bnb, tokens.bnbUsdt, 10_000n * 10n ** 18n],
+    ] as const
+  ) {
+    await chain.mint(token, payer, amount);
+    await chain.mint(token, chain.wallet(STRANGER).address, amount);
+  }
+  const oldTransfer = await arbitrum.transfer(tokens.arbUsdt, PAYER, RECIPIENT, 49_900_001n);
+  // From here on Arbitrum's blocks carry the time of day.
+  await arbitrum.setNextBlockTime(Math.floor(Date.now() / 1000));
+  await arbitrum.mine(1);
+  const env = await startTestEnv({
+    env: {
+      EVM_RPC_ARBITRUM: arbitrum.url,
+      EVM_RPC_BNB: bnb.url,
+      EVM_TOKENS: JSON.stringify({
+        arbitrum: { USDT: tokens.arbUsdt, USDC: tokens.arbUsdc },
+        bnb: { USDT: tokens.bnbUsdt },
+      }),
+      EVM_CONFIRMATIONS: JSON.stringify({ arbitrum: 1, bnb: 3 }),
+    },
+  });
+  const partner = await createPartner(env, { partnerId: "payer" });
+  await expectJson(await partner.call("POST", "/v1/users", { body: { externalUserId: "ana" }, headers: ik() }), 201);
+  return { env, partner, clientId: await clientIdOf(env, "ana", "payer"), arbitrum, bnb, tokens, payer, oldTransfer };
+}
+
+async function stop(w: World) {
+  await w.env.close();
+  await Promise.all([w.arbitrum.stop(), w.bnb.stop()]);
+}
+
+/** An open obligation of ana at VENUE_A (USDT) or VENUE_B (USDC). */
+async function obligation(w: World, reference: string, amountMicros = 49_900_000, providerId = "VENUE_A") {
+  return await withTransaction(
+    w.env.deps.db,
+    async (tx) =>
+      (await createObligation(tx, { partnerId: "payer", tenantId: "payer", externalUserId: "ana" }, {
+        clientId: w.clientId,
+        providerId,
+        source: "MONTHLY_SUBSCRIPTION",
+        reference,
+        amountMicros,
+        dueFrom: w.env.clock.now(),
+        dueDays: 5,
+        statementId: null,
+      }, w.env.clock.now()))!,
+  );
+}
+
+function instruct(w: World, obligationId: string, body: Record<string, unknown>) {
+  return w.partner.call("POST", `/v1/users/ana/obligations/${obligationId}/payment-instructions`, {
+    body: { networkId: "arbitrum", token: "USDT", payerAddress: w.payer, ...body },
+    headers: ik(),
+  });
+}
+
+function confirm(w: World, paymentId: string, txHash: string, headers = ik()) {
+  return w.partner.call("POST", `/v1/users/ana/payments/${paymentId}/confirm`, { body: { txHash }, headers });
+}
+
+async function paidEvents(w: World) {
+  const feed = await expectJson(await w.partner.call("GET", "/v1/events?type=obligation.paid"), 200);
+  return feed.events;
+}
+
+Deno.test("EVM payments: instructions, exact payment credited once, and every refusal of the spec", async (t) => {
+  const w = await world();
+  try {
+    await t.step("instructions: refusals in the spec's codes, then the exact amount with its tag", async () => {
+      const owed = await obligation(w, "2026-11");
+      await expectError(await instruct(w, owed.obligationId, {}), 400, "RECIPIENT_NOT_CONFIGURED");
+      for (const network of ["arbitrum", "bnb"]) {
+        const set = await expectJson(
+          await operator(w.env, "PUT", `/operator/v1/payment-recipients/${network}`, { address: RECIPIENT }),
+          200,
+        );
+        assert.deepEqual([set.address, set.receiverVersion], [RECIPIENT, 1]);
+      }
+      await expectError(await instruct(w, owed.obligationId, { networkId: "polygon" }), 400, "NETWORK_NOT_ENABLED");
+      await expectError(await instruct(w, owed.obligationId, { token: "DAI" }), 400, "TOKEN_NOT_SUPPORTED");
+      await expectError(await instruct(w, owed.obligationId, { token: "USDC" }), 400, "CURRENCY_MISMATCH");
+      await expectError(await instruct(w, owed.obligationId, { payerAddress: "0x12" }), 400, "INVALID_PAYER");
+      await expectError(await instruct(w, "obl_unknown", {}), 404, "NOT_FOUND");
+
+      const first = await expectJson(await instruct(w, owed.obligationId, {}), 200);
+      const second = await expectJson(await instruct(w, owed.obligationId, {}), 200);
+      for (const { payment } of [first, second]) {
+        assert.deepEqual(
+          [payment.status, payment.method, payment.amountUsd, payment.tokenSymbol, payment.tokenDecimals],
+          ["PENDING", "EVM_TRANSFER", 49.9, "USDT", 6],
+        );
+        assert.deepEqual([payment.recipient, payment.receiverVersion, payment.networkId], [RECIPIENT, 1, "arbitrum"]);
+        const tag = BigInt(payment.tokenAmount) - 49_900_000n;
+        assert.ok(tag >= 1n && tag <= 9_999n, `a tag under a cent: ${tag}`);
+      }
+      assert.notEqual(
+        first.payment.tokenAmount,
+        second.payment.tokenAmount,
+        "no two open instructions share an amount",
+      );
+      assert.match(first.instructions, /^Envie exatamente 49\.9\d{0,5} USDT .* Arbitrum One \(chain id 42161\)/);
+      assert.ok(first.instructions.includes(w.payer) && first.instructions.includes(RECIPIENT));
+    });
+
+    await t.step("confirmation refusals: not credited (202) and refused (4xx), nothing paid", async () => {
+      const owed = await obligation(w, "refusals");
+      const { payment } = await expectJson(await instruct(w, owed.obligationId, {}), 200);
+      const exact = BigInt(payment.tokenAmount);
+      const expect202 = async (hash: string, code: string) => {
+        const body = await expectJson(await confirm(w, payment.paymentId, hash), 202);
+        assert.deepEqual([body.credited, body.code, body.payment.status], [false, code, "SUBMITTED"]);
+        assert.ok(body.payment.failureReason.startsWith(`${code}: `));
+      };
+      await expectError(await confirm(w, payment.paymentId, "0x1234"), 400, "INVALID_TX_HASH");
+      await expect202(await w.arbitrum.transfer(w.tokens.arbUsdt, PAYER, RECIPIENT, exact - 1n), "PAYMENT_UNDERPAID");
+      await expect202(await w.arbitrum.transfer(w.tokens.arbUsdt, STRANGER, RECIPIENT, exact), "PAYMENT_WRONG_SENDER");
+      await expect202(
+        await w.arbitrum.transfer(w.tokens.arbUsdc, PAYER, RECIPIENT, exact),
+        "PAYMENT_WRONG_TOKEN_OR_RECIPIENT",
+      );
+      await expect202(
+        await w.arbitrum.transfer(w.tokens.arbUsdt, PAYER, OTHER, exact),
+        "PAYMENT_WRONG_TOKEN_OR_RECIPIENT",
+      );
+      await expect202(await w.bnb.transfer(w.tokens.bnbUsdt, PAYER, RECIPIENT, exact), "PAYMENT_WRONG_NETWORK");
+      // More than the payer holds, mined anyway (gas given): the transaction reverted.
+      await expect202(
+        await w.arbitrum.transfer(w.tokens.arbUsdt, PAYER, RECIPIENT, 10n ** 30n, 100_000n),
+        "PAYMENT_TX_FAILED",
+      );
+      await expect202(w.oldTransfer, "PAYMENT_TX_TOO_OLD");
+      await expect202(`0x${"ab".repeat(32)}`, "PAYMENT_TX_NOT_FOUND");
+      const obligations = await expectJson(await w.partner.call("GET", "/v1/users/ana/obligations"), 200);
+      assert.equal(
+        obligations.obligations.find((o: { obligationId: string }) => o.obligationId === owed.obligationId)
+          .status,
+        "OPEN",
+      );
+      assert.equal((await paidEvents(w)).length, 0);
+    });
+
+    await t.step("exact payment: credited once, obligation paid, the same hash again credits nothing", async () => {
+      const owed = await obligation(w, "exact");
+      const { payment } = await expectJson(await instruct(w, owed.obligationId, {}), 200);
+      const hash = await w.arbitrum.transfer(w.tokens.arbUsdt, PAYER, RECIPIENT, BigInt(payment.tokenAmount));
+      const body = await expectJson(await confirm(w, payment.paymentId, hash), 200);
+      assert.deepEqual([body.credited, body.code, body.payment.status], [true, undefined, "CONFIRMED"]);
+      assert.equal(body.payment.txHash, hash);
+      const again = await expectJson(await confirm(w, payment.paymentId, hash), 200);
+      assert.equal(again.credited, true);
+      await expectError(await confirm(w, payment.paymentId, `0x${"cd".repeat(32)}`), 409, "TX_MISMATCH");
+      const paid = (await paidEvents(w)).filter((e: { data: { obligationId: string } }) =>
+        e.data.obligationId === owed.obligationId
+      );
+      assert.equal(paid.length, 1);
+      await expectError(await instruct(w, owed.obligationId, {}), 409, "OBLIGATION_NOT_OPEN");
+
+      // The same transaction offered for another obligation's instruction.
+      const other = await obligation(w, "other");
+      const { payment: otherPayment } = await expectJson(await instruct(w, other.obligationId, {}), 200);
+      await expectError(await confirm(w, otherPayment.paymentId, hash), 409, "TX_ALREADY_USED");
+      const fetched = await expectJson(await w.partner.call("GET", `/v1/users/ana/payments/${payment.paymentId}`), 200);
+      assert.equal(fetched.payment.status, "CONFIRMED");
+    });
+
+    await t.step("overpayment settles the obligation and goes to manual review", async () => {
+      const owed = await obligation(w, "over");
+      const { payment } = await expectJson(await instruct(w, owed.obligationId, {}), 200);
+      const hash = await w.arbitrum.transfer(w.tokens.arbUsdt, PAYER, RECIPIENT, BigInt(payment.tokenAmount) + 500n);
+      const body = await expectJson(await confirm(w, payment.paymentId, hash), 200);
+      assert.deepEqual(
+        [body.credited, body.code, body.payment.review, body.payment.overpaidTokenAmount],
+        [true, "PAYMENT_OVERPAID_MANUAL_REVIEW", "OVERPAID", "500"],
+      );
+    });
+
+    await t.step("BNB needs 3 confirmations: awaiting, then credited; an expired instruction refuses", async () => {
+      const owed = await obligation(w, "bnb");
+      const { payment } = await expectJson(await instruct(w, owed.obligationId, { networkId: "bnb" }), 200);
+      assert.equal(payment.tokenDecimals, 18);
+      const hash = await w.bnb.transfer(w.tokens.bnbUsdt, PAYER, RECIPIENT, BigInt(payment.tokenAmount));
+      const waiting = await expectJson(await confirm(w, payment.paymentId, hash), 202);
+      assert.equal(waiting.code, "PAYMENT_AWAITING_CONFIRMATIONS");
+      await w.bnb.mine(2);
+      assert.equal((await expectJson(await confirm(w, payment.paymentId, hash), 200)).credited, true);
+
+      const late = await obligation(w, "late");
+      const { payment: stale } = await expectJson(await instruct(w, late.obligationId, {}), 200);
+      w.env.clock.freeze(Date.parse(stale.expiresAt));
+      await expectError(await confirm(w, stale.paymentId, hash), 409, "PAYMENT_EXPIRED");
+    });
+  } finally {
+    await stop(w);
+  }
+});
+
+Deno.test("EVM payments: 20 concurrent confirmations of one transfer credit once, with one obligation.paid", async () => {
+  const w = await world();
+  try {
+    await operator(w.env, "PUT", "/operator/v1/payment-recipients/arbitrum", { address: RECIPIENT });
+    const owed = await obligation(w, "race");
+    const { payment } = await expectJson(await instruct(w, owed.obligationId, {}), 200);
+    const hash = await w.arbitrum.transfer(w.tokens.arbUsdt, PAYER, RECIPIENT, BigInt(payment.tokenAmount));
+    const answers = await Promise.all(Array.from({ length: 20 }, () => confirm(w, payment.paymentId, hash)));
+    const bodies = await Promise.all(answers.map((response) => response.json()));
+    assert.deepEqual(new Set(answers.map((response) => response.status)), new Set([200]));
+    assert.ok(bodies.every((body) => body.credited === true && body.payment.txHash === hash));
+    assert.equal((await paidEvents(w)).length, 1);
+  } finally {
+    await stop(w);
+  }
+});
