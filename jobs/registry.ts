@@ -8,6 +8,7 @@ import { errorFields } from "../domain/logger.ts";
 import { runBillingCycleJob } from "./billing_cycle.ts";
 import { runExpiry } from "./expiry.ts";
 import { runPeriodClose } from "./period_close.ts";
+import { runPayments } from "./payments.ts";
 import { runProtectionMonitor } from "./protection_monitor.ts";
 import { runReconcile } from "./reconcile.ts";
 
@@ -28,6 +29,7 @@ export const JOBS: Job[] = [
   { name: "period-close", schedule: "*/5 * * * *", run: runPeriodClose },
   // Due dates and grace ends fall at any minute: a state change is announced within one.
   { name: "billing-cycle", schedule: "* * * * *", run: runBillingCycleJob },
+  { name: "payments", schedule: "* * * * *", run: runPayments },
 ];
 
 export function findJob(name: string): Job | undefined {

@@ -229,12 +229,27 @@ Deno.test("EVM payments: instructions, exact payment credited once, and every re
       const waiting = await expectJson(await confirm(w, payment.paymentId, hash), 202);
       assert.equal(waiting.code, "PAYMENT_AWAITING_CONFIRMATIONS");
       await w.bnb.mine(2);
+      // The payments job checks submitted transfers again: this one is buried deep enough now.
+      const job = await expectJson(await operator(w.env, "POST", "/operator/v1/jobs/payments/run"), 200);
+      assert.deepEqual([job.summary.checked, job.summary.credited], [1, 1]);
+      const credited = await expectJson(
+        await w.partner.call("GET", `/v1/users/ana/payments/${payment.paymentId}`),
+        200,
+      );
+      assert.equal(credited.payment.status, "CONFIRMED");
       assert.equal((await expectJson(await confirm(w, payment.paymentId, hash), 200)).credited, true);
 
       const late = await obligation(w, "late");
       const { payment: stale } = await expectJson(await instruct(w, late.obligationId, {}), 200);
       w.env.clock.freeze(Date.parse(stale.expiresAt));
       await expectError(await confirm(w, stale.paymentId, hash), 409, "PAYMENT_EXPIRED");
+      const unpaid = await obligation(w, "unpaid");
+      const { payment: forgotten } = await expectJson(await instruct(w, unpaid.obligationId, {}), 200);
+      w.env.clock.freeze(Date.parse(forgotten.expiresAt));
+      const expiry = await expectJson(await operator(w.env, "POST", "/operator/v1/jobs/payments/run"), 200);
+      assert.equal(expiry.summary.expired, 1);
+      const gone = await expectJson(await w.partner.call("GET", `/v1/users/ana/payments/${forgotten.paymentId}`), 200);
+      assert.equal(gone.payment.status, "EXPIRED");
     });
   } finally {
     await stop(w);

@@ -1,0 +1,58 @@
+/**
+ * The payments job: a PENDING instruction past its expiry is EXPIRED (a new
+ * one is needed); a SUBMITTED one (its transaction seen but not credited:
+ * awaiting confirmations, or not yet verifiable) is checked again on chain
+ * with the hash it was given, until a day after its expiry, then EXPIRED. A
+ * check credits exactly as the partner's confirmation does.
+ */
+import { and, asc, eq, lte } from "drizzle-orm";
+import { withTransaction } from "../../db/client.ts";
+import { payments } from "../../db/schema.ts";
+import { DAY_MS } from "../clock.ts";
+import { yieldToEventLoop } from "../concurrency.ts";
+import type { Ctx } from "../context.ts";
+import { ApiError } from "../errors.ts";
+import { settle } from "./confirm_payment.ts";
+
+const BATCH = 100;
+/** How long after its expiry a submitted transaction is still looked for. */
+const SUBMITTED_GRACE_MS = DAY_MS;
+
+export interface PaymentCheckSummary {
+  expired: number;
+  checked: number;
+  credited: number;
+}
+
+export async function checkPayments(ctx: Ctx): Promise<PaymentCheckSummary> {
+  const summary: PaymentCheckSummary = { expired: 0, checked: 0, credited: 0 };
+  const now = ctx.clock.now();
+  const expired = await withTransaction(ctx.db, (tx) =>
+    tx.update(payments).set({ status: "EXPIRED", updatedAt: now })
+      .where(and(eq(payments.status, "PENDING"), lte(payments.expiresAt, now)))
+      .returning({ paymentId: payments.paymentId }));
+  summary.expired += expired.length;
+  const submitted = await ctx.db.read.select().from(payments)
+    .where(eq(payments.status, "SUBMITTED")).orderBy(asc(payments.expiresAt)).limit(BATCH);
+  for (const payment of submitted) {
+    if (payment.expiresAt + SUBMITTED_GRACE_MS <= now) {
+      await withTransaction(ctx.db, (tx) =>
+        tx.update(payments).set({ status: "EXPIRED", updatedAt: now })
+          .where(and(eq(payments.paymentId, payment.paymentId), eq(payments.status, "SUBMITTED"))));
+      summary.expired++;
+      continue;
+    }
+    summary.checked++;
+    try {
+      const outcome = await settle(ctx, payment, payment.txHash!, {
+        transaction: (work) => withTransaction(ctx.db, work),
+      });
+      if (outcome.credited) summary.credited++;
+    } catch (error) {
+      // The hash credited another payment meanwhile, or the like: the payment keeps its reason.
+      if (!(error instanceof ApiError)) throw error;
+    }
+    await yieldToEventLoop();
+  }
+  return summary;
+}
