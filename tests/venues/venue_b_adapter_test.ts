@@ -3,7 +3,7 @@ import { VenueError, type VenueErrorKind } from "../../venues/types.ts";
 import { createVenueBAdapter } from "../../venues/venue_b/adapter.ts";
 import { kindOfVenueMessage } from "../../venues/venue_b/errors.ts";
 import { cloidFromClientOrderId, formatPrice, formatSize } from "../../venues/venue_b/mappers.ts";
-import { generateAgentKey, signUserSignedAction, usdSendAction } from "../../venues/venue_b/signing.ts";
+import { generateAgentKey, sendUsdcAction, signUserSignedAction, usdSendAction } from "../../venues/venue_b/signing.ts";
 import {
   AGENT_KEY_BINDING,
   approveBuilder,
@@ -681,13 +681,13 @@ Deno.test("VENUE_B reports funding payments on open positions", async () => {
   assert.deepEqual(await adapter.getFunding(credentials, { since: Date.now() + 60_000 }), []);
 });
 
-Deno.test("VENUE_B relays a usdSend the user signed and finds it in the ledger with its nonce", async () => {
+Deno.test("VENUE_B relays user-signed transfers: a sendAsset is in the ledger with its nonce, a usdSend without", async () => {
   await using sim = startSim();
   const { adapter, principal } = await connectClient(sim);
   const platform = await fundedWallet(sim, "0");
   const since = Date.now() - 1;
   const nonce = testNonce();
-  const action = usdSendAction({ isMainnet: true, destination: platform.address, amount: "25.50", time: nonce });
+  const action = sendUsdcAction({ isMainnet: true, destination: platform.address, amount: "25.50", nonce });
   await adapter.submitUserSignedAction!(signUserSignedAction(principal.privateKey, action));
   const ledger = await adapter.getLedger!(principal.address, since);
   const send = ledger.find((entry) => entry.type === "send")!;
@@ -703,6 +703,17 @@ Deno.test("VENUE_B relays a usdSend the user signed and finds it in the ledger w
     `/ledger?user=${platform.address}`,
   );
   assert.deepEqual(control.sends.map((s) => [s.nonce, s.amount]), [[nonce, "25.5"]]);
+
+  // The venue logs a usdSend as an internalTransfer that names no nonce: it cannot bind a payment.
+  const usdSendNonce = testNonce();
+  await adapter.submitUserSignedAction!(
+    signUserSignedAction(
+      principal.privateKey,
+      usdSendAction({ isMainnet: true, destination: platform.address, amount: "3", time: usdSendNonce }),
+    ),
+  );
+  const internal = (await adapter.getLedger!(principal.address, since)).find((e) => e.type === "internalTransfer")!;
+  assert.deepEqual([internal.amount, internal.destination, internal.nonce], ["3", platform.address, null]);
 
   const replay = signUserSignedAction(principal.privateKey, action);
   await assertVenueError(adapter.submitUserSignedAction!(replay), "UNAVAILABLE", /duplicate nonce/);

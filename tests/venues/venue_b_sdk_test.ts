@@ -13,6 +13,7 @@ import {
   approveAgentAction,
   approveBuilderFeeAction,
   generateAgentKey,
+  sendUsdcAction,
   signUserSignedAction,
   usdSendAction,
   userSignedTypedData,
@@ -258,6 +259,17 @@ Deno.test("VENUE_B user-signed actions and their wallet typed data sign exactly 
     [
       usdSendAction({ isMainnet: true, destination, amount: "25.5", time: nonce }),
       () => sdk.usdSend({ destination, amount: "25.5" }),
+    ],
+    [
+      sendUsdcAction({ isMainnet: true, destination, amount: "25.5", nonce }),
+      () =>
+        sdk.sendAsset({
+          destination,
+          sourceDex: "",
+          destinationDex: "",
+          token: "USDC:0x6d1e7cde53ba9467b783cb7c530ce054",
+          amount: "25.5",
+        }),
     ],
   ] as const;
   for (const [action, viaSdk] of cases) {

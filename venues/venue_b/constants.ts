@@ -97,6 +97,27 @@ export const USER_SIGNED_TYPES = {
       { name: "time", type: "uint64" },
     ],
   },
+  sendAsset: {
+    "HyperliquidTransaction:SendAsset": [
+      { name: "hyperliquidChain", type: "string" },
+      { name: "destination", type: "string" },
+      { name: "sourceDex", type: "string" },
+      { name: "destinationDex", type: "string" },
+      { name: "token", type: "string" },
+      { name: "amount", type: "string" },
+      { name: "fromSubAccount", type: "string" },
+      { name: "nonce", type: "uint64" },
+    ],
+  },
+} as const;
+
+/**
+ * USDC as sendAsset names it (`NAME:tokenId`, spotMeta's token index 0) on
+ * each network; a perp-to-perp transfer is sourceDex "" to destinationDex "".
+ */
+export const USDC_TOKEN = {
+  mainnet: "USDC:0x6d1e7cde53ba9467b783cb7c530ce054",
+  testnet: "USDC:0xeb62eee3685fc4c43992febcd9e75443",
 } as const;
 
 /** The user-signed actions this code signs, verifies or relays. */

@@ -19,6 +19,7 @@ import {
   DEFAULT_SIGNATURE_CHAIN_ID,
   EIP712_DOMAIN_TYPE,
   L1_DOMAIN,
+  USDC_TOKEN,
   USER_SIGNED_DOMAIN_NAME,
   USER_SIGNED_TYPES,
   type UserSignedActionType,
@@ -157,6 +158,26 @@ export function usdSendAction(input: UserSignedBase & { destination: HexAddress;
     destination: input.destination.toLowerCase() as HexAddress,
     amount: formatDec(parseDec(input.amount)),
     time: input.time,
+  };
+}
+
+/**
+ * sendAsset of USDC from the signer's perp balance to `destination`'s: the
+ * transfer the venue's ledger records with its signed nonce (a `send` delta),
+ * where a usdSend leaves an `internalTransfer` without one. That nonce is
+ * what binds a payment to the session that asked for it.
+ */
+export function sendUsdcAction(input: UserSignedBase & { destination: HexAddress; amount: string; nonce: number }) {
+  return {
+    type: "sendAsset" as const,
+    ...chainFields(input),
+    destination: input.destination.toLowerCase() as HexAddress,
+    sourceDex: "",
+    destinationDex: "",
+    token: input.isMainnet ? USDC_TOKEN.mainnet : USDC_TOKEN.testnet,
+    amount: formatDec(parseDec(input.amount)),
+    fromSubAccount: "",
+    nonce: input.nonce,
   };
 }
 

@@ -16,7 +16,7 @@ import {
   updateLeverage,
 } from "./orders.ts";
 import type { SimState, SimUser } from "./state.ts";
-import { approveAgent, approveBuilderFee, usdSend } from "./user_actions.ts";
+import { approveAgent, approveBuilderFee, sendAsset, type SendAssetFields, usdSend } from "./user_actions.ts";
 import {
   type CanonicalL1Action,
   canonicalL1Action,
@@ -52,7 +52,7 @@ export function answerExchange(state: SimState, raw: unknown): unknown {
   const signature = parseSignature(envelope.signature);
   const vaultAddress = optionalAddress(envelope.vaultAddress);
   const expiresAfter = optionalInteger(envelope.expiresAfter);
-  if (action.type === "approveAgent" || action.type === "approveBuilderFee" || action.type === "usdSend") {
+  if (USER_SIGNED_ACTIONS.has(action.type as string)) {
     if (vaultAddress || expiresAfter !== undefined) {
       return err("User-signed actions take no vaultAddress or expiresAfter.");
     }
@@ -119,13 +119,16 @@ function applyL1(state: SimState, user: SimUser, action: CanonicalL1Action): unk
   }
 }
 
+/** The user-signed actions the simulator takes (signed by the principal's wallet, not an agent). */
+const USER_SIGNED_ACTIONS = new Set(["approveAgent", "approveBuilderFee", "usdSend", "sendAsset"]);
+
 function userSigned(
   state: SimState,
   action: Record<string, unknown>,
   nonce: number,
   signature: ReturnType<typeof parseSignature>,
 ): unknown {
-  const type = action.type as "approveAgent" | "approveBuilderFee" | "usdSend";
+  const type = action.type as "approveAgent" | "approveBuilderFee" | "usdSend" | "sendAsset";
   oneOf(action.hyperliquidChain, ["Mainnet", "Testnet"], "hyperliquidChain");
   hexNumber(action.signatureChainId, "signatureChainId");
   const fields = type === "approveAgent"
@@ -135,6 +138,15 @@ function userSigned(
     }
     : type === "approveBuilderFee"
     ? { maxFeeRate: text(action.maxFeeRate, "maxFeeRate"), builder: hex(action.builder, 20, "builder") }
+    : type === "sendAsset"
+    ? {
+      destination: text(action.destination, "destination"),
+      sourceDex: text(action.sourceDex, "sourceDex"),
+      destinationDex: text(action.destinationDex, "destinationDex"),
+      token: text(action.token, "token"),
+      amount: text(action.amount, "amount"),
+      fromSubAccount: text(action.fromSubAccount, "fromSubAccount"),
+    }
     : { destination: text(action.destination, "destination"), amount: text(action.amount, "amount") };
   const actionNonce = integer(type === "usdSend" ? action.time : action.nonce, type === "usdSend" ? "time" : "nonce");
   // Replay protection across networks: a testnet signature means nothing here.
@@ -155,6 +167,8 @@ function userSigned(
     ? approveAgent(state, user, fields as { agentAddress: HexAddress; agentName: string })
     : type === "approveBuilderFee"
     ? approveBuilderFee(state, user, fields as { maxFeeRate: string; builder: HexAddress })
+    : type === "sendAsset"
+    ? sendAsset(state, user, fields as SendAssetFields, nonce)
     : usdSend(state, user, fields as { destination: string; amount: string }, nonce);
   return refusal ? err(refusal) : ok();
 }

@@ -4,7 +4,8 @@
  */
 import { add, cmp, isDecimal, sub } from "../../decimal.ts";
 import type { HexAddress } from "../../types.ts";
-import { ZERO_ADDRESS } from "../../venue_b/constants.ts";
+import type { WireLedgerUpdate } from "../../venue_b/wire.ts";
+import { USDC_TOKEN, ZERO_ADDRESS } from "../../venue_b/constants.ts";
 import { percentToTenthsBps } from "../../venue_b/signing.ts";
 import {
   accountValue,
@@ -87,15 +88,70 @@ export function approveBuilderFee(
 }
 
 /**
- * usdSend. Deviation from the real venue, on purpose: the ledger records it as
- * a `send` delta carrying the signed nonce (the venue logs usdSend as an
- * `internalTransfer` without one), because payment tests bind on that nonce.
+ * usdSend, recorded as the venue records it: an `internalTransfer` delta on
+ * both ledgers, with no nonce (only sendAsset's `send` carries one).
  */
 export function usdSend(
   state: SimState,
   user: SimUser,
   action: { destination: string; amount: string },
   nonce: number,
+): string | null {
+  return moveUsdc(state, user, action, nonce, (fee) => ({
+    type: "internalTransfer",
+    usdc: wire(action.amount),
+    user: user.address,
+    destination: action.destination.toLowerCase(),
+    fee: wire(fee),
+  }));
+}
+
+export interface SendAssetFields {
+  destination: string;
+  sourceDex: string;
+  destinationDex: string;
+  token: string;
+  amount: string;
+  fromSubAccount: string;
+}
+
+/**
+ * sendAsset of USDC between two perp balances (sourceDex and destinationDex
+ * ""), recorded as a `send` delta carrying the signed nonce. Other dexes,
+ * tokens and sub-accounts are beyond this simulator and refused.
+ */
+export function sendAsset(state: SimState, user: SimUser, action: SendAssetFields, nonce: number): string | null {
+  if (action.sourceDex !== "" || action.destinationDex !== "") return "Only perp-to-perp transfers are simulated.";
+  if (action.fromSubAccount !== "") return "Sub-account transfers are not simulated.";
+  if (action.token !== (state.isMainnet ? USDC_TOKEN.mainnet : USDC_TOKEN.testnet)) return "Invalid token.";
+  return moveUsdc(state, user, action, nonce, (fee) => ({
+    type: "send",
+    user: user.address,
+    destination: action.destination.toLowerCase(),
+    sourceDex: "",
+    destinationDex: "",
+    token: "USDC",
+    amount: wire(action.amount),
+    usdcValue: wire(action.amount),
+    fee: wire(fee),
+    nativeTokenFee: "0.0",
+    nonce,
+    feeToken: "USDC",
+  }));
+}
+
+/**
+ * Move USDC from `user` to the destination (a new account costs the sender
+ * the activation fee) and write the transfer's delta on both ledgers. The
+ * control route's list of sends keeps every transfer with the nonce it was
+ * signed with, whatever the ledger shows.
+ */
+function moveUsdc(
+  state: SimState,
+  user: SimUser,
+  action: { destination: string; amount: string },
+  nonce: number,
+  delta: (fee: string) => WireLedgerUpdate["delta"],
 ): string | null {
   if (!/^0x[0-9a-fA-F]{40}$/.test(action.destination)) return "Invalid destination address.";
   if (!isDecimal(action.amount) || cmp(action.amount, "0") <= 0) return "Invalid amount.";
@@ -108,22 +164,9 @@ export function usdSend(
   receiver.usdc = add(receiver.usdc, action.amount);
   const time = state.now();
   const hash = nextHash(state);
-  const delta = {
-    type: "send",
-    user: user.address,
-    destination,
-    sourceDex: "",
-    destinationDex: "",
-    token: "USDC",
-    amount: wire(action.amount),
-    usdcValue: wire(action.amount),
-    fee: wire(fee),
-    nativeTokenFee: "0.0",
-    nonce,
-    feeToken: "USDC",
-  };
-  user.ledger.push({ time, hash, delta });
-  receiver.ledger.push({ time, hash, delta });
+  const entry = { time, hash, delta: delta(fee) };
+  user.ledger.push(entry);
+  receiver.ledger.push(entry);
   state.sends.push({ time, hash, user: user.address, destination, amount: wire(action.amount), fee: wire(fee), nonce });
   return null;
 }
