@@ -739,6 +739,18 @@ export const paymentRecipients = sqliteTable("payment_recipients", {
 });
 
 /**
+ * The operator's extended public key per network, from which each deposit
+ * invoice gets an address of its own (the next unused index); the private
+ * key never reaches the service.
+ */
+export const depositXpubs = sqliteTable("deposit_xpubs", {
+  networkId: text("network_id").primaryKey(),
+  xpub: text("xpub").notNull(),
+  nextIndex: integer("next_index").notNull(),
+  updatedAt: ms("updated_at").notNull(),
+});
+
+/**
  * An instruction to pay one obligation, and what became of it (spec,
  * Payment). An EVM transfer names the exact token amount, unique among the
  * open instructions of its token and network (a tag in the trailing digits),
@@ -763,7 +775,10 @@ export const payments = sqliteTable("payments", {
   tokenAmount: text("token_amount"),
   recipient: text("recipient"),
   receiverVersion: integer("receiver_version"),
+  /** The declared payer (EVM_TRANSFER); null for a deposit invoice, which any wallet may pay. */
   payerAddress: text("payer_address"),
+  /** DEPOSIT_INVOICE: the index under the operator's extended public key that gave the invoice's address. */
+  derivationIndex: integer("derivation_index"),
   txHash: text("tx_hash"),
   issuedAt: ms("issued_at").notNull(),
   /** Wall-clock time of issue: block times are real time, whatever the QA test clock says. */
@@ -777,8 +792,8 @@ export const payments = sqliteTable("payments", {
   failureReason: text("failure_reason"),
   updatedAt: ms("updated_at").notNull(),
 }, (t) => [
-  // No two open instructions of a token on a network ask for the same amount.
-  uniqueIndex("payments_open_amount").on(t.networkId, t.tokenAddress, t.tokenAmount)
+  // No two open instructions of a token to one recipient on a network ask for the same amount.
+  uniqueIndex("payments_open_amount_to").on(t.networkId, t.tokenAddress, t.recipient, t.tokenAmount)
     .where(sql`status IN ('PENDING', 'SUBMITTED')`),
   // One transaction credits one obligation, whichever instance confirms it.
   uniqueIndex("payments_credited_tx").on(t.networkId, t.txHash).where(sql`status = 'CONFIRMED'`),

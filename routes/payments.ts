@@ -45,9 +45,26 @@ const InstructionBody = z.object({
   payerAddress: z.string().max(128).optional().openapi({ description: "0x and 40 hex: the wallet that pays" }),
   returnUrl: z.string().url().max(2048).optional(),
 });
+const InvoiceSchema = z.object({
+  invoiceId: z.string(),
+  paymentId: z.string().openapi({ description: "Confirm the deposit's transaction under this id." }),
+  obligationId: z.string(),
+  status: z.enum(["PENDING", "SUBMITTED", "CONFIRMED", "EXPIRED"]),
+  amountUsd: z.number(),
+  networkId: z.string().nullable(),
+  tokenSymbol: z.string().nullable(),
+  tokenAddress: z.string().nullable(),
+  tokenDecimals: z.number().int().nullable(),
+  tokenAmount: z.string().nullable(),
+  address: z.string().nullable().openapi({ description: "Exclusive to this invoice." }),
+  derivationIndex: z.number().int().nullable(),
+  expiresAt: z.string(),
+}).openapi("DepositInvoice");
+
 const InstructionResponse = z.object({
   ...Owner,
-  payment: PaymentSchema,
+  payment: PaymentSchema.optional().openapi({ description: "EVM_TRANSFER" }),
+  invoice: InvoiceSchema.optional().openapi({ description: "DEPOSIT_INVOICE, instead of a payment" }),
   instructions: z.string().openapi({ description: "Ready to show, in Portuguese." }),
   requestId: RequestId,
 });

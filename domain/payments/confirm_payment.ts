@@ -68,7 +68,7 @@ export async function confirmPayment(ctx: Ctx, input: { externalUserId: string; 
     .where(and(eq(payments.paymentId, input.paymentId), eq(payments.clientId, client.id)));
   if (!payment) throw new ApiError("NOT_FOUND");
   if (!TX_HASH.test(input.txHash)) throw new ApiError("INVALID_TX_HASH");
-  if (payment.method !== "EVM_TRANSFER") throw new ApiError("PAYMENT_METHOD_MISMATCH");
+  if (payment.method === "VENUE_B_USD_SEND") throw new ApiError("PAYMENT_METHOD_MISMATCH");
   // The answer a partner gets (and a retry of the same key replays): 200 when credited, 202 when not yet.
   const answer = (outcome: ConfirmOutcome) => ({
     status: outcome.credited ? 200 as const : 202 as const,
@@ -233,7 +233,10 @@ async function verify(ctx: Ctx, payment: PaymentRow, hash: string): Promise<{ co
   if (!facts.succeeded) return { code: "PAYMENT_TX_FAILED" };
   const toRecipient = facts.transfers.filter((t) => t.token === payment.tokenAddress && t.to === payment.recipient);
   if (!toRecipient.length) return { code: "PAYMENT_WRONG_TOKEN_OR_RECIPIENT" };
-  const fromPayer = toRecipient.filter((t) => t.from === payment.payerAddress);
+  // An invoice's address is its own: any wallet may pay it.
+  const fromPayer = payment.payerAddress === null
+    ? toRecipient
+    : toRecipient.filter((t) => t.from === payment.payerAddress);
   if (!fromPayer.length) return { code: "PAYMENT_WRONG_SENDER" };
   if (facts.blockTimeMs < payment.issuedWallAt - BLOCK_TIME_TOLERANCE_MS) return { code: "PAYMENT_TX_TOO_OLD" };
   const paid = fromPayer.reduce((sum, t) => sum + t.value, 0n);

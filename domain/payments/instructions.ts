@@ -22,10 +22,13 @@ import { ApiError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { reducedSoFar } from "../billing/fee_obligations.ts";
 import { evmReaderOf } from "./evm_networks.ts";
-import { paymentView } from "./payment_view.ts";
+import { invoiceView, paymentView } from "./payment_view.ts";
+import { claimInvoiceAddress } from "./deposit_invoices.ts";
 import { recipientOf } from "./recipients.ts";
 
 export const INSTRUCTION_TTL_MS = HOUR_MS;
+/** A deposit invoice's address is exclusive: a late deposit still names it, so it waits a day. */
+export const INVOICE_TTL_MS = 24 * HOUR_MS;
 const TAG_ATTEMPTS = 8;
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
@@ -47,21 +50,21 @@ export async function createPaymentInstructions(ctx: Ctx, input: InstructionInpu
   const client = await loadClient(ctx.db.read, partnerId, input.externalUserId);
   const owed = await openObligation(ctx, client.id, input.obligationId);
   const method = input.method ?? "EVM_TRANSFER";
-  if (method !== "EVM_TRANSFER") {
+  if (method === "VENUE_B_USD_SEND") {
     throw new ApiError("VALIDATION_ERROR", { message: `method: ${method} ainda não está disponível neste serviço.` });
   }
+  const invoice = method === "DEPOSIT_INVOICE";
   const network = enabledNetwork(ctx, input.networkId);
-  const token = input.token as EvmToken;
+  // An invoice is paid in the obligation's own currency; a transfer names its token.
+  const token = (invoice ? input.token ?? owed.row.currency : input.token) as EvmToken;
   const tokenAddress = ctx.config.evmTokens[network][token];
   if (!tokenAddress) throw new ApiError("TOKEN_NOT_SUPPORTED");
   if (token !== owed.row.currency) {
     throw new ApiError("CURRENCY_MISMATCH", { message: `Esta cobrança é em ${owed.row.currency}, não em ${token}.` });
   }
-  if (!input.payerAddress || !EVM_ADDRESS.test(input.payerAddress) || /^0x0{40}$/.test(input.payerAddress)) {
-    throw new ApiError("INVALID_PAYER");
-  }
-  const recipient = await recipientOf(ctx.db.read, network);
-  if (!recipient) throw new ApiError("RECIPIENT_NOT_CONFIGURED");
+  const payer = invoice ? null : validPayer(input.payerAddress);
+  const recipient = invoice ? null : await recipientOf(ctx.db.read, network);
+  if (!invoice && !recipient) throw new ApiError("RECIPIENT_NOT_CONFIGURED");
   const decimals = await tokenDecimals(ctx, network, tokenAddress);
   const base = BigInt(owed.remainingMicros) * 10n ** BigInt(decimals - 6);
   const issuedAt = ctx.clock.now();
@@ -76,24 +79,32 @@ export async function createPaymentInstructions(ctx: Ctx, input: InstructionInpu
     tokenSymbol: token,
     tokenAddress,
     tokenDecimals: decimals,
-    recipient: recipient.address,
-    receiverVersion: recipient.receiverVersion,
-    payerAddress: input.payerAddress.toLowerCase(),
+    recipient: recipient?.address ?? null,
+    receiverVersion: recipient?.receiverVersion ?? null,
+    payerAddress: payer,
     issuedAt,
     issuedWallAt: wallClockNow(),
-    expiresAt: issuedAt + INSTRUCTION_TTL_MS,
+    expiresAt: issuedAt + (invoice ? INVOICE_TTL_MS : INSTRUCTION_TTL_MS),
     updatedAt: issuedAt,
   };
   for (let attempt = 0;; attempt++) {
-    const tokenAmount = (base + uniqueTag(decimals)).toString();
+    // An invoice's address is its own: its amount needs no tag.
+    const tokenAmount = (invoice ? base : base + uniqueTag(decimals)).toString();
     try {
       return await withPartnerTransaction(ctx, async (tx) => {
-        const row = await paymentInsert.insert(tx, { ...draft, paymentId: newId("pay", issuedAt), tokenAmount });
+        const address = invoice ? await claimInvoiceAddress(tx, network) : null;
+        if (invoice && !address) throw new ApiError("RECIPIENT_NOT_CONFIGURED");
+        const row = await paymentInsert.insert(tx, {
+          ...draft,
+          paymentId: newId("pay", issuedAt),
+          tokenAmount,
+          ...(address ? { recipient: address.address, derivationIndex: address.index } : {}),
+        });
         const result = {
           externalUserId: client.externalUserId,
           tenantId: client.tenantId,
-          payment: paymentView(row),
-          instructions: sentence(row.tokenAmount!, decimals, token, network, draft.payerAddress, row.recipient!, row),
+          ...(invoice ? { invoice: invoiceView(row) } : { payment: paymentView(row) }),
+          instructions: sentence(row, token, network),
         };
         await ctx.idempotency?.record(tx, result);
         return result;
@@ -113,6 +124,12 @@ export async function openObligation(ctx: Ctx, clientId: number, obligationId: s
   if (!found) throw new ApiError("NOT_FOUND");
   if (found.row.status !== "OPEN") throw new ApiError("OBLIGATION_NOT_OPEN");
   return { row: found.row, remainingMicros: found.row.amountMicros - found.reduced };
+}
+
+/** The declared payer of a transfer: an address that can sign (not the zero address). */
+function validPayer(address: string | undefined): string {
+  if (!address || !EVM_ADDRESS.test(address) || /^0x0{40}$/.test(address)) throw new ApiError("INVALID_PAYER");
+  return address.toLowerCase();
 }
 
 /** A payment network this service can verify transfers on: a known network with a node configured. */
@@ -148,17 +165,23 @@ function uniqueTag(decimals: number): bigint {
 }
 
 function sentence(
-  tokenAmount: string,
-  decimals: number,
+  row: {
+    tokenAmount: string | null;
+    tokenDecimals: number | null;
+    recipient: string | null;
+    payerAddress: string | null;
+    expiresAt: number;
+  },
   token: string,
   network: EvmNetwork,
-  payer: string,
-  recipient: string,
-  row: { expiresAt: number },
 ): string {
-  const exact = formatDec({ units: BigInt(tokenAmount), scale: decimals });
+  const exact = formatDec({ units: BigInt(row.tokenAmount!), scale: row.tokenDecimals! });
   const until = new Date(row.expiresAt).toISOString().replace("T", " ").slice(0, 16);
-  return `Envie exatamente ${exact} ${token} (${tokenAmount} na menor unidade do token) na rede ` +
-    `${NETWORK_NAMES[network]} (chain id ${CHAIN_IDS[network]}), da carteira ${payer} para ${recipient}, ` +
-    `até ${until} UTC. Outro valor, outra rede ou outra carteira não quitam esta cobrança.`;
+  const from = row.payerAddress ? `da carteira ${row.payerAddress} ` : "de qualquer carteira ";
+  const warning = row.payerAddress
+    ? "Outro valor, outra rede ou outra carteira não quitam esta cobrança."
+    : "Este endereço é exclusivo desta fatura; outro valor ou outra rede não a quitam.";
+  return `Envie exatamente ${exact} ${token} (${row.tokenAmount} na menor unidade do token) na rede ` +
+    `${NETWORK_NAMES[network]} (chain id ${CHAIN_IDS[network]}), ${from}para ${row.recipient}, ` +
+    `até ${until} UTC. ${warning}`;
 }

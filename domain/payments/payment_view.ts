@@ -33,6 +33,25 @@ export function paymentView(row: PaymentRow) {
   };
 }
 
+/** A deposit invoice (the spec shows no fields): its exclusive address, the exact amount, the payment to confirm. */
+export function invoiceView(row: PaymentRow) {
+  return {
+    invoiceId: row.paymentId,
+    paymentId: row.paymentId,
+    obligationId: row.obligationId,
+    status: row.status,
+    amountUsd: microsToUsd(row.amountMicros),
+    networkId: row.networkId,
+    tokenSymbol: row.tokenSymbol,
+    tokenAddress: row.tokenAddress,
+    tokenDecimals: row.tokenDecimals,
+    tokenAmount: row.tokenAmount,
+    address: row.recipient,
+    derivationIndex: row.derivationIndex,
+    expiresAt: iso(row.expiresAt),
+  };
+}
+
 /** `GET /v1/users/:id/payments/:paymentId`. */
 export async function getPayment(ctx: Ctx, input: { externalUserId: string; paymentId: string }) {
   const client = await loadClient(ctx.db.read, partnerOf(ctx), input.externalUserId);

@@ -10,6 +10,7 @@ import { throwOnInvalid } from "../validation.ts";
 import { StrategyBody } from "./schemas.ts";
 import { EVM_NETWORKS } from "../../config.ts";
 import { setPaymentRecipient } from "../../domain/payments/recipients.ts";
+import { setDepositXpub } from "../../domain/payments/deposit_invoices.ts";
 
 const ProviderSettingResponse = z.object({
   providerId: ProviderIdSchema,
@@ -220,6 +221,33 @@ app.openapi(
       address: c.req.valid("json").address,
     });
     return json(c, { ...recipient, requestId: c.get("requestId") }, 200);
+  },
+);
+
+app.openapi(
+  createRoute({
+    method: "put",
+    path: "/operator/v1/deposit-xpub/{networkId}",
+    tags,
+    summary: "The extended public key deposit invoices derive their addresses from (no private key)",
+    request: {
+      params: z.object({ networkId: z.enum(EVM_NETWORKS) }),
+      body: jsonBody(z.object({ xpub: z.string().min(100).max(120) })),
+    },
+    responses: {
+      200: jsonContent(
+        z.object({ networkId: z.string(), nextIndex: z.number().int(), requestId: RequestId }),
+        "The key is set.",
+      ),
+      ...operatorErrors,
+    },
+  }),
+  async (c) => {
+    const set = await setDepositXpub(operatorCtx(c), {
+      networkId: c.req.valid("param").networkId,
+      xpub: c.req.valid("json").xpub,
+    });
+    return json(c, { ...set, requestId: c.get("requestId") }, 200);
   },
 );
 

@@ -5,7 +5,10 @@
  * is verified on chain by the service through its JSON-RPC configuration.
  */
 import assert from "node:assert/strict";
+import { HDKey } from "@scure/bip32";
+import { bytesToHex } from "@noble/hashes/utils.js";
 import type { Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { withTransaction } from "../../db/client.ts";
 import { createObligation } from "../../domain/billing/fee_obligations.ts";
 import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
@@ -268,6 +271,49 @@ Deno.test("EVM payments: 20 concurrent confirmations of one transfer credit once
     const bodies = await Promise.all(answers.map((response) => response.json()));
     assert.deepEqual(new Set(answers.map((response) => response.status)), new Set([200]));
     assert.ok(bodies.every((body) => body.credited === true && body.payment.txHash === hash));
+    assert.equal((await paidEvents(w)).length, 1);
+  } finally {
+    await stop(w);
+  }
+});
+
+Deno.test("deposit invoices: an exclusive address per invoice from the operator's xpub, paid by any wallet", async () => {
+  const w = await world();
+  try {
+    // The operator's wallet, kept off the service: only its account-level extended public key is configured.
+    const account = HDKey.fromMasterSeed(new Uint8Array(32).fill(7)).derive("m/44'/60'/0'");
+    const addressAt = (index: number) =>
+      privateKeyToAccount(`0x${bytesToHex(account.deriveChild(0).deriveChild(index).privateKey!)}`).address
+        .toLowerCase();
+    await expectError(
+      await operator(w.env, "PUT", "/operator/v1/deposit-xpub/arbitrum", { xpub: account.privateExtendedKey }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    const owed = await obligation(w, "invoice");
+    const invoiceFor = (networkId: string) =>
+      w.partner.call("POST", `/v1/users/ana/obligations/${owed.obligationId}/payment-instructions`, {
+        body: { method: "DEPOSIT_INVOICE", networkId },
+        headers: ik(),
+      });
+    await expectError(await invoiceFor("arbitrum"), 400, "RECIPIENT_NOT_CONFIGURED");
+    await expectJson(
+      await operator(w.env, "PUT", "/operator/v1/deposit-xpub/arbitrum", { xpub: account.publicExtendedKey }),
+      200,
+    );
+    const first = await expectJson(await invoiceFor("arbitrum"), 200);
+    const second = await expectJson(await invoiceFor("arbitrum"), 200);
+    assert.equal(first.payment, undefined, "an invoice instead of a payment");
+    assert.deepEqual(
+      [first.invoice.address, first.invoice.derivationIndex, first.invoice.tokenAmount, first.invoice.tokenSymbol],
+      [addressAt(0), 0, "49900000", "USDT"],
+    );
+    assert.deepEqual([second.invoice.address, second.invoice.derivationIndex], [addressAt(1), 1]);
+    assert.match(first.instructions, /de qualquer carteira para 0x[0-9a-f]{40}/);
+
+    const hash = await w.arbitrum.transfer(w.tokens.arbUsdt, STRANGER, first.invoice.address, 49_900_000n);
+    const paid = await expectJson(await confirm(w, first.invoice.paymentId, hash), 200);
+    assert.deepEqual([paid.credited, paid.payment.method, paid.payment.status], [true, "DEPOSIT_INVOICE", "CONFIRMED"]);
     assert.equal((await paidEvents(w)).length, 1);
   } finally {
     await stop(w);
