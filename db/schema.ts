@@ -739,6 +739,25 @@ export const paymentRecipients = sqliteTable("payment_recipients", {
 });
 
 /**
+ * The hosted page of a VENUE_B USD send: a single-use link token (its hash)
+ * exchanged once for a page ticket, 15 minutes, the partner's return URL,
+ * the wallet that connected, and the send the page asked it to sign, whose
+ * nonce is what the venue's ledger must show for the payment to credit.
+ */
+export const paymentSessions = sqliteTable("payment_sessions", {
+  paymentId: text("payment_id").primaryKey().references(() => payments.paymentId),
+  tokenHash: text("token_hash").notNull().unique(),
+  ticketHash: text("ticket_hash").unique(),
+  /** OPEN | SIGNED (the signature was relayed: the link is spent) */
+  status: text("status").notNull(),
+  returnUrl: text("return_url"),
+  expiresAt: ms("expires_at").notNull(),
+  walletAddress: text("wallet_address"),
+  pendingAction: json<Record<string, unknown>>("pending_action"),
+  signedNonce: integer("signed_nonce"),
+});
+
+/**
  * The operator's extended public key per network, from which each deposit
  * invoice gets an address of its own (the next unused index); the private
  * key never reaches the service.

@@ -11,6 +11,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Hono } from "hono";
 import type { Deps } from "../domain/context.ts";
 import { hostedConnect } from "../hosted-pages/connect/routes.ts";
+import { hostedPay } from "../hosted-pages/pay/routes.ts";
 import { docsPage } from "./docs.tsx";
 import type { AppEnv } from "./env.ts";
 import { eventsRoutes } from "./events.ts";
@@ -108,6 +109,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   app.route("/", partnerApi);
 
   app.route("/connect", hostedConnect());
+  app.route("/pay", hostedPay());
 
   app.use("/operator/v1/*", operatorAuth(), bodyGuard({ scopeGuard: false }));
   app.route("/", operatorApi);

@@ -65,6 +65,9 @@ const InstructionResponse = z.object({
   ...Owner,
   payment: PaymentSchema.optional().openapi({ description: "EVM_TRANSFER" }),
   invoice: InvoiceSchema.optional().openapi({ description: "DEPOSIT_INVOICE, instead of a payment" }),
+  paymentUrl: z.string().optional().openapi({
+    description: "VENUE_B_USD_SEND: the hosted page where the client signs the send (single-use, 15 minutes).",
+  }),
   instructions: z.string().openapi({ description: "Ready to show, in Portuguese." }),
   requestId: RequestId,
 });

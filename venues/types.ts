@@ -327,6 +327,10 @@ export interface WalletApprovals {
   builderApproval(
     input: { builder: HexAddress; maxFeeTenthsBps: number; signatureChainId: HexAddress },
   ): UserSignedAction["action"];
+  /** A transfer of `amount` USDC to `destination` whose ledger entry carries its signed nonce (a payment). */
+  usdcTransfer(
+    input: { destination: HexAddress; amount: Decimal; signatureChainId: HexAddress },
+  ): UserSignedAction["action"];
   /** The action as `eth_signTypedData_v4` takes it (JSON-safe). */
   typedDataForWallet(action: UserSignedAction["action"]): Record<string, unknown>;
   /** The signed action from the wallet's 65-byte hex signature; throws RangeError when malformed. */

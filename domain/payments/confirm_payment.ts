@@ -145,7 +145,10 @@ export async function settle(ctx: Ctx, payment: PaymentRow, hash: string, using:
   }
   try {
     return await transaction(async (tx) =>
-      await record(tx, (await credit(tx, payment, hash, verdict.paid, now)) ?? (await currentOutcome(tx, payment)))
+      await record(
+        tx,
+        (await creditPayment(tx, payment, hash, verdict.paid, now)) ?? (await currentOutcome(tx, payment)),
+      )
     );
   } catch (error) {
     // The same transaction credited another payment first.
@@ -177,9 +180,11 @@ function outcomeOf(payment: PaymentRow): ConfirmOutcome {
 
 /**
  * Credit the payment (compare-and-set from PENDING or SUBMITTED) and its
- * obligation, once. Answers null when another request settled it first.
+ * obligation, once, with `paid` in the payment's token units and `hash` the
+ * transfer's identity (one credit each). Answers null when another request
+ * settled it first.
  */
-async function credit(tx: Tx, payment: PaymentRow, hash: string, paid: bigint, now: number) {
+export async function creditPayment(tx: Tx, payment: PaymentRow, hash: string, paid: bigint, now: number) {
   const exact = BigInt(payment.tokenAmount!);
   const [obligation] = await tx.select().from(obligations).where(eq(obligations.obligationId, payment.obligationId));
   const owed = obligation.status === "OPEN";

@@ -24,6 +24,7 @@ import { reducedSoFar } from "../billing/fee_obligations.ts";
 import { evmReaderOf } from "./evm_networks.ts";
 import { invoiceView, paymentView } from "./payment_view.ts";
 import { claimInvoiceAddress } from "./deposit_invoices.ts";
+import { createSendInstruction } from "./venue_b_send.ts";
 import { recipientOf } from "./recipients.ts";
 
 export const INSTRUCTION_TTL_MS = HOUR_MS;
@@ -50,9 +51,7 @@ export async function createPaymentInstructions(ctx: Ctx, input: InstructionInpu
   const client = await loadClient(ctx.db.read, partnerId, input.externalUserId);
   const owed = await openObligation(ctx, client.id, input.obligationId);
   const method = input.method ?? "EVM_TRANSFER";
-  if (method === "VENUE_B_USD_SEND") {
-    throw new ApiError("VALIDATION_ERROR", { message: `method: ${method} ainda não está disponível neste serviço.` });
-  }
+  if (method === "VENUE_B_USD_SEND") return await createSendInstruction(ctx, client, owed, input.returnUrl);
   const invoice = method === "DEPOSIT_INVOICE";
   const network = enabledNetwork(ctx, input.networkId);
   // An invoice is paid in the obligation's own currency; a transfer names its token.

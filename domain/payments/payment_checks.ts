@@ -7,12 +7,13 @@
  */
 import { and, asc, eq, lte } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
-import { payments } from "../../db/schema.ts";
+import { payments, paymentSessions } from "../../db/schema.ts";
 import { DAY_MS } from "../clock.ts";
 import { yieldToEventLoop } from "../concurrency.ts";
 import type { Ctx } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { settle } from "./confirm_payment.ts";
+import { checkSendLedger } from "./venue_b_send.ts";
 
 const BATCH = 100;
 /** How long after its expiry a submitted transaction is still looked for. */
@@ -44,6 +45,13 @@ export async function checkPayments(ctx: Ctx): Promise<PaymentCheckSummary> {
     }
     summary.checked++;
     try {
+      if (payment.method === "VENUE_B_USD_SEND") {
+        const [session] = await ctx.db.read.select().from(paymentSessions)
+          .where(eq(paymentSessions.paymentId, payment.paymentId));
+        const outcome = await checkSendLedger(ctx, payment, session.signedNonce!);
+        if (outcome.status === "CONFIRMED") summary.credited++;
+        continue;
+      }
       const outcome = await settle(ctx, payment, payment.txHash!, {
         transaction: (work) => withTransaction(ctx.db, work),
       });

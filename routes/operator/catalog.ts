@@ -11,6 +11,7 @@ import { StrategyBody } from "./schemas.ts";
 import { EVM_NETWORKS } from "../../config.ts";
 import { setPaymentRecipient } from "../../domain/payments/recipients.ts";
 import { setDepositXpub } from "../../domain/payments/deposit_invoices.ts";
+import { setVenueBPaymentWallet } from "../../domain/payments/venue_b_send.ts";
 
 const ProviderSettingResponse = z.object({
   providerId: ProviderIdSchema,
@@ -247,6 +248,26 @@ app.openapi(
       networkId: c.req.valid("param").networkId,
       xpub: c.req.valid("json").xpub,
     });
+    return json(c, { ...set, requestId: c.get("requestId") }, 200);
+  },
+);
+
+app.openapi(
+  createRoute({
+    method: "put",
+    path: "/operator/v1/venue-b-payment-wallet",
+    tags,
+    summary: "The platform wallet that receives VENUE_B USD sends",
+    request: {
+      body: jsonBody(z.object({ address: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "deve ser 0x e 40 hexadecimais") })),
+    },
+    responses: {
+      200: jsonContent(z.object({ address: z.string(), requestId: RequestId }), "The wallet is set."),
+      ...operatorErrors,
+    },
+  }),
+  async (c) => {
+    const set = await setVenueBPaymentWallet(operatorCtx(c), c.req.valid("json").address);
     return json(c, { ...set, requestId: c.get("requestId") }, 200);
   },
 );

@@ -11,6 +11,7 @@ import {
   approveBuilderFeeAction,
   generateAgentKey,
   recoverUserSignedActionSigner,
+  sendUsdcAction,
   splitSignature,
   userSignedActionNonce,
   walletTypedData,
@@ -30,6 +31,8 @@ export function walletApprovals(isMainnet: boolean, now: () => number): WalletAp
       approveAgentAction({ isMainnet, signatureChainId, agentAddress, agentName: AGENT_NAME, nonce: now() }),
     builderApproval: ({ builder, maxFeeTenthsBps, signatureChainId }) =>
       approveBuilderFeeAction({ isMainnet, signatureChainId, builder, maxFeeTenthsBps, nonce: now() }),
+    usdcTransfer: ({ destination, amount, signatureChainId }) =>
+      sendUsdcAction({ isMainnet, signatureChainId, destination, amount, nonce: now() }),
     typedDataForWallet: (action) => walletTypedData(action),
     withSignature(action, signature): UserSignedAction {
       const nonce = userSignedActionNonce(action);

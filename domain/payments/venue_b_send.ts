@@ -1,0 +1,300 @@
+/**
+ * Paying a USDC obligation from the client's VENUE_B account (method
+ * `VENUE_B_USD_SEND`). The instruction opens a hosted page (`paymentUrl`,
+ * a single-use token in the fragment, 15 minutes, the partner's registered
+ * return URL); there the client connects the principal wallet of the
+ * connected account and signs a transfer of the exact amount to the
+ * platform's wallet. The service builds the message, relays the signature
+ * and credits only when the venue's ledger shows that transfer with the
+ * nonce signed in this session: a `sendAsset`, whose ledger entry carries
+ * it (a usdSend's carries none and can only be ambiguous). Nothing here can
+ * move money by itself: every charge needs the client's signature.
+ */
+import { and, eq } from "drizzle-orm";
+import { type Tx, withTransaction } from "../../db/client.ts";
+import { rowInsert } from "../../db/row_insert.ts";
+import { clients, partners, payments, paymentSessions, settings } from "../../db/schema.ts";
+import { formatDec } from "../../venues/decimal.ts";
+import type { HexAddress, LedgerEntry, UserSignedAction, VenueAdapter } from "../../venues/types.ts";
+import { VenueError } from "../../venues/types.ts";
+import { findAccount } from "../accounts/load_account.ts";
+import { MINUTE_MS, wallClockNow } from "../clock.ts";
+import type { ClientRow } from "../clients/load_client.ts";
+import { allowedReturnUrl } from "../connect/return_url.ts";
+import { withPartnerTransaction } from "../credentials/partner_transaction.ts";
+import type { Ctx } from "../context.ts";
+import { ApiError } from "../errors.ts";
+import { newId, randomSecret, sha256Hex } from "../ids.ts";
+import { usdToMicros } from "../money.ts";
+import { callVenue } from "../venues/call_venue.ts";
+import { creditPayment } from "./confirm_payment.ts";
+import { type PaymentRow, paymentView } from "./payment_view.ts";
+
+const SESSION_TTL_MS = 15 * MINUTE_MS;
+const WALLET_SETTING = "venue_b_payment_wallet";
+/** The ledger is read from a little before the instruction: venue and service clocks differ. */
+const LEDGER_MARGIN_MS = MINUTE_MS;
+const paymentInsert = rowInsert(payments);
+const sessionInsert = rowInsert(paymentSessions);
+
+type SessionRow = typeof paymentSessions.$inferSelect;
+
+/** Operator: the platform wallet that receives VENUE_B sends (`PUT /operator/v1/venue-b-payment-wallet`). */
+export async function setVenueBPaymentWallet(ctx: Ctx, address: string) {
+  const value = address.toLowerCase();
+  await withTransaction(ctx.db, (tx) =>
+    tx.insert(settings).values({ key: WALLET_SETTING, value })
+      .onConflictDoUpdate({ target: settings.key, set: { value } }));
+  return { address: value };
+}
+
+async function platformWallet(tx: Tx | Ctx["db"]["read"]): Promise<string | null> {
+  const [row] = await tx.select().from(settings).where(eq(settings.key, WALLET_SETTING));
+  return row?.value ?? null;
+}
+
+/** The instruction: the payment, its page session and the page's address (the token only in the fragment). */
+export async function createSendInstruction(
+  ctx: Ctx,
+  client: ClientRow,
+  owed: { row: { obligationId: string; currency: string }; remainingMicros: number },
+  returnUrl: string | undefined,
+) {
+  if (owed.row.currency !== "USDC") {
+    throw new ApiError("CURRENCY_MISMATCH", { message: "VENUE_B_USD_SEND só quita cobranças em USDC." });
+  }
+  const account = await findAccount(ctx.db.read, client.id, "VENUE_B");
+  if (!account?.accountAddress || account.connection === "REVOKED") throw new ApiError("API_NOT_CONFIGURED");
+  const [partner] = await ctx.db.read.select().from(partners).where(eq(partners.partnerId, client.partnerId));
+  const back = returnUrl === undefined ? null : allowedReturnUrl(returnUrl, partner.returnUrlOrigins);
+  const token = randomSecret(32);
+  const issuedAt = ctx.clock.now();
+  return await withPartnerTransaction(ctx, async (tx) => {
+    const wallet = await platformWallet(tx);
+    if (!wallet) throw new ApiError("RECIPIENT_NOT_CONFIGURED");
+    const payment = await paymentInsert.insert(tx, {
+      paymentId: newId("pay", issuedAt),
+      partnerId: client.partnerId,
+      clientId: client.id,
+      obligationId: owed.row.obligationId,
+      method: "VENUE_B_USD_SEND",
+      status: "PENDING",
+      amountMicros: owed.remainingMicros,
+      networkId: "venue_b",
+      tokenSymbol: "USDC",
+      tokenDecimals: 6,
+      tokenAmount: String(owed.remainingMicros),
+      recipient: wallet,
+      payerAddress: account.accountAddress,
+      issuedAt,
+      issuedWallAt: wallClockNow(),
+      expiresAt: issuedAt + SESSION_TTL_MS,
+      updatedAt: issuedAt,
+    });
+    await sessionInsert.insert(tx, {
+      paymentId: payment.paymentId,
+      tokenHash: sha256Hex(token),
+      status: "OPEN",
+      returnUrl: back,
+      expiresAt: payment.expiresAt,
+    });
+    const result = {
+      externalUserId: client.externalUserId,
+      tenantId: client.tenantId,
+      payment: paymentView(payment),
+      paymentUrl: `${ctx.config.connectUrl}/pay#${token}`,
+    };
+    await ctx.idempotency?.record(tx, result);
+    return result;
+  });
+}
+
+// ---------------------------------------------------------------- the page
+
+/** What the page shows: who asks, how much, from which wallet to which. */
+export interface SendPage {
+  partnerName: string;
+  amount: string;
+  token: "USDC";
+  from: string;
+  to: string;
+  expiresAt: number;
+  returnUrl: string | null;
+}
+
+/** Exchange the link token for a page ticket (each load replaces the previous ticket). */
+export async function exchangePaymentToken(ctx: Ctx, token: string): Promise<{ ticket: string; page: SendPage }> {
+  const ticket = randomSecret(32);
+  return await withTransaction(ctx.db, async (tx) => {
+    const [session] = await tx.select().from(paymentSessions)
+      .where(eq(paymentSessions.tokenHash, sha256Hex(token)));
+    const payment = await usableSession(ctx, tx, session);
+    await tx.update(paymentSessions).set({ ticketHash: sha256Hex(ticket) })
+      .where(eq(paymentSessions.paymentId, session.paymentId));
+    return { ticket, page: await pageOf(tx, session, payment) };
+  });
+}
+
+/** The connected wallet must be the account's principal; answers the message it signs. */
+export async function startSend(ctx: Ctx, ticket: string, input: { walletAddress: string; chainId: HexAddress }) {
+  const { session, payment } = await sessionOfTicket(ctx, ticket);
+  const wallet = input.walletAddress.toLowerCase();
+  if (wallet !== payment.payerAddress) throw new ApiError("WALLET_MISMATCH");
+  const approvals = venueB(ctx).walletApprovals!;
+  const action = approvals.usdcTransfer({
+    destination: payment.recipient as HexAddress,
+    amount: formatDec({ units: BigInt(payment.tokenAmount!), scale: 6 }),
+    signatureChainId: input.chainId,
+  });
+  await withTransaction(ctx.db, (tx) =>
+    tx.update(paymentSessions).set({ walletAddress: wallet, pendingAction: action })
+      .where(and(eq(paymentSessions.paymentId, session.paymentId), eq(paymentSessions.status, "OPEN"))));
+  return { typedData: approvals.typedDataForWallet(action) };
+}
+
+export interface SendOutcome {
+  status: "CONFIRMED" | "SUBMITTED";
+  code?: string;
+  returnUrl: string | null;
+}
+
+/**
+ * Check the wallet's signature (the principal's, of the message this session
+ * built), relay it, and look for the transfer in the ledger. A refusal by the
+ * venue is PAYMENT_REJECTED and leaves the page open for a new signature; a
+ * relayed one spends the link.
+ */
+export async function submitSendSignature(
+  ctx: Ctx,
+  ticket: string,
+  input: { signature: string },
+): Promise<SendOutcome> {
+  const { session, payment } = await sessionOfTicket(ctx, ticket);
+  if (!session.pendingAction) {
+    throw new ApiError("VALIDATION_ERROR", { message: "Conecte a carteira antes de enviar uma assinatura." });
+  }
+  const adapter = venueB(ctx);
+  const approvals = adapter.walletApprovals!;
+  let signed: UserSignedAction;
+  try {
+    signed = approvals.withSignature(session.pendingAction as UserSignedAction["action"], input.signature);
+    if (approvals.signerOf(signed) !== payment.payerAddress) throw new ApiError("WALLET_MISMATCH");
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw new ApiError("VALIDATION_ERROR", { message: "A assinatura não é válida." });
+  }
+  try {
+    await callVenue(ctx, "VENUE_B", (venue) => venue.submitUserSignedAction!(signed));
+  } catch (error) {
+    // An answer that was lost may hide a send that happened: only the ledger can tell (never relayed again).
+    const uncertain = (error instanceof ApiError && error.uncertain) ||
+      (error instanceof VenueError && error.kind === "OUTCOME_UNKNOWN");
+    if (!uncertain) {
+      if (!(error instanceof VenueError) && !(error instanceof ApiError)) throw error;
+      await recordFailure(ctx, payment, "PAYMENT_REJECTED", "O provedor recusou o envio assinado.", "PENDING");
+      throw new ApiError("PAYMENT_REJECTED");
+    }
+  }
+  const now = ctx.clock.now();
+  await withTransaction(ctx.db, async (tx) => {
+    await tx.update(paymentSessions).set({ status: "SIGNED", signedNonce: signed.nonce, pendingAction: null })
+      .where(eq(paymentSessions.paymentId, session.paymentId));
+    await tx.update(payments).set({ status: "SUBMITTED", failureReason: null, updatedAt: now })
+      .where(and(eq(payments.paymentId, payment.paymentId), eq(payments.status, "PENDING")));
+  });
+  const outcome = await checkSendLedger(ctx, { ...payment, status: "SUBMITTED" }, signed.nonce);
+  return { ...outcome, returnUrl: session.returnUrl };
+}
+
+/**
+ * Credit the payment if the payer's ledger shows the transfer signed in its
+ * session (a `send` with that nonce, to the platform wallet, of the exact
+ * amount). Otherwise say what is missing: the transfer with that nonce for
+ * another amount, a compatible transfer that names no nonce (reviewed by a
+ * person, never credited here), or nothing yet.
+ */
+export async function checkSendLedger(ctx: Ctx, payment: PaymentRow, nonce: number) {
+  let ledger: LedgerEntry[];
+  try {
+    ledger = await venueB(ctx).getLedger!(payment.payerAddress as HexAddress, payment.issuedWallAt - LEDGER_MARGIN_MS);
+  } catch {
+    return await pending(ctx, payment, "PAYMENT_AWAITING_LEDGER", "O ledger do provedor não pôde ser lido agora.");
+  }
+  const toPlatform = ledger.filter((entry) =>
+    entry.user === payment.payerAddress && entry.destination === payment.recipient
+  );
+  const bound = toPlatform.find((entry) => entry.type === "send" && entry.nonce === nonce);
+  const exact = BigInt(payment.tokenAmount!);
+  if (bound) {
+    if (BigInt(usdToMicros(bound.amount)) !== exact) {
+      return await pending(ctx, payment, "PAYMENT_AMOUNT_MISMATCH", "O envio assinado tem outro valor.");
+    }
+    const now = ctx.clock.now();
+    const credited = await withTransaction(ctx.db, (tx) => creditPayment(tx, payment, bound.hash, exact, now));
+    if (credited) return { status: "CONFIRMED" as const };
+    const [current] = await ctx.db.read.select().from(payments).where(eq(payments.paymentId, payment.paymentId));
+    return current.status === "CONFIRMED" ? { status: "CONFIRMED" as const } : { status: "SUBMITTED" as const };
+  }
+  if (toPlatform.some((entry) => BigInt(usdToMicros(entry.amount)) === exact)) {
+    return await pending(
+      ctx,
+      payment,
+      "PAYMENT_LEDGER_BINDING_AMBIGUOUS",
+      "Há uma transferência compatível sem o nonce desta sessão; ela será revisada manualmente.",
+    );
+  }
+  return await pending(ctx, payment, "PAYMENT_AWAITING_LEDGER", "O envio ainda não aparece no ledger do provedor.");
+}
+
+async function pending(ctx: Ctx, payment: PaymentRow, code: string, message: string) {
+  await recordFailure(ctx, payment, code, message, "SUBMITTED");
+  return { status: "SUBMITTED" as const, code };
+}
+
+async function recordFailure(ctx: Ctx, payment: PaymentRow, code: string, message: string, status: string) {
+  await withTransaction(
+    ctx.db,
+    (tx) =>
+      tx.update(payments).set({ failureReason: `${code}: ${message}`, updatedAt: ctx.clock.now() })
+        .where(and(eq(payments.paymentId, payment.paymentId), eq(payments.status, status))),
+  );
+}
+
+function venueB(ctx: Ctx): VenueAdapter {
+  const adapter = ctx.venues.VENUE_B;
+  if (!adapter.walletApprovals || !adapter.submitUserSignedAction || !adapter.getLedger) {
+    throw new ApiError("WRONG_SCHEME");
+  }
+  return adapter;
+}
+
+/** The open session a page ticket names, with its payment; anything else is PAYMENT_TICKET_INVALID. */
+async function sessionOfTicket(ctx: Ctx, ticket: string) {
+  const [session] = await ctx.db.read.select().from(paymentSessions)
+    .where(eq(paymentSessions.ticketHash, sha256Hex(ticket)));
+  const payment = await usableSession(ctx, ctx.db.read, session);
+  return { session, payment };
+}
+
+async function usableSession(ctx: Ctx, db: Tx | Ctx["db"]["read"], session: SessionRow | undefined) {
+  if (!session || session.status !== "OPEN" || ctx.clock.now() >= session.expiresAt) {
+    throw new ApiError("PAYMENT_TICKET_INVALID");
+  }
+  const [payment] = await db.select().from(payments).where(eq(payments.paymentId, session.paymentId));
+  if (payment.status !== "PENDING") throw new ApiError("PAYMENT_TICKET_INVALID");
+  return payment;
+}
+
+async function pageOf(tx: Tx, session: SessionRow, payment: PaymentRow): Promise<SendPage> {
+  const [client] = await tx.select().from(clients).where(eq(clients.id, payment.clientId));
+  const [partner] = await tx.select().from(partners).where(eq(partners.partnerId, client.partnerId));
+  return {
+    partnerName: partner.name,
+    amount: formatDec({ units: BigInt(payment.tokenAmount!), scale: 6 }),
+    token: "USDC",
+    from: payment.payerAddress!,
+    to: payment.recipient!,
+    expiresAt: session.expiresAt,
+    returnUrl: session.returnUrl,
+  };
+}
