@@ -103,6 +103,10 @@ export async function createSendInstruction(
       tenantId: client.tenantId,
       payment: paymentView(payment),
       paymentUrl: `${ctx.config.connectUrl}/pay#${token}`,
+      instructions: `Abra o link de pagamento e assine, com a carteira ${account.accountAddress}, o envio de ` +
+        `${formatDec({ units: BigInt(owed.remainingMicros), scale: 6 })} USDC da sua conta VENUE_B para ` +
+        `${wallet} até ${new Date(payment.expiresAt).toISOString().replace("T", " ").slice(0, 16)} UTC. ` +
+        "Cada cobrança precisa da sua assinatura; nenhum valor é debitado sem ela.",
     };
     await ctx.idempotency?.record(tx, result);
     return result;
