@@ -16,10 +16,9 @@ import {
   sessionOfTicket,
 } from "../../domain/connect/hosted_session.ts";
 import { iso } from "../../domain/clock.ts";
-import { ApiError } from "../../domain/errors.ts";
 import { type AppEnv, hostedPageCtx } from "../../routes/env.ts";
 import { json } from "../../routes/respond.ts";
-import { validationError } from "../../routes/validation.ts";
+import { parse, ticketOf } from "../page_api.ts";
 
 const TOKEN = z.string().regex(/^[A-Za-z0-9_-]{43}$/, "link inválido");
 const ExchangeBody = z.object({ token: TOKEN });
@@ -42,19 +41,6 @@ const WalletStartBody = z.object({
 const TestCredentialsBody = z.object({ walletAddress: HEX_ADDRESS.optional() });
 const WalletSignatureBody = z.object({ signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, "assinatura inválida") });
 
-function parse<T>(schema: z.ZodType<T>, body: unknown): T {
-  const result = schema.safeParse(body);
-  if (!result.success) throw validationError(result.error);
-  return result.data;
-}
-
-/** The page ticket from `Authorization: Bearer <ticket>`. */
-function ticketOf(c: { req: { header(name: string): string | undefined } }): string {
-  const match = /^Bearer ([A-Za-z0-9_-]{43})$/.exec(c.req.header("authorization") ?? "");
-  if (!match) throw new ApiError("CONNECT_INVALID");
-  return match[1];
-}
-
 function sessionWire(session: PageSession, qa: boolean) {
   return { ...session, expiresAt: iso(session.expiresAt), qa };
 }
@@ -71,26 +57,30 @@ export function connectApi(): Hono<AppEnv> {
 
   api.get("/session", async (c) => {
     const ctx = hostedPageCtx(c);
-    const session = await pageSessionOf(ctx, await sessionOfTicket(ctx, ticketOf(c)));
+    const session = await pageSessionOf(ctx, await sessionOfTicket(ctx, ticketOf(c, "CONNECT_INVALID")));
     return json(c, { session: sessionWire(session, ctx.config.serviceEnv === "qa") }, 200);
   });
 
   api.post("/api-key", async (c) => {
     const ctx = hostedPageCtx(c);
     const input = parse(ApiKeyBody, c.get("jsonBody"));
-    const connected = await connectApiKey(ctx, ticketOf(c), input);
+    const connected = await connectApiKey(ctx, ticketOf(c, "CONNECT_INVALID"), input);
     return json(c, { status: "CONNECTED", ...connected }, 200);
   });
 
   api.post("/wallet/start", async (c) => {
-    const next = await startWalletFlow(hostedPageCtx(c), ticketOf(c), parse(WalletStartBody, c.get("jsonBody")));
+    const next = await startWalletFlow(
+      hostedPageCtx(c),
+      ticketOf(c, "CONNECT_INVALID"),
+      parse(WalletStartBody, c.get("jsonBody")),
+    );
     return json(c, next, 200);
   });
 
   api.post("/wallet/sign", async (c) => {
     const next = await submitWalletSignature(
       hostedPageCtx(c),
-      ticketOf(c),
+      ticketOf(c, "CONNECT_INVALID"),
       parse(WalletSignatureBody, c.get("jsonBody")),
     );
     return json(c, next, 200);
@@ -99,7 +89,7 @@ export function connectApi(): Hono<AppEnv> {
   // QA only (the domain answers 404 elsewhere): test credentials, like a payment sandbox's test cards.
   api.post("/qa/test-credentials", async (c) => {
     const input = parse(TestCredentialsBody, c.get("jsonBody") ?? {});
-    return json(c, await qaTestCredentials(hostedPageCtx(c), ticketOf(c), input), 200);
+    return json(c, await qaTestCredentials(hostedPageCtx(c), ticketOf(c, "CONNECT_INVALID"), input), 200);
   });
 
   return api;

@@ -7,7 +7,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { iso } from "../../domain/clock.ts";
-import { ApiError } from "../../domain/errors.ts";
 import {
   exchangePaymentToken,
   type SendPage,
@@ -16,7 +15,7 @@ import {
 } from "../../domain/payments/venue_b_send.ts";
 import { type AppEnv, hostedPageCtx } from "../../routes/env.ts";
 import { json } from "../../routes/respond.ts";
-import { validationError } from "../../routes/validation.ts";
+import { parse, ticketOf } from "../page_api.ts";
 
 const ExchangeBody = z.object({ token: z.string().regex(/^[A-Za-z0-9_-]{43}$/, "link inválido") });
 const WalletBody = z.object({
@@ -25,19 +24,6 @@ const WalletBody = z.object({
     .transform((value) => value.toLowerCase() as `0x${string}`),
 });
 const SignatureBody = z.object({ signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, "assinatura inválida") });
-
-function parse<T>(schema: z.ZodType<T>, body: unknown): T {
-  const result = schema.safeParse(body);
-  if (!result.success) throw validationError(result.error);
-  return result.data;
-}
-
-/** The page ticket from `Authorization: Bearer <ticket>`. */
-function ticketOf(c: { req: { header(name: string): string | undefined } }): string {
-  const match = /^Bearer ([A-Za-z0-9_-]{43})$/.exec(c.req.header("authorization") ?? "");
-  if (!match) throw new ApiError("PAYMENT_TICKET_INVALID");
-  return match[1];
-}
 
 const pageWire = (page: SendPage) => ({ ...page, expiresAt: iso(page.expiresAt) });
 
@@ -49,11 +35,11 @@ export function payApi(): Hono<AppEnv> {
   });
   api.post("/wallet", async (c) => {
     const input = parse(WalletBody, c.get("jsonBody"));
-    return json(c, await startSend(hostedPageCtx(c), ticketOf(c), input), 200);
+    return json(c, await startSend(hostedPageCtx(c), ticketOf(c, "PAYMENT_TICKET_INVALID"), input), 200);
   });
   api.post("/signature", async (c) => {
     const input = parse(SignatureBody, c.get("jsonBody"));
-    return json(c, await submitSendSignature(hostedPageCtx(c), ticketOf(c), input), 200);
+    return json(c, await submitSendSignature(hostedPageCtx(c), ticketOf(c, "PAYMENT_TICKET_INVALID"), input), 200);
   });
   return api;
 }

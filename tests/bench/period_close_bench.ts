@@ -17,6 +17,7 @@ import { closePeriods } from "../../domain/performance/close_periods.ts";
 import { startTestEnv } from "../_helpers/env.ts";
 import { createPartner } from "../_helpers/http.ts";
 import { percentile } from "./percentile.ts";
+import { billingContract } from "../performance/trade_fixture.ts";
 import { pollLatencies } from "./poll.ts";
 
 const CLIENTS = Number(Deno.env.get("CLOSE_CLIENTS") ?? "100000");
@@ -27,15 +28,7 @@ const env = await startTestEnv();
 const ctx: Ctx = { ...env.deps, actor: { kind: "system", job: "bench" }, requestId: "bench" };
 const partner = await createPartner(env, {
   partnerId: "closing",
-  contract: {
-    subscriptionMonthlyUsd: 0,
-    currency: "USDT",
-    performanceFeePercent: 0.2,
-    performancePeriod: "MONTHLY",
-    carryPolicy: "CARRY",
-    dueDays: 5,
-    subscriptionProviders: [],
-  },
+  contract: billingContract(),
   limits: { requestsPerMinute: 1_000_000, ordersPerMinute: 1_000 },
 });
 

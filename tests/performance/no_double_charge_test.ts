@@ -9,7 +9,7 @@ import { START, startTestEnv } from "../_helpers/env.ts";
 import { createPartner, expectJson, operator } from "../_helpers/http.ts";
 import { ik } from "../setup/setup_fixture.ts";
 import { type CarryPolicy, NO_SUMS, periodFigures } from "../../domain/performance/figures.ts";
-import { clientIdOf, lateEntryFills, recordTrade } from "./trade_fixture.ts";
+import { billingContract, clientIdOf, lateEntryFills, recordTrade } from "./trade_fixture.ts";
 
 const PERIODS = ["2026-11-02T10:00:00.000Z", "2026-12-01T00:00:00.000Z", "2027-01-01T00:00:00.000Z"];
 const CLOSES = ["2026-12-01T00:05:00Z", "2027-01-01T00:05:00Z", "2027-02-01T00:05:00Z"];
@@ -37,15 +37,7 @@ Deno.test("performance: for random facts arriving late in random order, stated f
           const partnerId = `prop${run}`;
           const partner = await createPartner(env, {
             partnerId,
-            contract: {
-              subscriptionMonthlyUsd: 0,
-              currency: "USDT",
-              performanceFeePercent: 0.2,
-              performancePeriod: "MONTHLY",
-              carryPolicy,
-              dueDays: 5,
-              subscriptionProviders: [],
-            },
+            contract: billingContract({ carryPolicy }),
           });
           await expectJson(
             await partner.call("POST", "/v1/users", { body: { externalUserId: "ana" }, headers: ik() }),

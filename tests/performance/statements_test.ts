@@ -10,18 +10,16 @@ import { ik } from "../setup/setup_fixture.ts";
 import { eq } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
 import { obligations } from "../../db/schema.ts";
-import { clientIdOf, fundingReadThrough, lateEntryFills, recordTrade, type TradeFacts } from "./trade_fixture.ts";
+import {
+  billingContract,
+  clientIdOf,
+  fundingReadThrough,
+  lateEntryFills,
+  recordTrade,
+  type TradeFacts,
+} from "./trade_fixture.ts";
 
-const contract = (overrides: Record<string, unknown> = {}) => ({
-  subscriptionMonthlyUsd: 0,
-  currency: "USDT",
-  performanceFeePercent: 0.2,
-  performancePeriod: "MONTHLY",
-  carryPolicy: "CARRY",
-  dueDays: 5,
-  subscriptionProviders: [],
-  ...overrides,
-});
+const contract = billingContract;
 
 async function partnerWithClient(env: TestEnv, partnerId: string, terms: Record<string, unknown>) {
   const partner = await createPartner(env, { partnerId, contract: contract(terms) });

@@ -38,6 +38,20 @@ export interface TradeFacts {
   foreign?: FillFacts[];
 }
 
+/** A partner contract for accounting tests: 20 % monthly with carry, no subscription (its own tests add one). */
+export function billingContract(overrides: Record<string, unknown> = {}) {
+  return {
+    subscriptionMonthlyUsd: 0,
+    currency: "USDT",
+    performanceFeePercent: 0.2,
+    performancePeriod: "MONTHLY",
+    carryPolicy: "CARRY",
+    dueDays: 5,
+    subscriptionProviders: [],
+    ...overrides,
+  };
+}
+
 export async function clientIdOf(env: TestEnv, externalUserId: string, partnerId: string): Promise<number> {
   const [row] = await env.deps.db.read.select({ id: clients.id }).from(clients)
     .where(and(eq(clients.partnerId, partnerId), eq(clients.externalUserId, externalUserId)));
