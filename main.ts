@@ -17,6 +17,7 @@ import { VenueAvailability } from "./domain/venues/call_venue.ts";
 import { createCaches } from "./domain/cache.ts";
 import { createRateLimiter } from "./domain/usage/rate_limiter.ts";
 import { registerJobs } from "./jobs/registry.ts";
+import { WebhookWorker } from "./domain/webhooks/worker.ts";
 import { createApp } from "./routes/app.ts";
 import { createEgressBudgets } from "./domain/venues/egress_budget.ts";
 import { createVenueRegistry } from "./venues/registry.ts";
@@ -85,6 +86,8 @@ const server = Deno.serve({
 }, lifecycle.countRequests(app.fetch));
 
 registerJobs(deps, lifecycle.gateJobRun);
+// New events reach partners' webhooks within seconds of their commit.
+new WebhookWorker({ ...deps, actor: { kind: "system", job: "webhook-delivery" }, requestId: "webhook-worker" }).start();
 
 lifecycle.shutDownOn(["SIGTERM", "SIGINT"], {
   server,

@@ -837,6 +837,62 @@ export const events = sqliteTable("events", {
   index("events_partner_type_seq").on(t.partnerId, t.eventType, t.seq),
 ]);
 
+// ---------------------------------------------------------------- webhooks
+
+/**
+ * A partner's webhook endpoint (operator-registered). The signing secret is
+ * sealed (it must be usable to sign); during a rotation the previous one
+ * also signs until `previousUntil`. `afterSeq` is the last event of the
+ * partner turned into a delivery: events before the registration are not pushed.
+ */
+export const webhookEndpoints = sqliteTable("webhook_endpoints", {
+  partnerId: text("partner_id").primaryKey().references(() => partners.partnerId),
+  url: text("url").notNull(),
+  sealedSecret: text("sealed_secret").notNull(),
+  previousSealedSecret: text("previous_sealed_secret"),
+  previousUntil: ms("previous_until"),
+  afterSeq: integer("after_seq").notNull(),
+  createdAt: ms("created_at").notNull(),
+  updatedAt: ms("updated_at").notNull(),
+});
+
+/**
+ * One event pushed to one partner: PENDING until a 2xx (DELIVERED) or the
+ * twelfth failure (DEAD); the next attempt is due at `nextAttemptAt` on the
+ * service clock. `claimedUntil` leases a due delivery to the worker sending
+ * it, so a restart or another instance takes it over only when the lease ran out.
+ */
+export const webhookDeliveries = sqliteTable("webhook_deliveries", {
+  deliveryId: text("delivery_id").primaryKey(),
+  partnerId: text("partner_id").notNull(),
+  eventSeq: integer("event_seq").notNull(),
+  eventId: text("event_id").notNull(),
+  /** PENDING | DELIVERED | DEAD */
+  status: text("status").notNull(),
+  attempts: integer("attempts").notNull(),
+  nextAttemptAt: ms("next_attempt_at").notNull(),
+  claimedUntil: ms("claimed_until").notNull().default(0),
+  lastResponseCode: integer("last_response_code"),
+  lastError: text("last_error"),
+  createdAt: ms("created_at").notNull(),
+  deliveredAt: ms("delivered_at"),
+}, (t) => [
+  uniqueIndex("webhook_deliveries_event").on(t.partnerId, t.eventId),
+  index("webhook_deliveries_due").on(t.status, t.nextAttemptAt),
+  index("webhook_deliveries_partner").on(t.partnerId, t.status, t.eventSeq),
+]);
+
+/** Every attempt of a delivery, for the operator: when, how long, what the endpoint answered. */
+export const webhookAttempts = sqliteTable("webhook_attempts", {
+  deliveryId: text("delivery_id").notNull().references(() => webhookDeliveries.deliveryId),
+  attempt: integer("attempt").notNull(),
+  at: ms("at").notNull(),
+  latencyMs: integer("latency_ms").notNull(),
+  responseCode: integer("response_code"),
+  /** The first bytes of the answer, or the transport error. */
+  excerpt: text("excerpt"),
+}, (t) => [primaryKey({ columns: [t.deliveryId, t.attempt] })]);
+
 // ---------------------------------------------------------------- request infrastructure
 
 export const idempotencyKeys = sqliteTable("idempotency_keys", {

@@ -9,6 +9,7 @@ import { runBillingCycleJob } from "./billing_cycle.ts";
 import { runExpiry } from "./expiry.ts";
 import { runPeriodClose } from "./period_close.ts";
 import { runPayments } from "./payments.ts";
+import { runWebhookDelivery } from "./webhook_delivery.ts";
 import { runProtectionMonitor } from "./protection_monitor.ts";
 import { runReconcile } from "./reconcile.ts";
 
@@ -30,6 +31,8 @@ export const JOBS: Job[] = [
   // Due dates and grace ends fall at any minute: a state change is announced within one.
   { name: "billing-cycle", schedule: "* * * * *", run: runBillingCycleJob },
   { name: "payments", schedule: "* * * * *", run: runPayments },
+  // A backstop: the service's own sender (started in main.ts) passes every second.
+  { name: "webhook-delivery", schedule: "* * * * *", run: runWebhookDelivery },
 ];
 
 export function findJob(name: string): Job | undefined {

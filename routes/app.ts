@@ -24,6 +24,7 @@ import { pathGuard } from "./middleware/path_guard.ts";
 import { rateLimit } from "./middleware/rate_limit.ts";
 import { requestContext } from "./middleware/request_id.ts";
 import { operatorCatalog } from "./operator/catalog.ts";
+import { operatorWebhooks } from "./operator/webhooks.ts";
 import { operatorPartners } from "./operator/partners.ts";
 import { operatorQa } from "./operator/qa.ts";
 import { operatorSignals } from "./operator/signals.ts";
@@ -69,7 +70,9 @@ export function buildPartnerApi(): OpenAPIHono<AppEnv> {
 
 export function buildOperatorApi(qa: boolean): OpenAPIHono<AppEnv> {
   const api = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
-  for (const routes of [operatorPartners, operatorCatalog, operatorSignals, ...(qa ? [operatorQa] : [])]) {
+  for (
+    const routes of [operatorPartners, operatorCatalog, operatorSignals, operatorWebhooks, ...(qa ? [operatorQa] : [])]
+  ) {
     api.route("/", routes);
   }
   return api;

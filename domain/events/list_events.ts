@@ -41,16 +41,20 @@ export async function listEvents(
     .orderBy(asc(events.seq))
     .limit(input.limit);
   return {
-    events: rows.map((row) => ({
-      eventId: row.eventId,
-      eventType: row.eventType,
-      type: row.eventType,
-      occurredAt: iso(row.occurredAt),
-      principalId: row.partnerId,
-      tenantId: row.tenantId,
-      externalUserId: row.externalUserId,
-      data: row.data,
-    })),
+    events: rows.map((row) => ({ ...eventEnvelope(row), type: row.eventType })),
     next: rows.at(-1)?.eventId ?? input.after ?? "",
+  };
+}
+
+/** An event as pushed to a webhook (the feed also repeats the type as `type`). */
+export function eventEnvelope(row: typeof events.$inferSelect) {
+  return {
+    eventId: row.eventId,
+    eventType: row.eventType,
+    occurredAt: iso(row.occurredAt),
+    principalId: row.partnerId,
+    tenantId: row.tenantId,
+    externalUserId: row.externalUserId,
+    data: row.data,
   };
 }

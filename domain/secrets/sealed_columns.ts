@@ -24,6 +24,14 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: "provider_accounts", idColumn: "account_id", column: "sealed_secret", purpose: "credential_secret" },
   // A VENUE_B agent key created for a connect session, until the wallet approves it.
   { table: "connect_sessions", idColumn: "session_id", column: "sealed_agent_key", purpose: "agent_private_key" },
+  // A partner's webhook signing secret, and the previous one while a rotation overlaps.
+  { table: "webhook_endpoints", idColumn: "partner_id", column: "sealed_secret", purpose: "webhook_signing_secret" },
+  {
+    table: "webhook_endpoints",
+    idColumn: "partner_id",
+    column: "previous_sealed_secret",
+    purpose: "webhook_previous_signing_secret",
+  },
 ];
 
 export function bindingOf(column: SealedColumn, rowId: string): string {

@@ -1,0 +1,99 @@
+/** Operator: a partner's webhook endpoint (secret shown once), its deliveries, and resending a dead one. */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { listDeliveries, resendDelivery } from "../../domain/webhooks/deliveries.ts";
+import { registerWebhook } from "../../domain/webhooks/endpoints.ts";
+import { type AppEnv, operatorCtx } from "../env.ts";
+import { json } from "../respond.ts";
+import { jsonBody, jsonContent, operatorErrors, RequestId } from "../schemas/common.ts";
+import { throwOnInvalid } from "../validation.ts";
+
+const tags = ["Operator: webhooks"];
+const app = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
+const PartnerParams = z.object({ partnerId: z.string().min(1).max(64) });
+
+app.openapi(
+  createRoute({
+    method: "put",
+    path: "/operator/v1/partners/{partnerId}/webhook",
+    tags,
+    summary: "Register or rotate the partner's endpoint; the new signing secret is shown once",
+    request: {
+      params: PartnerParams,
+      body: jsonBody(
+        z.object({
+          url: z.string().max(2048),
+          overlapSeconds: z.number().int().min(0).max(7 * 24 * 3600).optional().openapi({
+            description: "On a rotation, how long the previous secret also signs (default 86,400).",
+          }),
+        }).strict(),
+      ),
+    },
+    responses: {
+      200: jsonContent(
+        z.object({ partnerId: z.string(), url: z.string(), signingSecret: z.string(), requestId: RequestId }),
+        "Registered.",
+      ),
+      ...operatorErrors,
+    },
+  }),
+  async (c) => {
+    const out = await registerWebhook(operatorCtx(c), {
+      partnerId: c.req.valid("param").partnerId,
+      ...c.req.valid("json"),
+    });
+    return json(c, { ...out, requestId: c.get("requestId") }, 200);
+  },
+);
+
+app.openapi(
+  createRoute({
+    method: "get",
+    path: "/operator/v1/partners/{partnerId}/webhook-deliveries",
+    tags,
+    summary: "The partner's deliveries, newest first, with every attempt",
+    request: {
+      params: PartnerParams,
+      query: z.object({
+        status: z.enum(["PENDING", "DELIVERED", "DEAD"]).optional(),
+        limit: z.coerce.number().int().min(1).max(500).default(100),
+      }),
+    },
+    responses: {
+      200: jsonContent(
+        z.object({ deliveries: z.array(z.record(z.string(), z.unknown())), requestId: RequestId }),
+        "Deliveries.",
+      ),
+      ...operatorErrors,
+    },
+  }),
+  async (c) => {
+    const deliveries = await listDeliveries(operatorCtx(c), {
+      partnerId: c.req.valid("param").partnerId,
+      ...c.req.valid("query"),
+    });
+    return json(c, { deliveries, requestId: c.get("requestId") }, 200);
+  },
+);
+
+app.openapi(
+  createRoute({
+    method: "post",
+    path: "/operator/v1/webhook-deliveries/{deliveryId}/resend",
+    tags,
+    summary: "Make a DEAD delivery due again (same eventId)",
+    request: { params: z.object({ deliveryId: z.string().min(1).max(64) }) },
+    responses: {
+      200: jsonContent(
+        z.object({ deliveryId: z.string(), status: z.string(), requestId: RequestId }),
+        "Due again.",
+      ),
+      ...operatorErrors,
+    },
+  }),
+  async (c) => {
+    const row = await resendDelivery(operatorCtx(c), c.req.valid("param").deliveryId);
+    return json(c, { deliveryId: row.deliveryId, status: row.status, requestId: c.get("requestId") }, 200);
+  },
+);
+
+export const operatorWebhooks = app;
