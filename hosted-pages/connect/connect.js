@@ -12,64 +12,9 @@
   const TICKET_KEY = "connect-ticket";
   const state = { ticket: null, session: null };
 
-  // ------------------------------------------------------------------ DOM helpers
+  // ------------------------------------------------------------------ DOM helpers (hosted-pages/page_kit.js)
 
-  function el(tag, attributes = {}, ...children) {
-    const node = document.createElement(tag);
-    for (const [name, value] of Object.entries(attributes)) {
-      if (value === false || value === null || value === undefined) continue;
-      if (name === "onClick") node.addEventListener("click", value);
-      else if (name === "onSubmit") node.addEventListener("submit", value);
-      else node.setAttribute(name, value === true ? "" : value);
-    }
-    for (const child of children.flat()) {
-      if (child !== null && child !== undefined && child !== false) {
-        node.append(typeof child === "string" ? document.createTextNode(child) : child);
-      }
-    }
-    return node;
-  }
-
-  /** A new screen: its heading takes the focus, so a screen reader reads where the client is now. */
-  function show(...children) {
-    app.replaceChildren(...children.flat().filter((child) => child !== null && child !== undefined && child !== false));
-    const heading = app.querySelector("h1");
-    if (heading) {
-      heading.setAttribute("tabindex", "-1");
-      heading.focus();
-    }
-  }
-
-  /** A live region that exists before its messages do, so each one is announced. */
-  function feedbackArea() {
-    return el("div", { class: "feedback", role: "status", "aria-live": "polite" });
-  }
-
-  function message(kind, ...text) {
-    return el("div", { class: `message ${kind}`, role: kind === "error" ? "alert" : null }, ...text);
-  }
-
-  function say(area, kind, ...text) {
-    area.replaceChildren(message(kind, ...text));
-  }
-
-  function busy(button, text) {
-    const original = button.textContent;
-    button.disabled = true;
-    button.setAttribute("aria-busy", "true");
-    button.textContent = text;
-    return () => {
-      button.disabled = false;
-      button.removeAttribute("aria-busy");
-      button.textContent = original;
-    };
-  }
-
-  const shortAddress = (address) => `${address.slice(0, 6)}…${address.slice(-4)}`;
-
-  function timeOf(iso) {
-    return new Date(iso).toLocaleTimeString("pt-BR", { hour: "2-digit", minute: "2-digit" });
-  }
+  const { el, show, feedbackArea, message, say, busy, shortAddress, timeOf } = globalThis.pageKit(app);
 
   /** Tenths of a basis point as a percentage: 25 -> "0,025%". */
   function feePercent(tenthsBps) {

@@ -1,64 +1,23 @@
-/** @jsxImportSource hono/jsx */
 /**
- * The connect page's HTML shell. Everything that depends on the session is
- * filled in by connect.js after it exchanged the fragment token, so the
- * server-rendered HTML holds nothing secret and nothing client-specific.
+ * The connect page: its shell and assets (hosted-pages/page_shell.tsx); the
+ * flow itself is connect.js.
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../../routes/env.ts";
+import { assetsHandler, isQa, renderShell, script, SHARED_ASSETS } from "../page_shell.tsx";
 
-const ASSETS: Record<string, { type: string; body: string; qaOnly?: boolean }> = {
-  "connect.js": {
-    type: "text/javascript; charset=utf-8",
-    body: await Deno.readTextFile(new URL("./connect.js", import.meta.url)),
-  },
-  // The in-page test wallet exists only where the venues are simulators.
-  "test_wallet.js": {
-    type: "text/javascript; charset=utf-8",
-    body: await Deno.readTextFile(new URL("./test_wallet.js", import.meta.url)),
-    qaOnly: true,
-  },
-  "connect.css": {
-    type: "text/css; charset=utf-8",
-    body: await Deno.readTextFile(new URL("./connect.css", import.meta.url)),
-  },
-};
-
-export function connectAssets(c: Context<AppEnv>) {
-  const asset = ASSETS[c.req.param("file") ?? ""];
-  if (!asset || (asset.qaOnly && !isQa(c))) return c.notFound();
-  return c.body(asset.body, 200, { "content-type": asset.type });
-}
-
-function isQa(c: Context<AppEnv>): boolean {
-  return c.get("deps").config.serviceEnv === "qa";
-}
+export const connectAssets = assetsHandler({
+  ...SHARED_ASSETS,
+  "connect.js": await script(new URL("./connect.js", import.meta.url)),
+  "test_wallet.js": { ...await script(new URL("./test_wallet.js", import.meta.url)), qaOnly: true },
+});
 
 export function connectPage(c: Context<AppEnv>) {
-  const nonce = c.get("cspNonce");
-  return c.html(
-    "<!doctype html>" +
-      (
-        <html lang="pt-BR">
-          <head>
-            <meta charset="utf-8" />
-            <meta name="viewport" content="width=device-width, initial-scale=1" />
-            <meta name="referrer" content="no-referrer" />
-            <link rel="icon" href="data:," />
-            <title>Conectar conta</title>
-            <link rel="stylesheet" href="/connect/assets/connect.css" nonce={nonce} />
-          </head>
-          <body>
-            {/* Each screen moves the focus to its heading; its own status region announces progress. */}
-            <main id="app">
-              <h1>Conectar conta</h1>
-              <p>Carregando…</p>
-              <noscript>Esta página precisa de JavaScript para conectar sua conta com segurança.</noscript>
-            </main>
-            {isQa(c) && <script src="/connect/assets/test_wallet.js" nonce={nonce} defer></script>}
-            <script src="/connect/assets/connect.js" nonce={nonce} defer></script>
-          </body>
-        </html>
-      ).toString(),
-  );
+  return renderShell(c, {
+    base: "/connect",
+    title: "Conectar conta",
+    stylesheets: ["connect.css"],
+    scripts: [...(isQa(c) ? ["test_wallet.js"] : []), "connect.js"],
+    noscript: "Esta página precisa de JavaScript para conectar sua conta com segurança.",
+  });
 }

@@ -12,22 +12,15 @@
  */
 import assert from "node:assert/strict";
 import { and, eq } from "drizzle-orm";
-import type { HTTPRequest, Page } from "puppeteer-core";
+import type { Page } from "puppeteer-core";
 import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { withTransaction } from "../../db/client.ts";
 import { clients } from "../../db/schema.ts";
 import { createObligation } from "../../domain/billing/fee_obligations.ts";
 import { generateAgentKey } from "../../venues/venue_b/signing.ts";
-import {
-  assertCleanPage,
-  assertNotInUrls,
-  openBrowser,
-  type PageRecord,
-  screenshots,
-  type TestBrowser,
-  type ViewportName,
-} from "../_helpers/browser.ts";
+import { assertCleanPage, assertNotInUrls, openBrowser, screenshots } from "../_helpers/browser.ts";
+import { heading, newTab, open, type Tab, textOf, waitForText } from "../_helpers/page_tab.ts";
 import { injectWallet, type TestWallet } from "../_helpers/eip1193_wallet.ts";
 import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
 import { createPartner, expectJson, operator, type TestPartner } from "../_helpers/http.ts";
@@ -154,59 +147,6 @@ async function paidEvents(service: Service) {
 }
 
 // ------------------------------------------------------------------ the page
-
-/** A tab and everything it sent: URLs (the helper's record), plus bodies, headers and console lines. */
-interface Tab {
-  page: Page;
-  record: PageRecord;
-  sent: { method: string; url: string; headers: Record<string, string>; body: string }[];
-  console: string[];
-}
-
-async function newTab(browser: TestBrowser, viewport: ViewportName = "desktop"): Promise<Tab> {
-  const { page, record } = await browser.newPage(viewport);
-  const tab: Tab = { page, record, sent: [], console: [] };
-  page.on("request", (request: HTTPRequest) => {
-    tab.sent.push({
-      method: request.method(),
-      url: request.url(),
-      headers: request.headers(),
-      body: request.postData() ?? "",
-    });
-  });
-  page.on("console", (line) => tab.console.push(line.text()));
-  return tab;
-}
-
-/** The link as the client opens it: typed or tapped anew, so the page loads (a fragment change alone would not). */
-async function open(tab: Tab, url: string) {
-  // A background tab neither paints nor runs animation frames: the tab in use is the one in front.
-  await tab.page.bringToFront();
-  await tab.page.goto("about:blank");
-  await tab.page.goto(url, { waitUntil: "domcontentloaded" });
-  await tab.page.waitForFunction(`!document.querySelector("main")?.innerText.includes("Carregando")`, {
-    polling: 50,
-  });
-}
-
-async function textOf(page: Page): Promise<string> {
-  return await page.$eval("main", (main) => (main as unknown as { innerText: string }).innerText);
-}
-
-async function waitForText(page: Page, text: string, timeout = 10_000) {
-  try {
-    await page.waitForFunction(
-      `document.querySelector("main")?.innerText.includes(${JSON.stringify(text)})`,
-      { timeout, polling: 50 },
-    );
-  } catch (error) {
-    throw new Error(`Waited for "${text}"; the page shows:\n${await textOf(page)}`, { cause: error });
-  }
-}
-
-async function heading(page: Page): Promise<string> {
-  return await page.$eval("h1", (h1) => (h1 as unknown as { innerText: string }).innerText);
-}
 
 async function backLink(page: Page): Promise<string | null> {
   return await page.$eval("main", (main) => {
