@@ -1,8 +1,48 @@
-// DOM helpers shared by the hosted pages' scripts (connect.js, pay.js):
-// building elements, showing a screen (its heading takes the focus, so a
-// screen reader reads where the client is now), announcing messages in a live
-// region, busy buttons, short addresses and times in pt-BR.
+// What the hosted pages' scripts (connect.js, pay.js) share: DOM helpers
+// (building elements, showing a screen whose heading takes the focus so a
+// screen reader reads where the client is now, messages in a live region,
+// busy buttons, short addresses and times in pt-BR) and the JSON client of
+// the page's API, which sends the ticket only in an Authorization header.
 "use strict";
+
+/** API failures carry the API's code (a string), its pt-BR message ready to show, and the answer's extras. */
+globalThis.ApiFailure = class ApiFailure extends Error {
+  constructor(message, code, status, extras = {}) {
+    super(message);
+    this.code = code;
+    this.status = status;
+    this.attemptsLeft = extras.attemptsLeft;
+  }
+};
+
+/** `request(path, { method, body })` against `${base}/api`, with the ticket `ticket()` answers, if any. */
+globalThis.pageApi = (base, ticket) => async (path, { method = "POST", body } = {}) => {
+  const headers = { "content-type": "application/json" };
+  if (ticket()) headers.authorization = `Bearer ${ticket()}`;
+  let response;
+  try {
+    response = await fetch(`${base}/api${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: "omit",
+      cache: "no-store",
+      referrerPolicy: "no-referrer",
+    });
+  } catch {
+    throw new ApiFailure("Sem conexão com o servidor. Verifique sua internet e tente de novo.", "NETWORK");
+  }
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    throw new ApiFailure(
+      data.error?.message ?? "Algo deu errado do nosso lado. Tente de novo em instantes.",
+      data.error?.code ?? "UNKNOWN",
+      response.status,
+      data,
+    );
+  }
+  return data;
+};
 
 globalThis.pageKit = (app) => {
   function el(tag, attributes = {}, ...children) {

@@ -23,43 +23,7 @@
 
   // ------------------------------------------------------------------ the page API
 
-  /** API failures carry the API's code (a string) and its pt-BR message, ready to show. */
-  class ApiFailure extends Error {
-    constructor(message, code, attemptsLeft, status) {
-      super(message);
-      this.code = code;
-      this.attemptsLeft = attemptsLeft;
-      this.status = status;
-    }
-  }
-
-  async function api(path, { method = "POST", body } = {}) {
-    const headers = { "content-type": "application/json" };
-    if (state.ticket) headers.authorization = `Bearer ${state.ticket}`;
-    let response;
-    try {
-      response = await fetch(`/connect/api${path}`, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        credentials: "omit",
-        cache: "no-store",
-        referrerPolicy: "no-referrer",
-      });
-    } catch {
-      throw new ApiFailure("Sem conexão com o servidor. Verifique sua internet e tente de novo.", "NETWORK");
-    }
-    const data = await response.json().catch(() => ({}));
-    if (!response.ok) {
-      throw new ApiFailure(
-        data.error?.message ?? "Algo deu errado do nosso lado. Tente de novo em instantes.",
-        data.error?.code ?? "UNKNOWN",
-        data.attemptsLeft,
-        response.status,
-      );
-    }
-    return data;
-  }
+  const api = pageApi("/connect", () => state.ticket);
 
   /** Answers after which this link can do nothing more: the page ends with what to do. */
   const FINAL = {

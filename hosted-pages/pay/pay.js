@@ -33,44 +33,10 @@
 
   // ------------------------------------------------------------------ the page API
 
-  /** API failures carry the API's code and its pt-BR message. */
-  class ApiFailure extends Error {
-    constructor(message, code, status) {
-      super(message);
-      this.code = code;
-      this.status = status;
-    }
-  }
-
   /** Nothing was decided on the server: the same request may be made again. */
   const retryable = (error) => error.code === "NETWORK" || error.status === 429 || error.status >= 500;
 
-  async function api(path, body) {
-    const headers = { "content-type": "application/json" };
-    if (state.ticket) headers.authorization = `Bearer ${state.ticket}`;
-    let response;
-    try {
-      response = await fetch(`/pay/api${path}`, {
-        method: "POST",
-        headers,
-        body: JSON.stringify(body),
-        credentials: "omit",
-        cache: "no-store",
-        referrerPolicy: "no-referrer",
-      });
-    } catch {
-      throw new ApiFailure("Sem conexão com o servidor. Verifique sua internet e tente de novo.", "NETWORK");
-    }
-    const data = await response.json().catch(() => ({}));
-    if (!response.ok) {
-      throw new ApiFailure(
-        data.error?.message ?? "Algo deu errado do nosso lado. Tente de novo em instantes.",
-        data.error?.code ?? "UNKNOWN",
-        response.status,
-      );
-    }
-    return data;
-  }
+  const api = pageApi("/pay", () => state.ticket);
 
   function forget() {
     sessionStorage.removeItem(TICKET_KEY);
@@ -233,7 +199,7 @@
       }
       try {
         say(feedback, "info", "Preparando o envio que a carteira vai assinar…");
-        const { typedData } = await api("/wallet", { walletAddress, chainId });
+        const { typedData } = await api("/wallet", { body: { walletAddress, chainId } });
         flow.walletAddress = walletAddress;
         flow.typedData = typedData;
       } catch (error) {
@@ -280,7 +246,7 @@
       const done = busy(button, "Enviando o pagamento…");
       say(feedback, "info", "Assinatura recebida. Enviando o pagamento à corretora…");
       try {
-        showOutcome(await api("/signature", { signature: flow.signature }), flow.walletAddress);
+        showOutcome(await api("/signature", { body: { signature: flow.signature } }), flow.walletAddress);
       } catch (error) {
         done();
         if (error instanceof ApiFailure && retryable(error)) {
@@ -454,7 +420,7 @@
   async function open(token) {
     try {
       if (token) {
-        const { ticket, payment } = await api("/session", { token });
+        const { ticket, payment } = await api("/session", { body: { token } });
         state.ticket = ticket;
         state.payment = payment;
         sessionStorage.setItem(TICKET_KEY, ticket);

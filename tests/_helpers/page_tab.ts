@@ -3,7 +3,8 @@
  * and logged, opening a link as a client would, and reading the page.
  */
 import type { HTTPRequest, Page } from "puppeteer-core";
-import type { PageRecord, TestBrowser, ViewportName } from "./browser.ts";
+import assert from "node:assert/strict";
+import { assertCleanPage, assertNotInUrls, type PageRecord, type TestBrowser, type ViewportName } from "./browser.ts";
 
 /** A tab and everything it sent: URLs (the helper's record), plus bodies, headers and console lines. */
 export interface Tab {
@@ -56,4 +57,42 @@ export async function waitForText(page: Page, text: string, timeout = 10_000) {
 
 export async function heading(page: Page): Promise<string> {
   return await page.$eval("h1", (h1) => (h1 as unknown as { innerText: string }).innerText);
+}
+
+/**
+ * The token and the ticket went nowhere but where they belong: the token only
+ * in the body of the exchange, the ticket only in Authorization headers;
+ * neither in a URL, a Referer or a console line; and the page loaded nothing
+ * from another origin.
+ */
+export function assertSecretsStayed(
+  tab: Tab,
+  page: { origin: string; exchangePath: string },
+  token: string,
+  ticket?: string,
+) {
+  assertNotInUrls(tab.record, token, "the link token");
+  if (ticket) assertNotInUrls(tab.record, ticket, "the page ticket");
+  for (const request of tab.sent) {
+    if (request.url.startsWith("about:")) continue;
+    assert.ok(request.url.startsWith(`${page.origin}/`), `the page reached another origin: ${request.url}`);
+    assert.ok(!request.headers.referer, `a Referer went with ${request.url}`);
+    const exchange = request.method === "POST" && request.url === `${page.origin}${page.exchangePath}`;
+    if (!exchange) assert.ok(!request.body.includes(token), `the token went in the body of ${request.url}`);
+    for (const [name, value] of Object.entries(request.headers)) {
+      assert.ok(!value.includes(token), `the token went in the ${name} header of ${request.url}`);
+      if (ticket && name !== "authorization") {
+        assert.ok(!value.includes(ticket), `the ticket went in the ${name} header of ${request.url}`);
+      }
+    }
+    if (ticket) assert.ok(!request.body.includes(ticket), `the ticket went in the body of ${request.url}`);
+  }
+  for (const line of tab.console) {
+    assert.ok(!line.includes(token) && !(ticket && line.includes(ticket)), "a secret reached the console");
+  }
+}
+
+/** The refusals a step provoked on purpose are the only error answers the page saw. */
+export function assertOnlyExpectedErrors(tab: Tab, allow: RegExp[]) {
+  assertCleanPage(tab.record, [...allow, /Failed to load resource: the server responded with a status of 4\d\d/]);
 }

@@ -181,7 +181,8 @@ Deno.test("the venue refusing the agent or the builder approval answers AGENT_/B
         isMainnet: env.deps.config.venueBMainnet,
         builder,
         maxFeeTenthsBps: 10,
-        nonce: Date.now() + i,
+        // Behind the clock: the page's own approval takes a nonce of now, and a venue refuses a nonce twice.
+        nonce: Date.now() - 1_000 + i,
       });
       await env.deps.venues.VENUE_B.submitUserSignedAction!(signUserSignedAction(privateKey, action));
     }
