@@ -103,5 +103,31 @@ globalThis.pageKit = (app) => {
     return new Date(iso).toLocaleTimeString("pt-BR", { hour: "2-digit", minute: "2-digit" });
   }
 
-  return { el, show, feedbackArea, message, say, busy, shortAddress, timeOf };
+  /** Who asked (`who`) with the line under it; before the link opened, only `fallback`. */
+  function header(who, detail, fallback) {
+    if (!who) return el("header", {}, el("p", { class: "eyebrow" }, fallback));
+    return el(
+      "header",
+      {},
+      el("p", { class: "eyebrow" }, `Solicitado por ${who}`),
+      el("p", { class: "muted" }, detail),
+    );
+  }
+
+  /** Back to the partner, only when the partner gave a returnUrl; the client decides when. */
+  function backButton(source) {
+    if (!source?.returnUrl) return null;
+    return el(
+      "a",
+      { class: "button secondary back", href: source.returnUrl, rel: "noreferrer noopener" },
+      `Voltar para ${source.partnerName}`,
+    );
+  }
+
+  /** A screen after which this link can do nothing more: what happened, and what to do instead. */
+  function finalScreen(top, title, text, advice, back) {
+    show(top, el("h1", {}, title), message("error", text), el("p", { class: "muted" }, advice), back);
+  }
+
+  return { el, show, feedbackArea, message, say, busy, shortAddress, timeOf, header, backButton, finalScreen };
 };

@@ -14,7 +14,8 @@
 
   // ------------------------------------------------------------------ DOM helpers (hosted-pages/page_kit.js)
 
-  const { el, show, feedbackArea, message, say, busy, shortAddress, timeOf } = globalThis.pageKit(app);
+  const kit = globalThis.pageKit(app);
+  const { el, show, feedbackArea, message, say, busy, shortAddress, timeOf } = kit;
 
   /** Tenths of a basis point as a percentage: 25 -> "0,025%". */
   function feePercent(tenthsBps) {
@@ -49,44 +50,24 @@
   /** Who asked and for which provider; while the link can still be used, until when. */
   function header({ open = true } = {}) {
     const session = state.session;
-    if (!session) return el("header", {}, el("p", { class: "eyebrow" }, "Conexão segura"));
-    return el(
-      "header",
-      {},
-      el("p", { class: "eyebrow" }, `Solicitado por ${session.partnerName}`),
-      el(
-        "p",
-        { class: "muted" },
-        open ? `${session.providerName} · este link vale até as ${timeOf(session.expiresAt)}` : session.providerName,
-      ),
-    );
+    const detail = open
+      ? `${session?.providerName} · este link vale até as ${timeOf(session?.expiresAt)}`
+      : session?.providerName;
+    return kit.header(session?.partnerName, detail, "Conexão segura");
   }
 
-  /** Back to the partner, only when the partner gave a returnUrl; the client decides when. */
-  function backButton() {
-    const session = state.session;
-    if (!session?.returnUrl) return null;
-    return el(
-      "a",
-      { class: "button secondary back", href: session.returnUrl, rel: "noreferrer noopener" },
-      `Voltar para ${session.partnerName}`,
-    );
-  }
+  const backButton = () => kit.backButton(state.session);
 
   function showFinal(title, text) {
     sessionStorage.removeItem(TICKET_KEY);
     const who = state.session?.partnerName;
-    show(
+    kit.finalScreen(
       header({ open: false }),
-      el("h1", {}, title),
-      message("error", text),
-      el(
-        "p",
-        { class: "muted" },
-        who
-          ? `Para tentar de novo, volte para ${who} e peça um novo link de conexão.`
-          : "Para tentar de novo, peça um novo link de conexão a quem enviou este.",
-      ),
+      title,
+      text,
+      who
+        ? `Para tentar de novo, volte para ${who} e peça um novo link de conexão.`
+        : "Para tentar de novo, peça um novo link de conexão a quem enviou este.",
       backButton(),
     );
   }

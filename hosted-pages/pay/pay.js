@@ -17,7 +17,8 @@
 
   // ------------------------------------------------------------------ DOM helpers (hosted-pages/page_kit.js)
 
-  const { el, show, feedbackArea, message, say, busy, shortAddress, timeOf } = globalThis.pageKit(app);
+  const kit = globalThis.pageKit(app);
+  const { el, show, feedbackArea, message, say, busy, shortAddress, timeOf } = kit;
   const sameAddress = (a, b) => typeof a === "string" && typeof b === "string" && a.toLowerCase() === b.toLowerCase();
 
   /**
@@ -47,44 +48,24 @@
 
   function header({ open = true } = {}) {
     const payment = state.payment;
-    if (!payment) return el("header", {}, el("p", { class: "eyebrow" }, "Pagamento seguro"));
-    return el(
-      "header",
-      {},
-      el("p", { class: "eyebrow" }, `Solicitado por ${payment.partnerName}`),
-      el(
-        "p",
-        { class: "muted" },
-        open ? `Pagamento em ${payment.token} · este link vale até as ${timeOf(payment.expiresAt)}` : "Pagamento",
-      ),
-    );
+    const detail = open
+      ? `Pagamento em ${payment?.token} · este link vale até as ${timeOf(payment?.expiresAt)}`
+      : "Pagamento";
+    return kit.header(payment?.partnerName, detail, "Pagamento seguro");
   }
 
-  /** Back to the partner, only when the partner gave a returnUrl; the client decides when. */
-  function backButton() {
-    const payment = state.payment;
-    if (!payment?.returnUrl) return null;
-    return el(
-      "a",
-      { class: "button secondary back", href: payment.returnUrl, rel: "noreferrer noopener" },
-      `Voltar para ${payment.partnerName}`,
-    );
-  }
+  const backButton = () => kit.backButton(state.payment);
 
   function showFinal(title, text) {
     forget();
     const who = state.payment?.partnerName;
-    show(
+    kit.finalScreen(
       header({ open: false }),
-      el("h1", {}, title),
-      message("error", text),
-      el(
-        "p",
-        { class: "muted" },
-        who
-          ? `Se a cobrança ainda estiver em aberto, volte para ${who} e peça um novo link de pagamento.`
-          : "Se a cobrança ainda estiver em aberto, peça um novo link de pagamento a quem enviou este.",
-      ),
+      title,
+      text,
+      who
+        ? `Se a cobrança ainda estiver em aberto, volte para ${who} e peça um novo link de pagamento.`
+        : "Se a cobrança ainda estiver em aberto, peça um novo link de pagamento a quem enviou este.",
       backButton(),
     );
   }
