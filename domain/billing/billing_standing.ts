@@ -5,7 +5,7 @@
  * grace SUSPENDS new entries (`OBLIGATION_OVERDUE`) until it is paid or
  * cancelled. Maintenance never reads this.
  */
-import { and, asc, eq, lte, sql } from "drizzle-orm";
+import { and, asc, eq, lte, type SQL, sql } from "drizzle-orm";
 import { type Executor, preparedFor } from "../../db/client.ts";
 import { obligations } from "../../db/schema.ts";
 
@@ -37,15 +37,44 @@ export async function billingStandingOf(
   clientId: number,
   now: number,
 ): Promise<Map<string, BillingStanding>> {
+  return standingOf(await dueObligations(db).all({ clientId, now }), now);
+}
+
+/** Due obligations as `dueObligationsJson` lists them: [providerId, source, graceUntil], earliest grace first. */
+export type DueObligation = { providerId: string; source: string; graceUntil: number };
+
+/** The standing per provider from its due obligations (earliest grace end first). */
+export function standingOf(due: DueObligation[], now: number): Map<string, BillingStanding> {
   const standing = new Map<string, BillingStanding>();
-  for (const due of await dueObligations(db).all({ clientId, now })) {
-    if (standing.has(due.providerId)) continue;
+  for (const obligation of due) {
+    if (standing.has(obligation.providerId)) continue;
     standing.set(
-      due.providerId,
-      due.graceUntil <= now
-        ? { state: "SUSPENDED", reasonCode: "OBLIGATION_OVERDUE", graceUntil: due.graceUntil }
-        : { state: "GRACE", reasonCode: `${due.source}_GRACE`, graceUntil: due.graceUntil },
+      obligation.providerId,
+      obligation.graceUntil <= now
+        ? { state: "SUSPENDED", reasonCode: "OBLIGATION_OVERDUE", graceUntil: obligation.graceUntil }
+        : { state: "GRACE", reasonCode: `${obligation.source}_GRACE`, graceUntil: obligation.graceUntil },
     );
   }
   return standing;
+}
+
+/**
+ * The same due obligations as a JSON column of a one-row read of the client
+ * (the status read is one statement): `clientId` and `now` are the row's
+ * client id column and the placeholder for now.
+ */
+export function dueObligationsJson(clientId: SQL, now: SQL): SQL {
+  return sql`(SELECT json_group_array(json_array(provider_id, source, grace_until)) FROM
+    (SELECT ${obligations.providerId} AS provider_id, ${obligations.source} AS source,
+      ${obligations.graceUntil} AS grace_until FROM ${obligations}
+     WHERE ${obligations.clientId} = ${clientId} AND ${obligations.status} = 'OPEN' AND ${obligations.dueAt} <= ${now}
+     ORDER BY ${obligations.graceUntil}))`;
+}
+
+export function parseDueObligations(json: string): DueObligation[] {
+  return (JSON.parse(json) as [string, string, number][]).map(([providerId, source, graceUntil]) => ({
+    providerId,
+    source,
+    graceUntil,
+  }));
 }

@@ -6,7 +6,7 @@ import { automationsOfClient } from "../automation/automations.ts";
 import { ApiError } from "../errors.ts";
 import { type Ctx, partnerOf } from "../context.ts";
 import { commercialStates } from "../commercial/commercial_state.ts";
-import { billingStandingOf } from "../billing/billing_standing.ts";
+import { billingStandingOf, dueObligationsJson, parseDueObligations, standingOf } from "../billing/billing_standing.ts";
 import { clientStrategies, effectiveAccessOf, isAccessActive } from "../grants/effective_access.ts";
 import { clientView, loadClient } from "./load_client.ts";
 import { connectionState } from "../accounts/connection_state.ts";
@@ -47,6 +47,7 @@ const clientWithSetups = preparedFor((db) =>
     >`(SELECT json_group_array(DISTINCT ${connectSessions.providerId}) FROM ${connectSessions} WHERE ${connectSessions.clientId} = ${clients.id} AND ${connectSessions.status} = 'PENDING' AND ${connectSessions.expiresAt} > ${
       sql.placeholder("now")
     })`,
+    due: dueObligationsJson(sql`${clients.id}`, sql`${sql.placeholder("now")}`).mapWith(String),
   }).from(clients)
     .where(
       and(
@@ -73,7 +74,7 @@ export async function getClientStatus({ ctx, input }: { ctx: Ctx; input: { exter
   const { client } = row;
   const setups = parseSetups(row.setups);
   const access = await effectiveAccessOf(ctx, partnerId);
-  const commercial = commercialStates(access, client.status, await billingStandingOf(ctx.db.read, client.id, now));
+  const commercial = commercialStates(access, client.status, standingOf(parseDueObligations(row.due), now));
   const accounts = JSON.parse(row.accounts) as Record<string, string>;
   const pending = new Set(JSON.parse(row.pending) as string[]);
   return {

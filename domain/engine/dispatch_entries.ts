@@ -31,8 +31,14 @@ import { sendIntent } from "../execution/send_intent.ts";
 import { protectFilledEntry } from "./entry_fills.ts";
 import type { PlaceOrderRequest, ProviderId, VenueAdapter } from "../../venues/types.ts";
 
-/** Entries in flight at once: overlaps venue round trips; the venue budgets pace what goes out. */
-const CONCURRENT_SENDS = 48;
+/**
+ * Entries in flight at once: enough to overlap venue round trips (the venue
+ * budgets pace what goes out). Each answer costs about a millisecond of CPU
+ * here, and answers queue on the one event loop ahead of API requests: at 48
+ * the status read's p99 during a 10,000-account fan-out was 56 ms, at 24 it is
+ * 29 ms for a dispatch 6 % slower (16: 20 ms, 11 % slower).
+ */
+const CONCURRENT_SENDS = 24;
 const PAGE_SIZE = 500;
 
 export interface DispatchSummary {
