@@ -87,7 +87,12 @@ const server = Deno.serve({
 
 registerJobs(deps, lifecycle.gateJobRun);
 // New events reach partners' webhooks within seconds of their commit.
-new WebhookWorker({ ...deps, actor: { kind: "system", job: "webhook-delivery" }, requestId: "webhook-worker" }).start();
+const webhookWorker = new WebhookWorker({
+  ...deps,
+  actor: { kind: "system", job: "webhook-delivery" },
+  requestId: "webhook-worker",
+});
+webhookWorker.start();
 
 lifecycle.shutDownOn(["SIGTERM", "SIGINT"], {
   server,
@@ -95,4 +100,5 @@ lifecycle.shutDownOn(["SIGTERM", "SIGINT"], {
   db,
   logger,
   graceSeconds: config.shutdownGraceSeconds,
+  background: [webhookWorker],
 });

@@ -16,6 +16,8 @@ export interface ShutdownParts {
   db: Pick<Database, "close">;
   logger: Logger;
   graceSeconds: number;
+  /** Work the service runs on its own (the webhook sender): stopped, its attempts in flight waited for. */
+  background?: { stop(): Promise<void> }[];
 }
 
 /** Exit code of a shutdown that cut work still in flight: the grace period ran out, or a second signal came. */
@@ -67,11 +69,15 @@ export class Lifecycle {
   }
 
   /** Drain, flush, close; answers the exit code (0, or EXIT_WORK_CUT when the grace period ran out). */
-  async #shutDown(signal: Deno.Signal, { server, rateLimiter, db, logger, graceSeconds }: ShutdownParts) {
+  async #shutDown(signal: Deno.Signal, { server, rateLimiter, db, logger, graceSeconds, background }: ShutdownParts) {
     this.#closing = true;
     const started = performance.now();
     const elapsedMs = () => Math.round(performance.now() - started);
-    const drained = Promise.allSettled([server.shutdown(), ...this.#jobRuns]).then(() => true);
+    const drained = Promise.allSettled([
+      server.shutdown(),
+      ...this.#jobRuns,
+      ...(background ?? []).map((work) => work.stop()),
+    ]).then(() => true);
     logger.info("shutting down", {
       signal,
       requestsInFlight: this.#requestsInFlight,

@@ -181,3 +181,26 @@ Deno.test("webhooks: during a rotation each push carries both signatures; after 
     await env.close();
   }
 });
+
+Deno.test("webhooks: the running sender pushes a new event within seconds of its commit", async () => {
+  const env = await startTestEnv();
+  const endpoint = receiver(() => 200);
+  const worker = new WebhookWorker({ ...env.deps, actor: { kind: "system", job: "webhook-delivery" }, requestId: "t" });
+  try {
+    const partner = await createPartner(env, { partnerId: "live" });
+    await register(env, "live", endpoint.url);
+    worker.start();
+    const committed = Date.now();
+    await newClient(partner, "ana");
+    while (!endpoint.received.length && Date.now() - committed < 5_000) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.equal(endpoint.received.length, 1);
+    // The service passes every second: a push waits at most about that long.
+    assert.ok(endpoint.received[0].at - committed < 2_500, `pushed after ${endpoint.received[0].at - committed} ms`);
+  } finally {
+    await worker.stop();
+    await endpoint.close();
+    await env.close();
+  }
+});
