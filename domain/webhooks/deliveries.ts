@@ -72,25 +72,26 @@ export async function claimDue(
   busy: ReadonlyMap<string, number>,
 ): Promise<DeliveryRow[]> {
   const wall = wallClockNow();
-  const due = await ctx.db.read.select({
-    deliveryId: webhookDeliveries.deliveryId,
-    partnerId: webhookDeliveries.partnerId,
-  })
-    .from(webhookDeliveries)
-    .where(and(
-      eq(webhookDeliveries.status, "PENDING"),
-      lte(webhookDeliveries.nextAttemptAt, ctx.clock.now()),
-      lte(webhookDeliveries.claimedUntil, wall),
-    ))
-    .orderBy(asc(webhookDeliveries.nextAttemptAt), asc(webhookDeliveries.eventSeq))
-    .limit(limit * 4);
+  const atCap = [...busy].flatMap(([partnerId, count]) => count >= perPartner ? [partnerId] : []);
+  // Each partner's own first few, and none of a partner already at its cap: a partner whose endpoint hangs
+  // keeps its deliveries waiting behind its own attempts, never in front of another partner's.
+  const due = await ctx.db.read.values<[string, string]>(sql`
+    SELECT delivery_id, partner_id FROM (
+      SELECT delivery_id, partner_id, next_attempt_at, event_seq,
+        row_number() OVER (PARTITION BY partner_id ORDER BY next_attempt_at, event_seq) AS rank
+      FROM ${webhookDeliveries}
+      WHERE status = 'PENDING' AND next_attempt_at <= ${ctx.clock.now()} AND claimed_until <= ${wall}
+        AND partner_id NOT IN (SELECT value FROM json_each(${JSON.stringify(atCap)})))
+    WHERE rank <= ${perPartner}
+    ORDER BY next_attempt_at, event_seq
+    LIMIT ${limit * 4}`);
   const taken = new Map(busy);
-  const chosen = due.filter(({ partnerId }) => {
+  const chosen = due.filter(([, partnerId]) => {
     const count = taken.get(partnerId) ?? 0;
     if (count >= perPartner) return false;
     taken.set(partnerId, count + 1);
     return true;
-  }).slice(0, limit).map((row) => row.deliveryId);
+  }).slice(0, limit).map(([deliveryId]) => deliveryId);
   if (!chosen.length) return [];
   return await withTransaction(ctx.db, (tx) =>
     tx.update(webhookDeliveries).set({ claimedUntil: wall + LEASE_MS })

@@ -10,7 +10,8 @@
  * p99, as the median of interleaved rounds. Then the per-query cost of an
  * indexed lookup through db/, the venue benchmarks, and the same signal
  * fanned out at both venues to 10,000 accounts (fanout_bench.ts), and a
- * performance period closed for 100,000 clients (period_close_bench.ts).
+ * performance period closed for 100,000 clients (period_close_bench.ts), and
+ * 10,000 events pushed to 50 webhook receivers (webhook_bench.ts).
  */
 import { ensureWrk, runWrk, type WrkOptions, type WrkResult } from "./wrk.ts";
 
@@ -153,7 +154,15 @@ await new Deno.Command(Deno.execPath(), {
   stderr: "inherit",
 }).output();
 
-for (const script of ["venue_a_bench.ts", "venue_b_bench.ts", "fanout_bench.ts", "period_close_bench.ts"]) {
+for (
+  const script of [
+    "venue_a_bench.ts",
+    "venue_b_bench.ts",
+    "fanout_bench.ts",
+    "period_close_bench.ts",
+    "webhook_bench.ts",
+  ]
+) {
   console.log(`\n${script}`);
   const { code } = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", new URL(`./${script}`, import.meta.url).pathname],
