@@ -22,7 +22,7 @@ import { signatureHeader } from "./signature.ts";
 export const MAX_ATTEMPTS = 12;
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** Longer than an attempt can take: a lease that runs out means its sender died. */
-const LEASE_MS = 3 * ATTEMPT_TIMEOUT_MS;
+export const LEASE_MS = 3 * ATTEMPT_TIMEOUT_MS;
 const ENQUEUE_BATCH = 1_000;
 const EXCERPT_CHARS = 512;
 
@@ -70,6 +70,7 @@ export async function claimDue(
   limit: number,
   perPartner: number,
   busy: ReadonlyMap<string, number>,
+  leaseMs = LEASE_MS,
 ): Promise<DeliveryRow[]> {
   const wall = wallClockNow();
   const atCap = [...busy].flatMap(([partnerId, count]) => count >= perPartner ? [partnerId] : []);
@@ -94,7 +95,7 @@ export async function claimDue(
   }).slice(0, limit).map(([deliveryId]) => deliveryId);
   if (!chosen.length) return [];
   return await withTransaction(ctx.db, (tx) =>
-    tx.update(webhookDeliveries).set({ claimedUntil: wall + LEASE_MS })
+    tx.update(webhookDeliveries).set({ claimedUntil: wall + leaseMs })
       .where(and(
         inArray(webhookDeliveries.deliveryId, chosen),
         eq(webhookDeliveries.status, "PENDING"),

@@ -11,6 +11,7 @@ import { createPartner, expectJson, operator, type TestPartner } from "../_helpe
 import { ik } from "../setup/setup_fixture.ts";
 import type { Ctx } from "../../domain/context.ts";
 import { WebhookWorker } from "../../domain/webhooks/worker.ts";
+import { claimDue, enqueueNewEvents } from "../../domain/webhooks/deliveries.ts";
 
 interface Received {
   headers: Headers;
@@ -200,6 +201,33 @@ Deno.test("webhooks: the running sender pushes a new event within seconds of its
     assert.ok(endpoint.received[0].at - committed < 2_500, `pushed after ${endpoint.received[0].at - committed} ms`);
   } finally {
     await worker.stop();
+    await endpoint.close();
+    await env.close();
+  }
+});
+
+Deno.test("webhooks: a sender that dies holding a delivery leaves it to the next once the lease runs out, recorded once", async () => {
+  const env = await startTestEnv();
+  const endpoint = receiver(() => 200);
+  const ctx: Ctx = { ...env.deps, actor: { kind: "system", job: "webhook-delivery" }, requestId: "t" };
+  try {
+    const partner = await createPartner(env, { partnerId: "resumed" });
+    await register(env, "resumed", endpoint.url);
+    await newClient(partner, "ana");
+    await enqueueNewEvents(ctx);
+    // The first sender leases the delivery and dies before sending (a short lease stands for its 30 s).
+    const [leased] = await claimDue(ctx, 10, 4, new Map(), 300);
+    assert.ok(leased);
+    assert.equal((await runJob(env)).attempted, 0, "leased: nobody else sends it meanwhile");
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    assert.equal((await runJob(env)).delivered, 1);
+    assert.equal(endpoint.received.length, 1);
+    const [delivery] = (await expectJson(
+      await operator(env, "GET", "/operator/v1/partners/resumed/webhook-deliveries"),
+      200,
+    )).deliveries;
+    assert.deepEqual([delivery.status, delivery.history.length], ["DELIVERED", 1]);
+  } finally {
     await endpoint.close();
     await env.close();
   }
