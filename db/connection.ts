@@ -59,3 +59,19 @@ export function isBusy(error: unknown): boolean {
   const code = sqliteCode(error);
   return code === "SQLITE_BUSY" || code?.startsWith("SQLITE_BUSY_") === true || code === "SQLITE_LOCKED";
 }
+
+/**
+ * Why the storage itself, not the statement, failed: another process holds the
+ * lock past the writer's wait (`BUSY`), the disk is full (`FULL`), or the
+ * file cannot be read or written (`IO`). SQLite rolls the statement (and on
+ * FULL and IO the transaction) back, so nothing of it was kept, and the same
+ * request can succeed once the cause is gone. Undefined for anything else.
+ */
+export function storageFailure(error: unknown): "BUSY" | "FULL" | "IO" | undefined {
+  const code = sqliteCode(error);
+  if (!code) return undefined;
+  if (isBusy(error) || code.startsWith("SQLITE_LOCKED")) return "BUSY";
+  if (code === "SQLITE_FULL") return "FULL";
+  if (code.startsWith("SQLITE_IOERR") || code.startsWith("SQLITE_CANTOPEN")) return "IO";
+  return undefined;
+}

@@ -1,3 +1,5 @@
+import { storageFailure } from "../db/connection.ts";
+
 /**
  * Every error code the service answers with: its HTTP status and a Portuguese
  * message ready to show to a person. Domain code throws `ApiError(code)` and
@@ -116,6 +118,11 @@ export const ERROR_CATALOG = {
 
   // Infrastructure (not in the spec's tables; see README, API notes)
   INTERNAL_ERROR: { status: 500, message: "Erro interno. Informe o requestId ao suporte." },
+  /** The database refused the work for a while (locked by another process, disk full, I/O): nothing was kept. */
+  SERVICE_UNAVAILABLE: {
+    status: 503,
+    message: "Serviço temporariamente indisponível; a operação não foi concluída. Tente novamente em instantes.",
+  },
 } as const satisfies Record<string, CatalogEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
@@ -151,4 +158,21 @@ export class ApiError extends Error {
   readonly extra?: Record<string, unknown>;
   readonly retryAfterSeconds?: number;
   readonly uncertain: boolean;
+}
+
+/** Seconds a caller waits before trying again: a lock passes in seconds, a full or failing disk needs an operator. */
+const STORAGE_RETRY_AFTER_SECONDS = { BUSY: 2, FULL: 30, IO: 30 } as const;
+
+/**
+ * A failure of the storage rather than of the request (see db/connection.ts
+ * `storageFailure`) as the error a caller can act on: `SERVICE_UNAVAILABLE`
+ * with when to try again. Null for anything else.
+ */
+export function storageUnavailable(error: unknown): { error: ApiError; cause: "BUSY" | "FULL" | "IO" } | null {
+  const cause = storageFailure(error);
+  if (!cause) return null;
+  return {
+    error: new ApiError("SERVICE_UNAVAILABLE", { retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS[cause] }),
+    cause,
+  };
 }

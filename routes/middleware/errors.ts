@@ -1,13 +1,14 @@
 /**
  * Turning anything thrown into the error envelope `{error:{code,message,requestId}}`.
- * Unexpected exceptions are logged with the request id and answered with a
+ * A database that is locked, full or failing answers 503 SERVICE_UNAVAILABLE
+ * with Retry-After. Other unexpected exceptions are logged with the request id and answered with a
  * generic 500: their text may hold internals and is never echoed, nor logged
  * (a drizzle error's message quotes every bound parameter), so the log has
  * their class, code and stack frames only.
  */
 import type { Context, ErrorHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { ApiError, type ErrorCode } from "../../domain/errors.ts";
+import { ApiError, type ErrorCode, storageUnavailable } from "../../domain/errors.ts";
 import { createLogger, errorFields } from "../../domain/logger.ts";
 import type { AppEnv } from "../env.ts";
 import { jsonText } from "../respond.ts";
@@ -38,6 +39,15 @@ export const onError: ErrorHandler<AppEnv> = (error, c) => {
     return respondWithError(c, new ApiError("VALIDATION_ERROR", { status: error.status }));
   }
   const logger = c.get("deps")?.logger ?? contextlessLogger;
+  const storage = storageUnavailable(error);
+  if (storage) {
+    // Not a bug of the request: the database is locked by another process, full or failing. The caller
+    // hears it may try again (503 with Retry-After); the operator reads the cause in the log.
+    const fields = { requestId: c.get("requestId"), method: c.req.method, path: c.req.path, ...errorFields(error) };
+    if (storage.cause === "BUSY") logger.warn("Storage unavailable", fields);
+    else logger.error("Storage unavailable", fields);
+    return respondWithError(c, storage.error);
+  }
   logger.error("Unexpected error", {
     requestId: c.get("requestId"),
     method: c.req.method,

@@ -18,6 +18,9 @@ const errorContent = (description: string) => ({
   content: { "application/json": { schema: ErrorResponse } },
 });
 
+const STORAGE_503 =
+  "SERVICE_UNAVAILABLE: the database is locked, full or failing; nothing was kept. Retry after Retry-After seconds.";
+
 /** Failures any partner route can answer; spread into every route's responses. */
 export const partnerErrors = {
   400: errorContent("Invalid body, query or header (VALIDATION_ERROR) and other 400 codes."),
@@ -26,6 +29,7 @@ export const partnerErrors = {
   404: errorContent("NOT_FOUND: nonexistent or outside the caller's scope."),
   429: errorContent("RATE_LIMITED, with Retry-After."),
   500: errorContent("INTERNAL_ERROR"),
+  503: errorContent(STORAGE_503),
 } as const;
 
 /** Extra failures of routes marked IK. */
@@ -39,6 +43,7 @@ export const operatorErrors = {
   404: errorContent("NOT_FOUND"),
   409: errorContent("Conflicting state."),
   500: errorContent("INTERNAL_ERROR"),
+  503: errorContent(STORAGE_503),
 } as const;
 
 export { errorContent };
