@@ -45,8 +45,31 @@ export function windowStart(at: number): number {
 export function createRateLimiter(db: Database | null, onError: (error: unknown) => void): RateLimiter {
   const open = new Map<string, Window>();
 
+  /**
+   * Closed windows whose write failed (the database locked by another process,
+   * a full disk): kept and written with the next write, so their counts are
+   * not lost. Writing one twice is harmless (the upsert keeps the larger count).
+   */
+  const unsaved = new Map<string, Window>();
+  const unsavedKey = (w: Window) => `${w.partnerId}\u0000${w.kind}\u0000${w.start}`;
+
   async function persist(windows: Window[]): Promise<void> {
-    if (!windows.length || !db) return;
+    if (!db) return;
+    const batch = [...unsaved.values(), ...windows];
+    if (!batch.length) return;
+    try {
+      await write(db, batch);
+    } catch (error) {
+      for (const w of windows) {
+        const kept = unsaved.get(unsavedKey(w));
+        if (!kept || kept.count < w.count) unsaved.set(unsavedKey(w), w);
+      }
+      throw error;
+    }
+    for (const w of batch) if (unsaved.get(unsavedKey(w)) === w) unsaved.delete(unsavedKey(w));
+  }
+
+  async function write(db: Database, windows: Window[]): Promise<void> {
     await withTransaction(db, async (tx) => {
       for (const w of windows) {
         await tx.insert(usageBuckets)

@@ -1,0 +1,143 @@
+/**
+ * Another OS process holds the database's write lock (a backup tool, an
+ * operator's sqlite3 shell, a second instance stuck mid-transaction) while the
+ * service, in its own process, takes reads and writes. Reads never wait for
+ * it (WAL). A write waits for the lock up to the writer's 5 s; one that gets
+ * it succeeds, one that does not is refused with the documented 503
+ * SERVICE_UNAVAILABLE and Retry-After, having kept nothing, so the same
+ * request with the same Idempotency-Key succeeds once the lock is gone.
+ */
+import assert from "node:assert/strict";
+import { assertClientsWhole, assertStorageRefusal, startService } from "./_spawned_service.ts";
+
+const HOLDER = new URL("./hold_write_lock.ts", import.meta.url).pathname;
+
+/** The other process, holding the write lock from when this answers until `release()`. */
+async function holdWriteLock(path: string) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", HOLDER, path],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).values();
+  const next = async () => (await lines.next()).value?.trim();
+  assert.equal(await next(), "locked", "the other process took the write lock");
+  const stdin = child.stdin.getWriter();
+  let released = false;
+  return {
+    async release() {
+      if (released) return;
+      released = true;
+      await stdin.close();
+      assert.equal(await next(), "released");
+      assert.equal((await child.status).code, 0);
+    },
+    async kill() {
+      if (released) return;
+      released = true;
+      child.kill("SIGKILL");
+      await child.status;
+      await child.stdout.cancel().catch(() => {});
+    },
+  };
+}
+
+Deno.test("database locked by another process: reads answer, writes wait or get 503 with Retry-After, nothing half-written", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "svc-faults-lock-" });
+  const path = `${dir}/service.db`;
+  const svc = await startService(`file:${path}`, { partnerId: "locked" });
+  const createUser = (externalUserId: string) =>
+    svc.asPartner("POST", "/v1/users", { externalUserId }, `create-${externalUserId}`);
+  let lock: Awaited<ReturnType<typeof holdWriteLock>> | null = null;
+  try {
+    assert.equal((await createUser("ana")).status, 201);
+
+    await t.step("a lock released within the writer's wait: writes wait for it and succeed", async () => {
+      lock = await holdWriteLock(path);
+      const writes = ["wait-1", "wait-2", "wait-3"].map(createUser);
+      // The writes are waiting for the lock; reads go on meanwhile.
+      const status = await svc.asPartner("GET", "/v1/users/ana/status");
+      assert.equal(status.status, 200, JSON.stringify(status.body));
+      const list = await svc.asPartner("GET", "/v1/users?limit=10");
+      assert.deepEqual(list.body.users.map((c: { externalUserId: string }) => c.externalUserId), ["ana"]);
+      await lock.release();
+      for (const answer of await Promise.all(writes)) assert.equal(answer.status, 201, JSON.stringify(answer.body));
+    });
+
+    const names = ["held-1", "held-2", "held-3", "held-4"];
+    await t.step(
+      "a lock held past the writer's wait: every write is refused with 503, reads still answer",
+      async () => {
+        lock = await holdWriteLock(path);
+        // Each of these must answer while the lock is still held (it is released only below): none can succeed.
+        const refusals = await Promise.all([
+          ...names.map(createUser),
+          svc.asPartner("POST", "/v1/users/ana/suspend", { reason: "teste de bloqueio" }),
+          svc.asOperator("PUT", "/operator/v1/providers/VENUE_A", { realExecution: true }),
+        ]);
+        refusals.forEach((answer, i) => assertStorageRefusal(answer, `write ${i}`));
+        const ana = await svc.asPartner("GET", "/v1/users/ana");
+        assert.equal(ana.status, 200, JSON.stringify(ana.body));
+        assert.equal(ana.body.status, "ACTIVE", "the refused suspension kept nothing");
+        const events = await svc.asPartner("GET", "/v1/events?limit=50");
+        assert.equal(events.status, 200);
+        assert.deepEqual(
+          events.body.events.map((e: { externalUserId: string }) => e.externalUserId).filter((id: string) =>
+            id?.startsWith("held-")
+          ),
+          [],
+          "no event of a refused write",
+        );
+        await lock.release();
+      },
+    );
+
+    await t.step("once the lock is gone, the same requests with the same keys succeed, each once", async () => {
+      for (const name of names) {
+        const answer = await createUser(name);
+        assert.equal(answer.status, 201, JSON.stringify(answer.body));
+        assert.equal(answer.body.created, true, "the refused request had kept nothing, not even its key");
+      }
+      const replay = await createUser("held-1");
+      assert.equal(replay.headers.get("idempotent-replayed"), "true");
+      assert.equal((await svc.asPartner("POST", "/v1/users/ana/suspend", { reason: "teste de bloqueio" })).status, 200);
+    });
+
+    await t.step("requests counted while the lock is held are in the usage report afterwards", async () => {
+      // A minute of usage closes when the first request of the next arrives; its counts are written then.
+      assert.equal(
+        (await svc.asOperator("PUT", "/operator/v1/clock", { now: "2026-12-01T10:00:30.000Z" })).status,
+        200,
+      );
+      for (let i = 0; i < 3; i++) assert.equal((await svc.asPartner("GET", "/v1/users/ana")).status, 200);
+      assert.equal(
+        (await svc.asOperator("PUT", "/operator/v1/clock", { now: "2026-12-01T10:01:30.000Z" })).status,
+        200,
+      );
+      lock = await holdWriteLock(path);
+      // Closes 10:00 (3 requests): its write is queued behind the lock ...
+      assert.equal((await svc.asPartner("GET", "/v1/users/ana")).status, 200);
+      // ... and fails with this write, queued after it (the writer gives up on every waiting write at once).
+      assertStorageRefusal(await createUser("usage-1"), "a write behind the lock");
+      await lock.release();
+      const usage = await svc.asPartner("GET", "/v1/usage?minutes=5");
+      assert.equal(usage.status, 200, JSON.stringify(usage.body));
+      const requestsAt = (minute: string) =>
+        usage.body.buckets.find((b: { window: string; kind: string }) => b.window === minute && b.kind === "REQUEST")
+          ?.count;
+      assert.equal(requestsAt("2026-12-01T10:00:00.000Z"), 3, "the closed minute's counts were kept for a later write");
+      assert.equal(requestsAt("2026-12-01T10:01:00.000Z"), 3, "this minute: the read, the refused write, the report");
+    });
+  } finally {
+    await (lock as { kill(): Promise<void> } | null)?.kill();
+    const exit = await svc.stop();
+    assert.equal(exit.code, 0, "the service ran through the lock and stopped cleanly");
+  }
+  const stored = await assertClientsWhole(`file:${path}`, "locked");
+  assert.deepEqual(
+    [...stored].toSorted(),
+    ["ana", "held-1", "held-2", "held-3", "held-4", "wait-1", "wait-2", "wait-3"],
+  );
+  await Deno.remove(dir, { recursive: true });
+});
