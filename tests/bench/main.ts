@@ -10,64 +10,17 @@
  * p99, as the median of interleaved rounds. Then the per-query cost of an
  * indexed lookup through db/, the venue benchmarks, and the same signal
  * fanned out at both venues to 10,000 accounts (fanout_bench.ts), and a
- * performance period closed for 100,000 clients (period_close_bench.ts), and
- * 10,000 events pushed to 50 webhook receivers (webhook_bench.ts).
+ * performance period closed for 100,000 clients (period_close_bench.ts),
+ * 10,000 events pushed to 50 webhook receivers (webhook_bench.ts), and a
+ * partner's mix of calls over 100,000 clients, per route (mix_bench.ts).
  */
+import { median, row, startTarget, stopTarget } from "./targets.ts";
 import { ensureWrk, runWrk, type WrkOptions, type WrkResult } from "./wrk.ts";
 
-const TARGET = new URL("./serve_target.ts", import.meta.url).pathname;
 const CREATE_SCRIPT = new URL("./create_users.lua", import.meta.url).pathname;
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? "10");
 const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? "3");
 const CLIENTS = 100_000;
-
-interface TargetInfo {
-  port: number;
-  auth?: string;
-  userId?: string;
-  databaseUrl?: string;
-  partnerId?: string;
-}
-
-async function startTarget(args: string[]) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", TARGET, ...args],
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`bench target ${args.join(" ")} exited early`);
-    text += value;
-  }
-  reader.releaseLock();
-  return { child, info: JSON.parse(text.split("\n")[0]) as TargetInfo };
-}
-
-async function stop(child: Deno.ChildProcess) {
-  child.kill("SIGTERM");
-  await child.status;
-  await child.stdout.cancel().catch(() => {});
-}
-
-/** The result with the median throughput (its own latencies with it). */
-function median(results: WrkResult[]): WrkResult {
-  return [...results].sort((a, b) => a.rps - b.rps)[Math.floor(results.length / 2)];
-}
-
-function row(label: string, result: WrkResult, bare: WrkResult, target: string) {
-  const share = `${(result.rps / bare.rps * 100).toFixed(1)} %`;
-  const problems = result.non2xx + result.socketErrors
-    ? `  (${result.non2xx} non-2xx, ${result.socketErrors} socket errors)`
-    : "";
-  console.log(
-    `${label.padEnd(40)} ${result.rps.toFixed(0).padStart(8)} req/s ${share.padStart(8)}  p50 ${
-      result.p50Ms.toFixed(2).padStart(6)
-    } ms  p99 ${result.p99Ms.toFixed(2).padStart(6)} ms   ${target}${problems}`,
-  );
-}
 
 await ensureWrk();
 const bare = await startTarget(["bare"]);
@@ -139,10 +92,7 @@ try {
     console.log(`  ${target.label.padEnd(40)} ${shares.join("   ")}`);
   }
 } finally {
-  await stop(bare.child);
-  await stop(hono.child);
-  await stop(honoRequestId.child);
-  await stop(app.child);
+  for (const target of [bare, hono, honoRequestId, app]) await stopTarget(target);
 }
 
 console.log(
@@ -161,6 +111,7 @@ for (
     "fanout_bench.ts",
     "period_close_bench.ts",
     "webhook_bench.ts",
+    "mix_bench.ts",
   ]
 ) {
   console.log(`\n${script}`);

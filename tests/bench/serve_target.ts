@@ -3,13 +3,13 @@
  * its event loop: `bare` is a plain Deno.serve JSON handler; `hono` a minimal
  * Hono app with one middleware (the framework's own floor), `hono-request-id`
  * the same answering with an X-Request-Id header; `app` is the full
- * service on a fresh database with one partner and `clients` clients.
+ * service on a fresh database with one partner and `clients` clients (and
+ * their creation events: seed_clients.ts).
  * Prints one JSON line `{port, auth, userId, databaseUrl}` when ready.
  */
 import { Hono } from "hono";
 import { parseConfig } from "../../config.ts";
-import { openDatabase, withTransaction } from "../../db/client.ts";
-import { clients } from "../../db/schema.ts";
+import { openDatabase } from "../../db/client.ts";
 import { TestableClock } from "../../domain/clock.ts";
 import type { Deps } from "../../domain/context.ts";
 import { createLogger } from "../../domain/logger.ts";
@@ -21,6 +21,7 @@ import { VenueAvailability } from "../../domain/venues/call_venue.ts";
 import { createApp } from "../../routes/app.ts";
 import { createEgressBudgets } from "../../domain/venues/egress_budget.ts";
 import { createVenueRegistry } from "../../venues/registry.ts";
+import { seedClients } from "./seed_clients.ts";
 
 const [mode, clientCount = "0"] = Deno.args;
 
@@ -100,20 +101,7 @@ if (mode === "bare") {
     },
   });
   const total = Number(clientCount);
-  const now = Date.now();
-  // 1,000 rows per statement stays under SQLite's limit of bound variables.
-  for (let start = 0; start < total; start += 1000) {
-    const rows = Array.from({ length: Math.min(1000, total - start) }, (_, i) => ({
-      partnerId: partner.partnerId,
-      tenantId: partner.partnerId,
-      externalUserId: `user-${start + i}`,
-      status: "ACTIVE",
-      strategySelection: null,
-      createdAt: now + start + i,
-      updatedAt: now + start + i,
-    }));
-    await withTransaction(db, (tx) => tx.insert(clients).values(rows));
-  }
+  await seedClients(db, partner.partnerId, total, Date.now());
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, createApp(deps).fetch);
   console.log(JSON.stringify({
     port: server.addr.port,

@@ -13,6 +13,8 @@ export interface WrkResult {
   /** Answers outside 2xx/3xx, and socket errors: a benchmark with either is suspect. */
   non2xx: number;
   socketErrors: number;
+  /** wrk's whole report, with whatever the script's done() printed. */
+  output: string;
 }
 
 export interface WrkOptions {
@@ -65,6 +67,7 @@ export function parseWrk(text: string): WrkResult {
     requests: number(/(\d+) requests in/),
     non2xx: number(/Non-2xx or 3xx responses: (\d+)/),
     socketErrors: errors ? errors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,
+    output: text,
   };
 }
 
