@@ -12,30 +12,21 @@
  * the same fan-out needs under the real venues' published limits.
  */
 import process from "node:process";
-import { withTransaction } from "../../db/client.ts";
-import { accountStates, automations, clients, clientSetups, intents, providerAccounts } from "../../db/schema.ts";
-import { accountSecretBinding } from "../../domain/accounts/load_account.ts";
+import { intents } from "../../db/schema.ts";
 import type { Ctx } from "../../domain/context.ts";
 import { dispatchAdmitted } from "../../domain/engine/dispatch_entries.ts";
 import { evaluateSignal, type SignalInput } from "../../domain/engine/evaluate_signal.ts";
 import { startTestEnv } from "../_helpers/env.ts";
-import { createPartner, expectJson, operator } from "../_helpers/http.ts";
-import { BTC_POLICY, TREND_FOLLOW } from "../setup/setup_fixture.ts";
+import { createPartner } from "../_helpers/http.ts";
 import { percentile } from "./percentile.ts";
 import { pollLatencies } from "./poll.ts";
+import { openTrading, seedTraders, SYMBOL, venueACredentials, venueBCredentials } from "./seed_accounts.ts";
 import { startSimulatorProcess } from "./simulator_process.ts";
-import {
-  approveAgentAction,
-  approveBuilderFeeAction,
-  generateAgentKey,
-  signUserSignedAction,
-} from "../../venues/venue_b/signing.ts";
 import { EgressBudget } from "../../domain/venues/egress_budget.ts";
 
 const ACCOUNTS = Number(Deno.env.get("FANOUT_ACCOUNTS") ?? "10000");
 /** Simulator accounts (VENUE_A keys, VENUE_B wallets with an approved agent) shared by the clients of each venue. */
 const SIM_ACCOUNTS = 100;
-const BATCH = 500;
 const PER_VENUE = { VENUE_A: Math.ceil(ACCOUNTS / 2), VENUE_B: Math.floor(ACCOUNTS / 2) };
 
 // The venues in a process of their own, as real venues are: the figures are the service's work, not theirs.
@@ -47,147 +38,20 @@ const env = await startTestEnv({
 });
 const ctx: Ctx = { ...env.deps, actor: { kind: "system", job: "bench" }, requestId: "bench" };
 const now = env.clock.now();
-const control = (base: string, method: string, path: string, body: unknown) =>
-  fetch(`${base}/_control${path}`, { method, body: JSON.stringify(body) }).then((r) => r.json());
 
 const partner = await createPartner(env, {
   partnerId: "fanout",
   riskEnvelope: { maxLeverage: 10, maxMarginPerTradeUsd: 500, maxConcurrentTrades: 3, maxDailyLossUsd: 200 },
   limits: { requestsPerMinute: 1_000_000, ordersPerMinute: 1_000_000 },
 });
-const builderFeeTenthsBps = 25;
-await expectJson(await operator(env, "PUT", "/operator/v1/strategies/trend-follow", TREND_FOLLOW), 200);
-for (const [providerId, symbol] of [["VENUE_A", "BTCUSDT"], ["VENUE_B", "BTCUSDC"]]) {
-  const policy = { ...BTC_POLICY, maxBookFraction: 1 };
-  await expectJson(await operator(env, "PUT", `/operator/v1/asset-policies/${providerId}/${symbol}`, policy), 200);
-  await expectJson(await operator(env, "PUT", `/operator/v1/providers/${providerId}`, { realExecution: true }), 200);
-}
-// Lifted, like the per-account order limits: 100 simulator accounts stand for thousands of real ones.
-await control(venues.urls.venueA, "PUT", "/limits", {
-  requestWeightPerMinute: 100_000_000,
-  ordersPer10Seconds: 1_000_000,
-  ordersPerMinute: 1_000_000,
-});
-// Deep books, so admission does not refuse thousands of small entries for liquidity.
-await control(venues.urls.venueA, "PUT", "/markets/BTCUSDT", { markPrice: "65000", depth: "1000" });
-await control(venues.urls.venueB, "PUT", "/markets/BTC", { markPrice: "65000", depth: "1000" });
-
-/** One simulator account's credential row, sealed for the account it is stored under. */
-type SimCredential = (accountId: string) => Promise<Partial<typeof providerAccounts.$inferInsert>>;
-
-async function venueACredentials(): Promise<SimCredential[]> {
-  const made: SimCredential[] = [];
-  for (let i = 0; i < SIM_ACCOUNTS; i++) {
-    const key = await control(venues.urls.venueA, "POST", "/accounts", { balances: { USDT: "100000000" } });
-    made.push(async (accountId) => ({
-      scheme: "API_KEY",
-      apiKey: key.apiKey,
-      sealedSecret: (await env.deps.secrets.seal(key.apiSecret, accountSecretBinding(accountId))).sealed,
-    }));
-  }
-  return made;
-}
-
-/** Funded wallets, each with an agent and the builder fee approved through the adapter, as the hosted page leaves them. */
-async function venueBCredentials(): Promise<SimCredential[]> {
-  const made: SimCredential[] = [];
-  let nonce = Date.now();
-  for (let i = 0; i < SIM_ACCOUNTS; i++) {
-    const wallet = generateAgentKey();
-    const agent = generateAgentKey();
-    await control(venues.urls.venueB, "POST", "/wallets", { address: wallet.address, usdc: "100000000" });
-    const isMainnet = env.deps.config.venueBMainnet;
-    for (
-      const action of [
-        approveAgentAction({ isMainnet, agentAddress: agent.address, agentName: "svc", nonce: ++nonce }),
-        approveBuilderFeeAction({
-          isMainnet,
-          builder: env.deps.config.venueBBuilderAddress,
-          maxFeeTenthsBps: builderFeeTenthsBps,
-          nonce: ++nonce,
-        }),
-      ]
-    ) await env.deps.venues.VENUE_B.submitUserSignedAction!(signUserSignedAction(wallet.privateKey, action));
-    made.push(async (accountId) => ({
-      scheme: "AGENT_WALLET",
-      accountAddress: wallet.address,
-      agentAddress: agent.address,
-      approvedBuilderFeeTenthsBps: builderFeeTenthsBps,
-      sealedSecret: (await env.deps.secrets.seal(agent.privateKey, accountSecretBinding(accountId))).sealed,
-    }));
-  }
-  return made;
-}
+await openTrading(env, venues.urls);
 
 const setupStarted = performance.now();
-const SYMBOL = { VENUE_A: "BTCUSDT", VENUE_B: "BTCUSDC" } as const;
 for (const providerId of ["VENUE_A", "VENUE_B"] as const) {
-  const credentials = providerId === "VENUE_A" ? await venueACredentials() : await venueBCredentials();
-  const count = PER_VENUE[providerId];
-  for (let first = 0; first < count; first += BATCH) {
-    const size = Math.min(BATCH, count - first);
-    const accounts = await Promise.all(Array.from({ length: size }, async (_, i) => {
-      const accountId = `acc_fanout_${providerId}_${first + i}`;
-      return { accountId, ...(await credentials[(first + i) % SIM_ACCOUNTS](accountId)) };
-    }));
-    await withTransaction(env.deps.db, async (tx) => {
-      const rows = await tx.insert(clients).values(Array.from({ length: size }, (_, i) => ({
-        partnerId: "fanout",
-        tenantId: "fanout",
-        externalUserId: `user-${providerId}-${first + i}`,
-        status: "ACTIVE",
-        strategySelection: null,
-        createdAt: now,
-        updatedAt: now,
-      }))).returning({ id: clients.id });
-      await tx.insert(clientSetups).values(rows.map(({ id }) => ({
-        clientId: id,
-        providerId,
-        enabled: true,
-        leverage: 5,
-        maxMarginPerTradeMicros: 50e6,
-        maxConcurrentTrades: 1,
-        maxDailyLossMicros: 100e6,
-        orderSizeMicros: 150e6,
-        capitalBaseMicros: 1000e6,
-        maxLossPerTradeMicros: 20e6,
-        entryTimeoutMinutes: 30,
-        updatedAt: now,
-      })));
-      await tx.insert(automations).values(rows.map(({ id }) => ({
-        clientId: id,
-        providerId,
-        strategyId: "trend-follow",
-        strategyVersion: TREND_FOLLOW.version,
-        enabled: true,
-        risk: { leverage: 5, maxMarginPerTradeMicros: 50e6, maxConcurrentTrades: 1, maxDailyLossMicros: 100e6 },
-        conditions: {},
-        updatedAt: now,
-      })));
-      await tx.insert(providerAccounts).values(rows.map(({ id }, i) => ({
-        ...accounts[i],
-        accountId: accounts[i].accountId,
-        clientId: id,
-        providerId,
-        scheme: accounts[i].scheme!,
-        sealedSecret: accounts[i].sealedSecret!,
-        connection: "CONNECTED",
-        permissions: { canRead: true, canFutures: true, canWithdraw: false },
-        connectedAt: now,
-        updatedAt: now,
-      })));
-      await tx.insert(accountStates).values(rows.map(({ id }) => ({
-        clientId: id,
-        providerId,
-        positions: [],
-        restingEntries: 0,
-        factsCursor: now,
-        reconciledAt: now,
-        // As after a first entry: the leverage and margin mode are already set.
-        symbolSettings: { [SYMBOL[providerId]]: { leverage: 5, marginMode: "ISOLATED" } },
-      })));
-    });
-  }
+  const credentials = providerId === "VENUE_A"
+    ? await venueACredentials(venues.urls, env, SIM_ACCOUNTS)
+    : await venueBCredentials(venues.urls, env, SIM_ACCOUNTS);
+  await seedTraders(env, { partnerId: "fanout", providerId, count: PER_VENUE[providerId], credentials, now });
 }
 console.log(
   `${ACCOUNTS.toLocaleString("en")} eligible accounts set up in ${

@@ -34,3 +34,9 @@ export async function startSimulatorProcess() {
     },
   };
 }
+
+/** A simulator's control route (`/_control/...`: accounts, wallets, markets, limits, faults), answered as JSON. */
+export async function simControl(base: string, method: string, path: string, body: unknown) {
+  const response = await fetch(`${base}/_control${path}`, { method, body: JSON.stringify(body) });
+  return await response.json();
+}
