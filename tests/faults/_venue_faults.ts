@@ -1,0 +1,153 @@
+/**
+ * What the venue fault tests share: a trading client on the VENUE_A
+ * simulator, the simulator's fault switch, the simulator's own record of
+ * every order (the ground truth for "nothing was sent twice"), and a link in
+ * front of the simulator that fails one kind of request at a time.
+ */
+import assert from "node:assert/strict";
+import { expectJson, operator } from "../_helpers/http.ts";
+import type { TestEnv } from "../_helpers/env.ts";
+import { automationBody, completeSetup, putAutomation, putSetup, readyClient } from "../setup/setup_fixture.ts";
+import { createVenueAAdapter } from "../../venues/venue_a/adapter.ts";
+
+export type FaultMode = "NONE" | "DOWN" | "SLOW" | "LOSE_RESPONSE" | "REJECT_KEYS";
+
+/** Switch a simulator's fault (`ms`: the delay of SLOW). */
+export async function venueFault(env: TestEnv, venue: "venueA" | "venueB", mode: FaultMode, ms?: number) {
+  const response = await fetch(`${env.venueUrls[venue]}/_control/faults`, {
+    method: "PUT",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ mode, ...(ms === undefined ? {} : { ms }) }),
+  });
+  assert.equal(response.status, 200, await response.text());
+}
+
+/** Every order and conditional (algo) order the VENUE_A simulator holds for a key, whatever its state. */
+export async function ordersAtVenueA(env: TestEnv, apiKey: string) {
+  const response = await fetch(`${env.venueUrls.venueA}/_control/accounts/${apiKey}`);
+  const account = await response.json();
+  assert.equal(response.status, 200, JSON.stringify(account));
+  return account as {
+    orders: { clientOrderId: string; status: string }[];
+    algoOrders: { clientAlgoId: string; algoStatus: string; orderType: string }[];
+    positions: { positionAmt: string }[];
+  };
+}
+
+/** ana trading on VENUE_A: ready client, complete setup, automation on, account reconciled once. */
+export async function tradingClient() {
+  const ready = await readyClient();
+  await expectJson(await putSetup(ready.partner, completeSetup({ orderSizeUsd: 240, maxLossPerTrade: 50 })), 200);
+  await expectJson(await putAutomation(ready.partner, automationBody()), 200);
+  await runJob(ready.env, "reconcile");
+  return ready;
+}
+
+export async function runJob(env: TestEnv, job: string) {
+  return (await expectJson(await operator(env, "POST", `/operator/v1/jobs/${job}/run`), 200)).summary;
+}
+
+/** A manual opening on VENUE_A: BUY 0.003 BTC at 65,010 (crosses the ask: fills), a stop and two targets. */
+export const opening = (overrides: Record<string, unknown> = {}) => ({
+  externalUserId: "ana",
+  type: "OPEN_POSITION",
+  providerId: "VENUE_A",
+  symbol: "BTCUSDT",
+  side: "BUY",
+  orderType: "LIMIT",
+  price: 65010,
+  quantity: 0.003,
+  stopLossPrice: 63000,
+  takeProfits: [{ price: 67000, share: 0.5 }, { price: 69000, share: 0.5 }],
+  ...overrides,
+});
+
+/** A trend-follow signal on VENUE_A's BTCUSDT at `entryPrice` (65,010 crosses the ask: the entry fills). */
+export const signal = (signalId: string, entryPrice = 65010) => ({
+  signalId,
+  strategyId: "trend-follow",
+  providerId: "VENUE_A",
+  symbol: "BTCUSDT",
+  side: "BUY",
+  entryPrice,
+  stopLossPrice: entryPrice - 2000,
+  takeProfits: [{ price: entryPrice + 2000, share: 0.5 }, { price: entryPrice + 4000, share: 0.5 }],
+  confidence: 80,
+});
+
+/**
+ * How one kind of request fails on the way to the venue:
+ * - `UNREACHABLE`: the venue's "Service Unavailable." answer, the request never reaching its core;
+ * - `ANSWER_LOST`: the venue acts, and its answer is replaced by a 503 that proves nothing;
+ * - `ANSWER_HELD`: the venue acts, and its answer is held until the caller gives up waiting.
+ */
+export type LinkFault = "UNREACHABLE" | "ANSWER_LOST" | "ANSWER_HELD";
+
+/**
+ * A real HTTP hop between the service and the VENUE_A simulator, standing for
+ * the network and the venue's gateway. The simulator's own fault switch hits
+ * every request; this fails one kind only (say, placing an order while the
+ * account and book reads before it pass), which is how an entry meets a fault
+ * in the middle. Everything else goes through untouched, to the simulator.
+ */
+export class VenueLink {
+  readonly url: string;
+  readonly #server: Deno.HttpServer<Deno.NetAddr>;
+  readonly #faults = new Map<string, LinkFault>();
+
+  constructor(readonly target: string) {
+    this.#server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => this.#pass(request));
+    this.url = `http://127.0.0.1:${this.#server.addr.port}`;
+  }
+
+  /** Fail every `method path` request (path without the query) this way until `heal()`. */
+  fail(method: string, path: string, fault: LinkFault): void {
+    this.#faults.set(`${method} ${path}`, fault);
+  }
+
+  heal(): void {
+    this.#faults.clear();
+  }
+
+  async #pass(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const fault = this.#faults.get(`${request.method} ${url.pathname}`);
+    if (fault === "UNREACHABLE") return Response.json({ msg: "Service Unavailable." }, { status: 503 });
+    const answer = await fetch(`${this.target}${url.pathname}${url.search}`, {
+      method: request.method,
+      headers: request.headers,
+      body: request.body ? await request.arrayBuffer() : undefined,
+    });
+    const body = await answer.arrayBuffer();
+    if (fault === "ANSWER_LOST") {
+      return Response.json({ msg: "Unknown error, please check your request." }, { status: 503 });
+    }
+    if (fault === "ANSWER_HELD") {
+      // Held until the caller hangs up (its timeout): nothing reaches it.
+      await new Promise((resolve) => request.signal.addEventListener("abort", resolve, { once: true }));
+      return new Response(null, { status: 504 });
+    }
+    return new Response(body, { status: answer.status, headers: answer.headers });
+  }
+
+  close(): Promise<void> {
+    return this.#server.shutdown();
+  }
+}
+
+/**
+ * Route the service's VENUE_A adapter through a new link (as VENUE_A_URL
+ * would), with its per-request timeout. Set up after the account is connected:
+ * the spot host, used only to check a key at connection, is not behind it.
+ */
+export function linkVenueA(env: TestEnv, options: { timeoutMs?: number } = {}): VenueLink {
+  const link = new VenueLink(env.venueUrls.venueA);
+  env.deps.venues.VENUE_A = createVenueAAdapter({
+    baseUrl: link.url,
+    spotBaseUrl: link.url,
+    secrets: env.deps.secrets,
+    budget: env.deps.egressBudgets.VENUE_A,
+    timeoutMs: options.timeoutMs,
+  });
+  return link;
+}
