@@ -10,6 +10,7 @@
  * connection count with its share of the bare figure: the mix says what a
  * partner sees, the route alone what the route costs.
  */
+import { MIX_SCRIPT, parseMix, ROUTES } from "./partner_mix.ts";
 import { median, row, startTarget, stopTarget } from "./targets.ts";
 import { ensureWrk, runWrk, type WrkResult } from "./wrk.ts";
 
@@ -18,42 +19,6 @@ const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? "10");
 const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? "3");
 /** A route alone needs less time than the mix for a steady figure: it has one kind of request. */
 const ROUTE_SECONDS = Math.max(2, Math.ceil(SECONDS / 2));
-const SCRIPT = new URL("./partner_mix.lua", import.meta.url).pathname;
-
-/** The script's route names, as a partner would read them. */
-const ROUTES: Record<string, string> = {
-  status: "GET /v1/users/:id/status",
-  automation: "GET /v1/users/:id/automation",
-  setup: "GET /v1/users/:id/setup",
-  performance: "GET /v1/users/:id/performance",
-  statements: "GET /v1/users/:id/statements",
-  create: "POST /v1/users (new client, IK)",
-  setup_put: "PUT /v1/users/:id/setup (IK)",
-  events: "GET /v1/events?after=…&limit=100",
-};
-
-export interface RouteFigures {
-  requests: number;
-  errors: number;
-  p50Ms: number;
-  p99Ms: number;
-}
-
-/** The `MIX` lines partner_mix.lua's done() prints. */
-export function parseMix(output: string) {
-  const routes = new Map<string, RouteFigures>();
-  for (const match of output.matchAll(/^MIX route=(\w+) requests=(\d+) errors=(\d+) p50=([\d.]+) p99=([\d.]+)$/gm)) {
-    const [, name, requests, errors, p50, p99] = match;
-    routes.set(name, { requests: +requests, errors: +errors, p50Ms: +p50, p99Ms: +p99 });
-  }
-  const totals = /^MIX duration_us=(\d+) unmatched=(\d+)$/m.exec(output);
-  return {
-    routes,
-    seconds: Number(totals?.[1] ?? NaN) / 1e6,
-    unmatched: Number(totals?.[2] ?? NaN),
-    firstError: /^MIX first error: (.*)$/m.exec(output)?.[1],
-  };
-}
 
 const ms = (value: number) => value.toFixed(2).padStart(7);
 
@@ -71,7 +36,7 @@ const mixRun = (only: string, seconds: number) =>
   runWrk(`${app.url}/`, {
     headers,
     seconds,
-    script: SCRIPT,
+    script: MIX_SCRIPT,
     scriptArgs: [crypto.randomUUID().slice(0, 8), String(CLIENTS), only],
   });
 try {

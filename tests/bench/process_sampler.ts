@@ -1,0 +1,67 @@
+/**
+ * A process's resident memory and open file descriptors, read from /proc
+ * (Linux), and the soak's verdict on whether they grew.
+ */
+import { percentile } from "./percentile.ts";
+
+export interface ProcessSample {
+  /** Seconds since the load started. */
+  atSeconds: number;
+  rssMiB: number;
+  fds: number;
+}
+
+export async function sampleProcess(pid: number, atSeconds: number): Promise<ProcessSample> {
+  const status = await Deno.readTextFile(`/proc/${pid}/status`);
+  const rssKiB = Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1] ?? NaN);
+  let fds = 0;
+  for await (const _ of Deno.readDir(`/proc/${pid}/fd`)) fds++;
+  return { atSeconds, rssMiB: rssKiB / 1024, fds };
+}
+
+export interface GrowthLimits {
+  /** Samples before this are warm-up (JIT, caches, pools filling) and not judged. */
+  warmupSeconds: number;
+  /** How much the last third's median RSS may exceed the first third's, as a fraction. */
+  rssTolerance: number;
+  /** How many more descriptors the last third's median may hold (connections in flight come and go). */
+  fdTolerance: number;
+}
+
+export interface Third {
+  fromSeconds: number;
+  toSeconds: number;
+  rssMedianMiB: number;
+  rssMaxMiB: number;
+  fdsMedian: number;
+  fdsMax: number;
+}
+
+/**
+ * The samples after warm-up cut in thirds; growth when the last third's
+ * medians exceed the first third's by more than the limits. Medians, because
+ * a garbage-collected heap saw-tooths and a single sample proves nothing;
+ * thirds, because a leak shows as a level that keeps rising, not as a peak.
+ */
+export function judgeGrowth(samples: ProcessSample[], limits: GrowthLimits) {
+  const judged = samples.filter((sample) => sample.atSeconds >= limits.warmupSeconds);
+  if (judged.length < 6) return { thirds: [], grew: true, reasons: [`only ${judged.length} samples after warm-up`] };
+  const size = Math.floor(judged.length / 3);
+  const thirds: Third[] = [judged.slice(0, size), judged.slice(size, 2 * size), judged.slice(2 * size)].map((part) => ({
+    fromSeconds: part[0].atSeconds,
+    toSeconds: part.at(-1)!.atSeconds,
+    rssMedianMiB: percentile(part.map((s) => s.rssMiB), 0.5),
+    rssMaxMiB: Math.max(...part.map((s) => s.rssMiB)),
+    fdsMedian: percentile(part.map((s) => s.fds), 0.5),
+    fdsMax: Math.max(...part.map((s) => s.fds)),
+  }));
+  const [first, , last] = thirds;
+  const rssGrowth = last.rssMedianMiB / first.rssMedianMiB - 1;
+  const fdGrowth = last.fdsMedian - first.fdsMedian;
+  const reasons: string[] = [];
+  if (rssGrowth > limits.rssTolerance) {
+    reasons.push(`RSS median grew ${(rssGrowth * 100).toFixed(1)} % (limit ${limits.rssTolerance * 100} %)`);
+  }
+  if (fdGrowth > limits.fdTolerance) reasons.push(`open descriptors grew by ${fdGrowth} (limit ${limits.fdTolerance})`);
+  return { thirds, rssGrowth, fdGrowth, grew: reasons.length > 0, reasons };
+}
