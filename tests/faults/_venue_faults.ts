@@ -94,6 +94,7 @@ export class VenueLink {
   readonly url: string;
   readonly #server: Deno.HttpServer<Deno.NetAddr>;
   readonly #faults = new Map<string, LinkFault>();
+  readonly #held: (() => void)[] = [];
 
   constructor(readonly target: string) {
     this.#server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => this.#pass(request));
@@ -107,6 +108,7 @@ export class VenueLink {
 
   heal(): void {
     this.#faults.clear();
+    for (const release of this.#held.splice(0)) release();
   }
 
   async #pass(request: Request): Promise<Response> {
@@ -123,14 +125,15 @@ export class VenueLink {
       return Response.json({ msg: "Unknown error, please check your request." }, { status: 503 });
     }
     if (fault === "ANSWER_HELD") {
-      // Held until the caller hangs up (its timeout): nothing reaches it.
-      await new Promise((resolve) => request.signal.addEventListener("abort", resolve, { once: true }));
+      // Held until the link heals or closes, long after the caller stopped waiting: nothing reaches it.
+      await new Promise<void>((resolve) => this.#held.push(resolve));
       return new Response(null, { status: 504 });
     }
     return new Response(body, { status: answer.status, headers: answer.headers });
   }
 
   close(): Promise<void> {
+    this.heal();
     return this.#server.shutdown();
   }
 }
