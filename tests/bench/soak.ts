@@ -129,6 +129,9 @@ async function mixLoad() {
   }
 }
 
+/** Rows of a count query, each as one line of its values. */
+const count = async (query: ReturnType<typeof sql>) =>
+  (await env.deps.db.read.all<Record<string, string | number>>(query)).map((row) => Object.values(row).join(" "));
 const samples: ProcessSample[] = [];
 let samplingProblem: string | undefined;
 const sampler = setInterval(async () => {
@@ -140,9 +143,7 @@ const sampler = setInterval(async () => {
     return;
   }
   samples.push(sample);
-  const [{ pending }] = await env.deps.db.read.all<{ pending: number }>(
-    sql`SELECT count(*) AS pending FROM webhook_deliveries WHERE status = 'PENDING'`,
-  );
+  const [pending] = await count(sql`SELECT count(*) FROM webhook_deliveries WHERE status = 'PENDING'`);
   const t = trading.counts;
   console.log(
     `t=${sample.atSeconds.toFixed(0).padStart(4)} s  rss ${sample.rssMiB.toFixed(1).padStart(6)} MiB  fds ${
@@ -156,8 +157,6 @@ await Promise.all([trading.run(until, CYCLE_SECONDS), mixLoad()]);
 clearInterval(sampler);
 await new Promise((resolve) => setTimeout(resolve, 2_000)); // the last deliveries of the last cycle
 
-const count = async (query: ReturnType<typeof sql>) =>
-  (await env.deps.db.read.all<Record<string, string | number>>(query)).map((row) => Object.values(row).join(" "));
 const stored = {
   intents: await count(sql`SELECT type, status, count(*) FROM intents GROUP BY type, status ORDER BY type, status`),
   positions: await count(sql`SELECT status, count(*) FROM positions GROUP BY status`),
