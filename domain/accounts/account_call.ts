@@ -3,6 +3,15 @@
  * credential moves a connected account to ACCESS_LOST (event
  * `provider.access_lost`): new entries stop, maintenance goes on. A later call
  * the venue accepts with the same credential restores CONNECTED.
+ *
+ * An agent wallet's reads go by the principal's address and never present the
+ * agent, so they succeed whatever became of it: only a signed action meets a
+ * removed or expired agent. While such an account is ACCESS_LOST, each call
+ * first asks the venue whether the agent is approved (one read, for those
+ * accounts only): refused, the call is refused as the credential was; approved
+ * again, the call runs and restores CONNECTED. Without this a read restored
+ * CONNECTED at once, the next action was refused again, and the account
+ * flapped between the two states, announcing each loss anew.
  */
 import { and, eq } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
@@ -21,6 +30,12 @@ export async function callWithAccount<T>(
 ): Promise<T> {
   const providerId = account.providerId as ProviderId;
   try {
+    if (account.connection === "ACCESS_LOST" && account.scheme === "AGENT_WALLET") {
+      const check = await callVenue(ctx, providerId, (venue) => venue.testCredentials(credentialsOf(account)));
+      if (check.problems.includes("AGENT_NOT_APPROVED")) {
+        throw new VenueError("CREDENTIAL_REJECTED", "The agent is no longer approved", { providerId });
+      }
+    }
     const result = await callVenue(ctx, providerId, (venue) => call(venue, credentialsOf(account)));
     if (account.connection === "ACCESS_LOST") await setConnection(ctx, account, "ACCESS_LOST", "CONNECTED");
     return result;

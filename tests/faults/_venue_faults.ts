@@ -7,7 +7,16 @@
 import assert from "node:assert/strict";
 import { expectJson, operator } from "../_helpers/http.ts";
 import type { TestEnv } from "../_helpers/env.ts";
-import { automationBody, completeSetup, putAutomation, putSetup, readyClient } from "../setup/setup_fixture.ts";
+import {
+  automationBody,
+  BTC_POLICY,
+  completeSetup,
+  putAutomation,
+  putSetup,
+  readyClient,
+  TREND_FOLLOW,
+} from "../setup/setup_fixture.ts";
+import { connectWallet, openPage, walletSetUp } from "../connect/connect_fixture.ts";
 import { createVenueAAdapter } from "../../venues/venue_a/adapter.ts";
 
 export type FaultMode = "NONE" | "DOWN" | "SLOW" | "LOSE_RESPONSE" | "REJECT_KEYS";
@@ -43,6 +52,20 @@ export async function tradingClient() {
   return ready;
 }
 
+/** ana trading on VENUE_B: her wallet connected through the page (agent approved, builder fee approved). */
+export async function tradingClientB() {
+  const { env, partner, wallet } = await walletSetUp(25);
+  await connectWallet((await openPage(env, partner)).request, wallet);
+  await expectJson(await operator(env, "PUT", "/operator/v1/strategies/trend-follow", TREND_FOLLOW), 200);
+  await expectJson(await operator(env, "PUT", "/operator/v1/asset-policies/VENUE_B/BTCUSDC", BTC_POLICY), 200);
+  await expectJson(await operator(env, "PUT", "/operator/v1/providers/VENUE_B", { realExecution: true }), 200);
+  const setup = completeSetup({ providerId: "VENUE_B", orderSizeUsd: 240, maxLossPerTrade: 50 });
+  await expectJson(await putSetup(partner, setup), 200);
+  await expectJson(await putAutomation(partner, automationBody({ providerId: "VENUE_B" })), 200);
+  await runJob(env, "reconcile");
+  return { env, partner, wallet };
+}
+
 export async function runJob(env: TestEnv, job: string) {
   return (await expectJson(await operator(env, "POST", `/operator/v1/jobs/${job}/run`), 200)).summary;
 }
@@ -73,6 +96,13 @@ export const signal = (signalId: string, entryPrice = 65010) => ({
   stopLossPrice: entryPrice - 2000,
   takeProfits: [{ price: entryPrice + 2000, share: 0.5 }, { price: entryPrice + 4000, share: 0.5 }],
   confidence: 80,
+});
+
+/** The same signal on VENUE_B's BTCUSDC (its BTC perpetual). */
+export const signalB = (signalId: string, entryPrice = 65100) => ({
+  ...signal(signalId, entryPrice),
+  providerId: "VENUE_B",
+  symbol: "BTCUSDC",
 });
 
 /**
