@@ -31,6 +31,8 @@ export type VenueErrorKind =
   | "CREDENTIAL_REJECTED"
   | "INSUFFICIENT_MARGIN"
   | "INVALID_ORDER"
+  /** A stop or target whose trigger price the market has already passed: refused, it would fire at once. */
+  | "TRIGGER_CROSSED"
   | "RATE_LIMITED"
   | "UNAVAILABLE"
   | "OUTCOME_UNKNOWN";

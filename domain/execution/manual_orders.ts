@@ -474,21 +474,35 @@ async function replaceProtection(ctx: Ctx, account: AccountRow, position: Positi
   let seq = legs.length;
   if (kind === "STOP_LOSS") {
     placed.push(
-      await placeLeg(ctx, updated, account, {
-        kind,
-        triggerPrice: updated.stopLossPrice!,
-        quantity: updated.quantity,
-      }, ++seq),
+      await placeLeg(
+        ctx,
+        updated,
+        account,
+        {
+          kind,
+          triggerPrice: updated.stopLossPrice!,
+          quantity: updated.quantity,
+        },
+        ++seq,
+        "refuse",
+      ),
     );
   } else {
     const market = (await findMarket(ctx, position.providerId as ProviderId, position.symbol))!;
     for (const target of takeProfitQuantities(updated.quantity, updated.takeProfits, market.stepSize)) {
       placed.push(
-        await placeLeg(ctx, updated, account, {
-          kind,
-          triggerPrice: target.price,
-          quantity: target.quantity,
-        }, ++seq),
+        await placeLeg(
+          ctx,
+          updated,
+          account,
+          {
+            kind,
+            triggerPrice: target.price,
+            quantity: target.quantity,
+          },
+          ++seq,
+          "refuse",
+        ),
       );
     }
   }

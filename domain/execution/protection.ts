@@ -83,7 +83,9 @@ export async function protectPosition(ctx: Ctx, position: PositionRow, account: 
     return rows;
   });
   const sent = await sendProtections(ctx, recorded, account);
-  return await recordProtection(ctx, position, sent);
+  const settled: IntentRow[] = [];
+  for (const leg of sent) settled.push(await executeIfCrossed(ctx, partnerId, position, account, leg));
+  return await recordProtection(ctx, position, settled);
 }
 
 const partnerOfClient = preparedFor((db) =>
@@ -96,19 +98,60 @@ export interface Leg {
   quantity: string;
 }
 
-/** One protective order of a position, as an intent (`<positionId>:<kind>:<seq>`), sent reduce-only. */
+/**
+ * One protective order of a position, as an intent (`<positionId>:<kind>:<seq>`),
+ * sent reduce-only. The service's own placements (at open, break-even, placed
+ * again) execute a leg the market has already crossed; a partner's
+ * SET_STOP_LOSS / SET_TAKE_PROFIT passes `crossed: "refuse"` and is told.
+ */
 export async function placeLeg(
   ctx: Ctx,
   position: PositionRow,
   account: AccountRow,
   leg: Leg,
   seq: number,
+  crossed: "execute" | "refuse" = "execute",
 ): Promise<IntentRow> {
   const { partnerId } = (await partnerOfClient(ctx.db.read).get({ clientId: position.clientId }))!;
   const intent = await withTransaction(
     ctx.db,
     (tx) => insertIntent(tx, legDraft(partnerId, position, leg, seq), "SUBMITTING", ctx.clock.now()),
   );
+  const sent = await sendIntent(ctx, intent, account);
+  return crossed === "execute" ? await executeIfCrossed(ctx, partnerId, position, account, sent) : sent;
+}
+
+/**
+ * A stop or target whose trigger the market has already passed is refused by
+ * the venue (it would fire at once), which would leave the position without
+ * it. The leg then does now what its trigger would have done: a reduce-only
+ * market order of its quantity, recorded as an intent of its own
+ * (`<leg>:NOW`) of the same kind and trigger price, so the legs' bookkeeping
+ * sees the stop or target filled rather than missing (and never places it again).
+ */
+async function executeIfCrossed(
+  ctx: Ctx,
+  partnerId: string,
+  position: PositionRow,
+  account: AccountRow,
+  leg: IntentRow,
+): Promise<IntentRow> {
+  if (leg.status !== "REJECTED" || leg.errorCode !== "TRIGGER_CROSSED") return leg;
+  const draft: IntentDraft = {
+    ...legDraft(partnerId, position, {
+      kind: leg.type as Leg["kind"],
+      triggerPrice: leg.triggerPrice!,
+      quantity: leg.quantity,
+    }, 0),
+    intentId: `${leg.intentId}:NOW`,
+    orderType: "MARKET",
+  };
+  const intent = await withTransaction(ctx.db, (tx) => insertIntent(tx, draft, "SUBMITTING", ctx.clock.now()));
+  ctx.logger.info("protective leg crossed by the market: executed now", {
+    requestId: ctx.requestId,
+    positionId: position.positionId,
+    kind: leg.type,
+  });
   return await sendIntent(ctx, intent, account);
 }
 
@@ -147,7 +190,8 @@ export function takeProfitQuantities(quantity: string, targets: TakeProfit[], st
 /** The position's protection status from its protective legs' latest state (at open, after a reconciliation). */
 export async function recordProtection(ctx: Ctx, position: PositionRow, legs: IntentRow[]): Promise<PositionRow> {
   const accessLost = legs.some((leg) => leg.errorCode === "PROVIDER_CREDENTIAL_REJECTED");
-  const unconfirmed = legs.filter((leg) => leg.status !== "ACCEPTED");
+  // A leg executed at once (crossed by the market) did its work: the reconciliation takes the position from there.
+  const unconfirmed = legs.filter((leg) => leg.status !== "ACCEPTED" && leg.status !== "FILLED");
   const status = accessLost ? "PROVIDER_ACCESS_LOST" : unconfirmed.length ? "PROTECTION_DEGRADED" : "PROTECTED";
   return await setProtection(ctx, position, status, unconfirmed.length ? degradedReason(position, unconfirmed) : null);
 }

@@ -16,6 +16,7 @@ import { intentById, type IntentRow, orderChanges, transitionIntent } from "./in
 const REFUSAL_MESSAGES: Record<string, string> = {
   INSUFFICIENT_MARGIN: "Margem insuficiente na conta do provedor.",
   INVALID_ORDER: "O provedor recusou a ordem (preço, quantidade ou parâmetros fora das regras do mercado).",
+  TRIGGER_CROSSED: "O mercado já passou do preço de disparo: o provedor recusou a ordem, que dispararia na hora.",
 };
 
 export function orderRequestOf(intent: IntentRow): PlaceOrderRequest {
@@ -25,16 +26,20 @@ export function orderRequestOf(intent: IntentRow): PlaceOrderRequest {
     type: intent.orderType as PlaceOrderRequest["type"],
     quantity: intent.quantity,
     ...(intent.price === null ? {} : { price: intent.price }),
-    ...(intent.triggerPrice === null ? {} : { triggerPrice: intent.triggerPrice }),
+    // A leg executed at once keeps its trigger price for the bookkeeping; a market order sends none.
+    ...(intent.triggerPrice === null || intent.orderType === "MARKET" ? {} : { triggerPrice: intent.triggerPrice }),
     ...(intent.timeInForce === null ? {} : { timeInForce: intent.timeInForce as PlaceOrderRequest["timeInForce"] }),
     reduceOnly: intent.reduceOnly,
     clientOrderId: intent.clientOrderId,
   };
 }
 
-/** Protective intents go through the venue's conditional-order path (VENUE_A: algo orders; VENUE_B: tpsl triggers). */
+/**
+ * Protective intents go through the venue's conditional-order path (VENUE_A:
+ * algo orders; VENUE_B: tpsl triggers), except one executed at once (MARKET).
+ */
 function protectionRequestOf(intent: IntentRow): ProtectionRequest | null {
-  if (intent.type !== "STOP_LOSS" && intent.type !== "TAKE_PROFIT") return null;
+  if ((intent.type !== "STOP_LOSS" && intent.type !== "TAKE_PROFIT") || intent.orderType === "MARKET") return null;
   return {
     symbol: intent.symbol,
     kind: intent.type,

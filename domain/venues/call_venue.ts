@@ -43,7 +43,12 @@ export async function callVenue<T>(
     if (!(error instanceof VenueError)) throw error;
     const unreachable = error.kind === "UNAVAILABLE" || error.kind === "OUTCOME_UNKNOWN";
     ctx.venueAvailability.record(providerId, !unreachable);
-    ctx.logger.warn("venue call failed", { requestId: ctx.requestId, providerId, kind: error.kind });
+    ctx.logger.warn("venue call failed", {
+      requestId: ctx.requestId,
+      providerId,
+      kind: error.kind,
+      code: error.detail.venueCode,
+    });
     if (error.kind === "OUTCOME_UNKNOWN") {
       throw new ApiError("PROVIDER_DOWN", { message: UNCERTAIN_MESSAGE, uncertain: true });
     }

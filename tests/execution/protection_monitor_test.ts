@@ -177,8 +177,8 @@ Deno.test("protection monitor: a stop the venue keeps refusing is placed at most
   try {
     const [stop] = await legs("STOP_LOSS");
     await env.deps.venues.VENUE_A.cancelProtection(credentialsOf(account), stop.symbol, stop.clientOrderId);
-    // Below the stop's trigger, a stop would fire at once: the venue refuses to place it.
-    await market("59000");
+    // A stand-in for a stop the venue keeps refusing: its price below the market's lowest (556.80).
+    await env.deps.db.writer.update(intents).set({ triggerPrice: "500" }).where(eq(intents.id, stop.id));
     for (let attempt = 1; attempt <= 3; attempt++) {
       const summary = await runMonitor(env);
       assert.equal(summary.legsPlacedAgain, 1, `attempt ${attempt}: ${JSON.stringify(summary)}`);
@@ -195,13 +195,35 @@ Deno.test("protection monitor: a stop the venue keeps refusing is placed at most
     const after = await position();
     assert.equal(after.protectionStatus, "PROTECTION_DEGRADED");
     assert.equal(after.protectionAttempts, 3);
-    assert.match(after.protectionReason!, /stop loss 60000 \(recusada, INVALID_ORDER\)/);
+    assert.match(after.protectionReason!, /stop loss 500 \(recusada, INVALID_ORDER\)/);
     assert.match(after.protectionReason!, /Recolocação esgotada após 3 tentativas/);
     assert.equal(await count("protection.degraded"), 1);
     assert.ok(env.logs.some((line) => line.includes("no placement attempt left") && line.includes(after.positionId)));
 
     const reconciled = await expectJson(await operator(env, "POST", "/operator/v1/jobs/reconcile/run"), 200);
     assert.equal(reconciled.summary.stopsPlacedAgain, 0, "the reconciliation spends the same attempts");
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("protection monitor: a missing stop the market has already crossed is executed at once, and the position closes", async () => {
+  const { env, account, position, legs, count, market } = await protectedLong("VENUE_A");
+  try {
+    const [stop] = await legs("STOP_LOSS");
+    await env.deps.venues.VENUE_A.cancelProtection(credentialsOf(account), stop.symbol, stop.clientOrderId);
+    // Below the stop's trigger (60000): placed again, the stop would fire at once, so the venue refuses it.
+    await market("59000");
+    const summary = await runMonitor(env);
+    assert.equal(summary.legsPlacedAgain, 1, JSON.stringify(summary));
+    assert.deepEqual(
+      (await legs("STOP_LOSS")).map((leg) => [leg.orderType, leg.status, leg.errorCode]),
+      [["STOP_MARKET", "CANCELED", null], ["STOP_MARKET", "REJECTED", "TRIGGER_CROSSED"], ["MARKET", "FILLED", null]],
+    );
+    assert.deepEqual((await env.deps.venues.VENUE_A.getAccount(credentialsOf(account))).positions, []);
+    await expectJson(await operator(env, "POST", "/operator/v1/jobs/reconcile/run"), 200);
+    assert.equal((await position()).status, "CLOSED");
+    assert.equal(await count("position.closed"), 1);
   } finally {
     await env.close();
   }

@@ -390,7 +390,7 @@ Deno.test("VENUE_A protections go through the algo endpoints and fire on the mar
   await rejects(adapter.cancelProtection(keys.credentials, "BTCUSDT", "nope"), "INVALID_ORDER");
   const immediate = await rejects(
     adapter.placeProtection(keys.credentials, { ...stop, triggerPrice: "61000", clientOrderId: "sl-2" }),
-    "INVALID_ORDER",
+    "TRIGGER_CROSSED",
   );
   assert.equal(immediate.detail.venueCode, -2021);
 });
@@ -774,7 +774,7 @@ Deno.test("VENUE_A classifies every code of the facts file's error table", () =>
     [-2015, "CREDENTIAL_REJECTED", "CREDENTIAL_REJECTED"],
     [-2018, "INSUFFICIENT_MARGIN", "INSUFFICIENT_MARGIN"],
     [-2019, "INSUFFICIENT_MARGIN", "INSUFFICIENT_MARGIN"],
-    [-2021, "INVALID_ORDER", "INVALID_ORDER"],
+    [-2021, "TRIGGER_CROSSED", "TRIGGER_CROSSED"],
     [-2022, "INVALID_ORDER", "INVALID_ORDER"],
     [-4003, "INVALID_ORDER", "INVALID_ORDER"],
     [-4014, "INVALID_ORDER", "INVALID_ORDER"],
