@@ -313,6 +313,11 @@ async function executeVenueOrder(ctx: Ctx, order: ManualOrder, resolved: Resolve
     : undefined;
   const sent = await sendIntent(ctx, intent, resolved.account, builder ? { builder } : {});
   if (sent.status === "NOT_PLACED") {
+    // The venue took nothing. A refused credential is the client's to fix (reconnect), not a venue to wait
+    // for: answered as such, as when a read before the order meets it, never as 503 PROVIDER_DOWN.
+    if (sent.errorCode === "PROVIDER_CREDENTIAL_REJECTED") {
+      throw new ApiError("PROVIDER_CREDENTIAL_REJECTED", { status: 422, message: sent.errorMessage ?? undefined });
+    }
     throw new ApiError("PROVIDER_DOWN", { message: sent.errorMessage ?? undefined });
   }
   await protectFilledEntry(ctx, sent, resolved.account);

@@ -199,3 +199,40 @@ Deno.test("VENUE_B agent removed mid-position: found by the next signed action, 
     await env.close();
   }
 });
+
+Deno.test("VENUE_B refusing every agent, then accepting again: ACCESS_LOST kept while refused, restored by the jobs without reconnecting", async () => {
+  const { env, partner, wallet } = await tradingClientB();
+  const openOrders = async () =>
+    (await (await fetch(`${env.venueUrls.venueB}/info`, {
+      method: "POST",
+      body: JSON.stringify({ type: "frontendOpenOrders", user: wallet.address }),
+    })).json()).length;
+  try {
+    assert.equal(
+      (await expectJson(await operator(env, "POST", "/operator/v1/signals", signalB("rej-b-1")), 200)).dispatched,
+      1,
+    );
+    const legs = await openOrders();
+    await venueFault(env, "venueB", "REJECT_KEYS");
+    try {
+      await expectError(
+        await partner.call("POST", "/v1/orders/execute", { body: close("VENUE_B", "BTCUSDC"), headers: ik() }),
+        422,
+        "PROVIDER_CREDENTIAL_REJECTED",
+      );
+      await runMaintenanceJobs(env);
+      assertAccessLost(await viewOf(partner, "VENUE_B"));
+    } finally {
+      await venueFault(env, "venueB", "NONE");
+    }
+    await runMaintenanceJobs(env);
+    const back = await viewOf(partner, "VENUE_B");
+    assert.equal(back.connection, "CONNECTED", "the venue confirms the agent again");
+    assert.deepEqual(back.protection, ["PROTECTED"]);
+    assert.equal(back.accessLostEvents, 1);
+    assert.equal(await openOrders(), legs, "the same protective orders, none added");
+  } finally {
+    await venueFault(env, "venueB", "NONE");
+    await env.close();
+  }
+});

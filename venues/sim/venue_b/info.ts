@@ -264,13 +264,16 @@ export function answerInfo(state: SimState, raw: unknown): unknown {
         claimedRewards: "0.0",
         builderRewards: wire(user()?.builderRewards ?? "0"),
       };
+    // Under REJECT_KEYS the venue knows no agent here either, as for signatures (verify.ts).
     case "extraAgents":
       return [...state.agents.values()]
-        .filter((agent) => agent.user === address() && agent.validUntil > state.now())
+        .filter((agent) => agent.user === address() && agent.validUntil > state.now() && !keysRejected(state))
         .map((agent): WireExtraAgent => ({ name: agent.name, address: agent.address, validUntil: agent.validUntil }));
     case "userRole": {
       const agent = state.agents.get(address());
-      if (agent && agent.validUntil > state.now()) return { role: "agent", data: { user: agent.user } };
+      if (agent && agent.validUntil > state.now() && !keysRejected(state)) {
+        return { role: "agent", data: { user: agent.user } };
+      }
       return user() ? { role: "user" } : { role: "missing" };
     }
     case "activeAssetData":
@@ -278,4 +281,8 @@ export function answerInfo(state: SimState, raw: unknown): unknown {
     default:
       throw new WireShapeError(`type: unknown variant "${String(body.type)}"`);
   }
+}
+
+function keysRejected(state: SimState): boolean {
+  return state.faults.mode === "REJECT_KEYS";
 }
