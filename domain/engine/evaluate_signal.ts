@@ -67,9 +67,14 @@ export async function receiveSignal(ctx: Ctx, input: SignalInput) {
 
 /** The first half alone: store the signal and judge every candidate (an evaluated signal is left as it is). */
 export async function evaluateSignal(ctx: Ctx, input: SignalInput) {
+  const [known] = await ctx.db.read.select({ status: signals.status }).from(signals)
+    .where(eq(signals.signalId, input.signalId));
+  // An evaluated signal answers as stored (or conflicts), even if its strategy has been retired since.
+  if (known?.status === "EVALUATED") return await storeSignal(ctx, input);
+  // Checked before storing: a refused signal must leave no row, which would stay EVALUATING for ever.
+  const { market, strategy } = await signalMarket(ctx, input);
   const signal = await storeSignal(ctx, input);
   if (signal.status === "EVALUATED") return signal;
-  const { market, strategy } = await signalMarket(ctx, input);
   const policy = await evaluateCandidates(ctx, input, market, strategy);
   await allocateEntries(ctx, { ...input, sequence: signal.sequence }, policy);
   return signal;

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { accountStates } from "../../db/schema.ts";
+import { accountStates, signals } from "../../db/schema.ts";
 import { findClient } from "../../domain/clients/load_client.ts";
 import { expectError, expectJson, operator } from "../_helpers/http.ts";
 import { automationBody, completeSetup, putAutomation, putSetup, readyClient } from "../setup/setup_fixture.ts";
@@ -89,6 +89,29 @@ Deno.test("signals: every candidate gets an admission record, and the same signa
       400,
       "VALIDATION_ERROR",
     );
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("signals: a signal refused as invalid stores nothing, so its id can be posted again corrected", async () => {
+  const { env } = await readyClient();
+  try {
+    // Found by the fuzzer: the signal was stored before its strategy and market were checked, so the
+    // refused one stayed EVALUATING and the corrected post answered 409 STATE_CONFLICT.
+    for (const wrong of [{ strategyId: "no-such-strategy" }, { symbol: "SOLUSDT" }]) {
+      await expectError(
+        await operator(env, "POST", "/operator/v1/signals", signal({ signalId: "sig-fix", ...wrong })),
+        400,
+        "VALIDATION_ERROR",
+      );
+    }
+    assert.equal(await env.deps.db.read.$count(signals), 0);
+    const corrected = await expectJson(
+      await operator(env, "POST", "/operator/v1/signals", signal({ signalId: "sig-fix" })),
+      200,
+    );
+    assert.equal(corrected.signalId, "sig-fix");
   } finally {
     await env.close();
   }
