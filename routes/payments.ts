@@ -6,7 +6,15 @@ import { getPayment } from "../domain/payments/payment_view.ts";
 import { type AppEnv, partnerCtx } from "./env.ts";
 import { idempotentRoute } from "./middleware/idempotency.ts";
 import { idempotentJson, json } from "./respond.ts";
-import { idempotencyErrors, identifier, jsonBody, jsonContent, partnerErrors, RequestId } from "./schemas/common.ts";
+import {
+  errorContent,
+  idempotencyErrors,
+  identifier,
+  jsonBody,
+  jsonContent,
+  partnerErrors,
+  RequestId,
+} from "./schemas/common.ts";
 import { ExternalUserId } from "./users.ts";
 import { throwOnInvalid } from "./validation.ts";
 
@@ -94,6 +102,7 @@ export const paymentRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInval
         200: jsonContent(InstructionResponse, "The instruction."),
         ...partnerErrors,
         ...idempotencyErrors,
+        422: errorContent("API_NOT_CONFIGURED: VENUE_B_USD_SEND needs the client's connected VENUE_B account."),
       },
     })),
     (c) => {

@@ -185,3 +185,18 @@ Deno.test("VENUE_B USD send: a nonce-less transfer of the amount is ambiguous an
     await env.close();
   }
 });
+
+Deno.test("VENUE_B USD send without a connected VENUE_B account: 422 API_NOT_CONFIGURED, as the route documents", async () => {
+  const { env, partner } = await walletSetUp(0);
+  try {
+    const client = (await findClient(env.deps.db.read, partner.partnerId, "ana"))!;
+    const owed = await obligation(env, partner.partnerId, client.id, "never-connected");
+    await expectError(await instruct(partner, owed.obligationId), 422, "API_NOT_CONFIGURED");
+    // Found by the fuzzer: the route answered 422 without listing it in the OpenAPI document.
+    const doc = await expectJson(await call(env, "GET", "/v1/openapi.json"), 200);
+    const route = doc.paths["/v1/users/{id}/obligations/{obligationId}/payment-instructions"].post;
+    assert.ok(route.responses["422"], "422 is documented");
+  } finally {
+    await env.close();
+  }
+});
