@@ -7,16 +7,20 @@ import { percentile } from "./percentile.ts";
 export interface ProcessSample {
   /** Seconds since the load started. */
   atSeconds: number;
+  /** VmRSS: what the verdict judges. */
   rssMiB: number;
+  /** Its parts: anonymous memory (heaps: where a leak grows) and file pages (e.g. the database's mapped pages). */
+  anonMiB: number;
+  fileMiB: number;
   fds: number;
 }
 
 export async function sampleProcess(pid: number, atSeconds: number): Promise<ProcessSample> {
   const status = await Deno.readTextFile(`/proc/${pid}/status`);
-  const rssKiB = Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1] ?? NaN);
+  const mib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, "m").exec(status)?.[1] ?? NaN) / 1024;
   let fds = 0;
   for await (const _ of Deno.readDir(`/proc/${pid}/fd`)) fds++;
-  return { atSeconds, rssMiB: rssKiB / 1024, fds };
+  return { atSeconds, rssMiB: mib("VmRSS"), anonMiB: mib("RssAnon"), fileMiB: mib("RssFile"), fds };
 }
 
 export interface GrowthLimits {
@@ -33,6 +37,8 @@ export interface Third {
   toSeconds: number;
   rssMedianMiB: number;
   rssMaxMiB: number;
+  anonMedianMiB: number;
+  fileMedianMiB: number;
   fdsMedian: number;
   fdsMax: number;
 }
@@ -52,6 +58,8 @@ export function judgeGrowth(samples: ProcessSample[], limits: GrowthLimits) {
     toSeconds: part.at(-1)!.atSeconds,
     rssMedianMiB: percentile(part.map((s) => s.rssMiB), 0.5),
     rssMaxMiB: Math.max(...part.map((s) => s.rssMiB)),
+    anonMedianMiB: percentile(part.map((s) => s.anonMiB), 0.5),
+    fileMedianMiB: percentile(part.map((s) => s.fileMiB), 0.5),
     fdsMedian: percentile(part.map((s) => s.fds), 0.5),
     fdsMax: Math.max(...part.map((s) => s.fds)),
   }));

@@ -146,7 +146,9 @@ const sampler = setInterval(async () => {
   const [pending] = await count(sql`SELECT count(*) FROM webhook_deliveries WHERE status = 'PENDING'`);
   const t = trading.counts;
   console.log(
-    `t=${sample.atSeconds.toFixed(0).padStart(4)} s  rss ${sample.rssMiB.toFixed(1).padStart(6)} MiB  fds ${
+    `t=${sample.atSeconds.toFixed(0).padStart(4)} s  rss ${sample.rssMiB.toFixed(1).padStart(6)} MiB (anon ${
+      sample.anonMiB.toFixed(1)
+    }, file ${sample.fileMiB.toFixed(1)})  fds ${
       String(sample.fds).padStart(4)
     }   cycles ${t.cycles}, entries ${t.dispatched}, closed ${t.positionsClosed}, deliveries ${received.deliveries} (${pending} waiting), ` +
       `mix requests ${mix.requests} (${mix.runs} finished minutes)`,
@@ -179,7 +181,9 @@ console.log(`\nservice process over ${(elapsed() / 60).toFixed(1)} min, ${sample
 for (const [i, third] of verdict.thirds.entries()) {
   console.log(
     `  ${["first", "middle", "last"][i]} third (${third.fromSeconds.toFixed(0)}-${third.toSeconds.toFixed(0)} s): ` +
-      `RSS median ${third.rssMedianMiB.toFixed(1)} MiB (max ${third.rssMaxMiB.toFixed(1)}), ` +
+      `RSS median ${third.rssMedianMiB.toFixed(1)} MiB (max ${third.rssMaxMiB.toFixed(1)}; anon ${
+        third.anonMedianMiB.toFixed(1)
+      }, file ${third.fileMedianMiB.toFixed(1)}), ` +
       `fds median ${third.fdsMedian} (max ${third.fdsMax})`,
   );
 }
