@@ -14,12 +14,13 @@ import { sha256Hex } from "../../domain/ids.ts";
 import { type TestEnv } from "../_helpers/env.ts";
 import { OPERATOR_TOKEN } from "../_helpers/env.ts";
 import type { TestPartner } from "../_helpers/http.ts";
+import { type Known, mutatedValueOf, validValueOf } from "./valid_values.ts";
 
 // deno-lint-ignore no-explicit-any
 type Schema = any;
 
-interface Operation {
-  api: "partner" | "operator";
+export interface Operation {
+  api: "partner" | "operator" | "hosted";
   method: string;
   path: string;
   parameters: { name: string; in: string; schema: Schema; required?: boolean }[];
@@ -32,6 +33,10 @@ export interface FuzzRequest {
   path: string;
   headers: Record<string, string>;
   body: string | undefined;
+  /** Made of values the schema accepts, every one (what VALIDATION_ERROR should then not refuse). */
+  valid?: boolean;
+  /** What the server sees of the connection (the hosted pages limit requests per peer address). */
+  env?: { remoteAddr: { hostname: string } };
 }
 
 /** Statuses any route may answer whatever its document lists: body guard, content type, rate limit. */
@@ -83,7 +88,12 @@ function resolveDeep(schema: Schema, resolve: (s: Schema) => Schema, depth = 0):
 
 // ------------------------------------------------------------------ values
 
-const hostileString = fc.oneof(
+/** A value of `arbitrary` one time in `n`, else null (fc.option is the other way round: null one time in `freq`). */
+export function oneIn<T>(n: number, arbitrary: fc.Arbitrary<T>): fc.Arbitrary<T | null> {
+  return fc.oneof({ weight: n - 1, arbitrary: fc.constant(null) }, { weight: 1, arbitrary });
+}
+
+export const hostileString: fc.Arbitrary<string> = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: "binary", maxLength: 40 }),
   fc.constantFrom(
@@ -108,7 +118,7 @@ const hostileString = fc.oneof(
   fc.integer({ min: 121, max: 70_000 }).map((n) => "x".repeat(n)),
 );
 
-const anyJson: fc.Arbitrary<unknown> = fc.oneof(
+export const anyJson: fc.Arbitrary<unknown> = fc.oneof(
   hostileString,
   fc.integer(),
   fc.double(),
@@ -120,7 +130,7 @@ const anyJson: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** A value the schema describes, with some of the time something it does not. */
-function valueOf(schema: Schema, depth = 0): fc.Arbitrary<unknown> {
+export function valueOf(schema: Schema, depth = 0): fc.Arbitrary<unknown> {
   if (!schema || depth > 6) return anyJson;
   const options: fc.Arbitrary<unknown>[] = [];
   const alternatives = schema.anyOf ?? schema.oneOf;
@@ -158,8 +168,8 @@ function objectOf(schema: Schema, depth: number): fc.Arbitrary<unknown> {
   const record = fc.record(Object.fromEntries(entries), { requiredKeys: [] });
   return fc.tuple(
     record,
-    fc.option(fc.dictionary(fc.string({ maxLength: 8 }), anyJson, { maxKeys: 3 })),
-    fc.option(fc.tuple(fc.constantFrom(...FORBIDDEN_KEYS), anyJson)),
+    oneIn(3, fc.dictionary(fc.string({ maxLength: 8 }), anyJson, { maxKeys: 3 })),
+    oneIn(5, fc.tuple(fc.constantFrom(...FORBIDDEN_KEYS), anyJson)),
   ).map(([base, extra, forbidden]) => {
     const out: Record<string, unknown> = { ...base, ...(extra ?? {}) };
     if (forbidden) out[forbidden[0]] = forbidden[1];
@@ -189,7 +199,16 @@ function encodeSegment(segment: string): string {
   }
 }
 
-export function requestOf(operation: Operation, partner: TestPartner): fc.Arbitrary<FuzzRequest> {
+/** Hostile requests, with valid ones and valid ones with one field over an edge mixed in (half as many each). */
+export function requestOf(operation: Operation, partner: TestPartner, known: Known): fc.Arbitrary<FuzzRequest> {
+  return fc.oneof(
+    { weight: 2, arbitrary: hostileRequestOf(operation, partner) },
+    { weight: 1, arbitrary: validRequestOf(operation, partner, known, validValueOf) },
+    { weight: 1, arbitrary: validRequestOf(operation, partner, known, mutatedValueOf) },
+  );
+}
+
+function hostileRequestOf(operation: Operation, partner: TestPartner): fc.Arbitrary<FuzzRequest> {
   const params = operation.parameters;
   return fc.record({
     segments: fc.array(pathSegment, { minLength: 4, maxLength: 4 }),
@@ -201,16 +220,19 @@ export function requestOf(operation: Operation, partner: TestPartner): fc.Arbitr
     ),
     key: idempotencyKey,
     body: operation.body ? valueOf(operation.body) : fc.option(anyJson),
-    rawBody: fc.option(fc.constantFrom("{", "not json", "[]", "null", '{"a":' + "[".repeat(100))),
+    rawBody: oneIn(10, fc.constantFrom("{", "not json", "[]", "null", '{"a":' + "[".repeat(100))),
     contentType: fc.constantFrom("application/json", "application/json", "application/json", "text/plain"),
     auth: fc.constantFrom("good", "good", "good", "good", "bad", "none"),
   }).map(({ segments, query, key, body, rawBody, contentType, auth }) => {
     let index = 0;
     const path = operation.path.replace(/\{[^}]+\}/g, () => encodeSegment(String(segments[index++ % 4])));
     const search = new URLSearchParams(query.map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
-    const good = operation.api === "partner" ? partner.headers : { authorization: `Bearer ${OPERATOR_TOKEN}` };
     const headers: Record<string, string> = {
-      ...(auth === "good" ? good : auth === "bad" ? { authorization: "Basic Zm9vOmJhcg==" } : {}),
+      ...(auth === "good"
+        ? goodAuth(operation, partner)
+        : auth === "bad"
+        ? { authorization: "Basic Zm9vOmJhcg==" }
+        : {}),
       "content-type": contentType,
       ...(key === undefined ? {} : { "idempotency-key": key }),
     };
@@ -221,24 +243,124 @@ export function requestOf(operation: Operation, partner: TestPartner): fc.Arbitr
   });
 }
 
+/** Good credentials, path and query values the world knows or the schema accepts, a fresh key, a body from `bodyOf`. */
+function validRequestOf(
+  operation: Operation,
+  partner: TestPartner,
+  known: Known,
+  bodyOf: (schema: Schema, known: Known) => fc.Arbitrary<unknown>,
+): fc.Arbitrary<FuzzRequest> {
+  const valueFor = (p: Operation["parameters"][number]) =>
+    known[p.name] ? fc.constantFrom(...known[p.name]) : validValueOf(p.schema, known, p.name);
+  const pathParams = operation.parameters.filter((p) => p.in === "path");
+  const queryParams = operation.parameters.filter((p) => p.in === "query");
+  return fc.record({
+    path: fc.tuple(...pathParams.map(valueFor)),
+    query: fc.tuple(...queryParams.map((p) => p.required ? valueFor(p) : fc.option(valueFor(p)))),
+    key: fc.uuid(),
+    body: operation.body ? bodyOf(operation.body, known) : fc.constant(undefined),
+  }).map(({ path, query, key, body }) => {
+    let index = 0;
+    const filled = operation.path.replace(/\{[^}]+\}/g, () => encodeSegment(String(path[index++])));
+    const search = new URLSearchParams(
+      queryParams.flatMap((p, i) => query[i] === null ? [] : [[p.name, String(query[i])]]),
+    );
+    return {
+      operation,
+      path: `${filled}${search.size ? `?${search}` : ""}`,
+      headers: {
+        ...goodAuth(operation, partner),
+        "content-type": "application/json",
+        "idempotency-key": `fuzz-${key}`,
+      },
+      body: operation.method === "GET" || body === undefined ? undefined : JSON.stringify(body),
+      valid: bodyOf === validValueOf,
+    };
+  });
+}
+
+function goodAuth(operation: Operation, partner: TestPartner): Record<string, string> {
+  return operation.api === "operator" ? { authorization: `Bearer ${OPERATOR_TOKEN}` } : partner.headers;
+}
+
 // ------------------------------------------------------------------ checks
 
-/** A digest of every table a request could change (what a refusal must leave as it was). */
-export async function digest(env: TestEnv): Promise<string> {
+/**
+ * What a refusal may still change, by design, and the view of each table
+ * that leaves exactly that out. Nothing else: another table changed, or one
+ * of these in another column, is a problem.
+ * - `attempt`: a refused key or signature on a hosted connect page counts
+ *   as an attempt (spec: 5, then CONNECT_ATTEMPTS_EXHAUSTED; the answer
+ *   carries `attemptsLeft`): the session's `attempts` and `failure_code`.
+ * - `lastAttempt` (`attemptsLeft: 0`): the fifth also fails the session
+ *   (status, completion time, its agent key and pending message cleared) and
+ *   emits one `provider.connect_failed`.
+ * - `paymentRejected` (PAYMENT_REJECTED: the venue refused a signed send):
+ *   why, on the payment (`failure_reason`, `updated_at`), for the partner to
+ *   read while the page stays open for a new signature.
+ */
+export type Allowance = "attempt" | "lastAttempt" | "paymentRejected";
+const BY_DESIGN: Record<Allowance, Record<string, { omit: string[]; where?: string }>> = {
+  attempt: { connect_sessions: { omit: ["attempts", "failure_code"] } },
+  lastAttempt: {
+    connect_sessions: {
+      omit: ["attempts", "failure_code", "status", "completed_at", "sealed_agent_key", "pending_action"],
+    },
+    events: { omit: [], where: "event_type <> 'provider.connect_failed'" },
+  },
+  paymentRejected: { payments: { omit: ["failure_reason", "updated_at"] } },
+};
+
+/** The allowance a refusal's answer claims: it must still match what changed. */
+export function allowanceOf(text: string): Allowance | null {
+  try {
+    const body = JSON.parse(text);
+    if (typeof body.attemptsLeft === "number") return body.attemptsLeft === 0 ? "lastAttempt" : "attempt";
+    if (body.error?.code === "PAYMENT_REJECTED") return "paymentRejected";
+  } catch {
+    // not JSON: no allowance
+  }
+  return null;
+}
+
+/** Per table, a hash of its rows (and, with `views`, of each by-design view): what a refusal must leave as it was. */
+export type Digest = Map<string, string>;
+
+export async function digest(env: TestEnv, views = false): Promise<Digest> {
   const tables = (await env.deps.db.read.values<[string]>(
     sql`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`,
   )).map(([name]) => name).filter((name) => !DIGEST_EXCLUDED.has(name));
-  const parts: string[] = [];
-  for (const table of tables) {
-    const rows = await env.deps.db.read.values(sql.raw(`SELECT * FROM "${table}"`));
-    parts.push(`${table}:${JSON.stringify(rows)}`);
+  const out: Digest = new Map();
+  const hash = async (query: string) => sha256Hex(JSON.stringify(await env.deps.db.read.values(sql.raw(query))));
+  for (const table of tables) out.set(table, await hash(`SELECT * FROM "${table}"`));
+  if (!views) return out;
+  for (const [allowance, tableViews] of Object.entries(BY_DESIGN)) {
+    for (const [table, view] of Object.entries(tableViews)) {
+      const columns = (await env.deps.db.read.values<[number, string]>(sql.raw(`PRAGMA table_info("${table}")`)))
+        .map(([, name]) => name).filter((name) => !view.omit.includes(name));
+      const where = view.where ? ` WHERE ${view.where}` : "";
+      out.set(
+        `${allowance}:${table}`,
+        await hash(`SELECT ${columns.map((c) => `"${c}"`).join(", ")} FROM "${table}"${where}`),
+      );
+    }
   }
-  return sha256Hex(parts.join("\n"));
+  return out;
+}
+
+/** The tables a refusal changed beyond what its allowance permits. */
+export function changedBeyond(before: Digest, after: Digest, allowance: Allowance | null): string[] {
+  return [...before.keys()].filter((table) => {
+    if (table.includes(":") || before.get(table) === after.get(table)) return false;
+    const key = `${allowance}:${table}`;
+    return !(allowance && before.has(key) && before.get(key) === after.get(key));
+  });
 }
 
 export interface Verdict {
   status: number;
   problem: string | null;
+  text: string;
 }
 
 /** Send one request and judge its answer; `secrets` must never come back. */
@@ -247,29 +369,36 @@ export async function send(env: TestEnv, request: FuzzRequest, secrets: string[]
     method: request.operation.method,
     headers: request.headers,
     body: request.body,
-  });
+  }, request.env);
   const text = await response.text();
   const status = response.status;
-  const where = `${request.operation.method} ${request.path.slice(0, 120)}`;
-  if (status >= 500) return { status, problem: `${status} on ${where}: ${text.slice(0, 300)}` };
+  const where = whereOf(request);
+  const verdict = (problem: string | null) => ({ status, problem, text });
+  if (status >= 500) return verdict(`${status} on ${where}: ${text.slice(0, 300)}`);
   const code = String(status);
   if (!request.operation.documented.has(code) && !CROSS_CUTTING.has(code)) {
-    return { status, problem: `undocumented ${status} on ${where}` };
+    return verdict(`undocumented ${status} on ${where}: ${text.slice(0, 200)}`);
   }
   if (status >= 400) {
     let body: { error?: { code?: unknown; message?: unknown; requestId?: unknown } } = {};
     try {
       body = JSON.parse(text);
     } catch {
-      return { status, problem: `${status} without JSON on ${where}` };
+      return verdict(`${status} without JSON on ${where}`);
     }
     const error = body.error;
     if (typeof error?.code !== "string" || typeof error.message !== "string" || typeof error.requestId !== "string") {
-      return { status, problem: `${status} without the error envelope on ${where}: ${text.slice(0, 200)}` };
+      return verdict(`${status} without the error envelope on ${where}: ${text.slice(0, 200)}`);
     }
   }
-  for (const secret of secrets) {
-    if (text.includes(secret)) return { status, problem: `a secret echoed by ${where}` };
-  }
-  return { status, problem: null };
+  return verdict(echoIn(text, secrets, where));
+}
+
+/** A problem if the answer holds one of the secrets. */
+export function echoIn(text: string, secrets: string[], where: string): string | null {
+  return secrets.some((secret) => secret.length >= 16 && text.includes(secret)) ? `a secret echoed by ${where}` : null;
+}
+
+export function whereOf(request: FuzzRequest): string {
+  return `${request.operation.method} ${request.path.slice(0, 120)}`;
 }
