@@ -130,7 +130,7 @@ export async function attemptDelivery(ctx: Ctx, delivery: DeliveryRow): Promise<
   } catch (error) {
     excerpt = controller.signal.aborted
       ? `timeout after ${ATTEMPT_TIMEOUT_MS} ms`
-      : String(error).slice(0, EXCERPT_CHARS);
+      : transportFailure(error).slice(0, EXCERPT_CHARS);
   } finally {
     clearTimeout(timer);
   }
@@ -213,4 +213,15 @@ export async function listDeliveries(ctx: Ctx, input: { partnerId: string; statu
       excerpt: attempt.excerpt,
     })),
   }));
+}
+
+/**
+ * What went wrong on the way, for the operator: fetch's own error says only
+ * "fetch failed"; its cause names the failure last (connection refused,
+ * closed before an answer, reset...), after the addresses involved.
+ */
+function transportFailure(error: unknown): string {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : "";
+  const reason = cause.split(": ").at(-1);
+  return reason ? `${String(error)}: ${reason}` : String(error);
 }
