@@ -194,7 +194,9 @@ export async function submitSendSignature(
     const uncertain = (error instanceof ApiError && error.uncertain) ||
       (error instanceof VenueError && error.kind === "OUTCOME_UNKNOWN");
     if (!uncertain) {
-      if (!(error instanceof VenueError) && !(error instanceof ApiError)) throw error;
+      // Only the venue's own refusal is PAYMENT_REJECTED. PROVIDER_DOWN (unreachable, or never sent for the
+      // egress budget) passes as it is: nothing was refused, nothing is recorded, the page may sign again later.
+      if (!(error instanceof VenueError)) throw error;
       await recordFailure(ctx, payment, "PAYMENT_REJECTED", "O provedor recusou o envio assinado.", "PENDING");
       throw new ApiError("PAYMENT_REJECTED");
     }

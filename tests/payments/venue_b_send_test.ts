@@ -200,3 +200,30 @@ Deno.test("VENUE_B USD send without a connected VENUE_B account: 422 API_NOT_CON
     await env.close();
   }
 });
+
+Deno.test("VENUE_B USD send never sent (the egress budget is spent): 503 PROVIDER_DOWN, no refusal recorded", async () => {
+  const { env, partner, wallet, clientId } = await setUp();
+  try {
+    const owed = await obligation(env, partner.partnerId, clientId, "budget");
+    const instruction = await expectJson(await instruct(partner, owed.obligationId), 200);
+    const page = await openPayPage(env, instruction.paymentUrl);
+    const budget = env.deps.egressBudgets.VENUE_B;
+    for (;;) {
+      try {
+        await budget.spend(1);
+      } catch {
+        break;
+      }
+    }
+    // Found by the fuzzer: this answered 400 PAYMENT_REJECTED ("the venue refused the signed send") and
+    // wrote that on the payment, though the venue never saw the request.
+    await expectError(await sign(page.request, wallet), 503, "PROVIDER_DOWN");
+    const payment = (await expectJson(
+      await partner.call("GET", `/v1/users/ana/payments/${instruction.payment.paymentId}`),
+      200,
+    )).payment;
+    assert.deepEqual([payment.status, payment.failureReason], ["PENDING", null]);
+  } finally {
+    await env.close();
+  }
+});
