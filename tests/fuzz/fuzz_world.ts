@@ -64,10 +64,8 @@ const RETURN_URL = "https://app.partner.example/volta";
 const SPENT_CHECKED = 200;
 
 export async function createWorld(env: TestEnv): Promise<FuzzWorld> {
-  const partner = await createPartner(env, {
-    partnerId: "fuzz-partner",
-    limits: { requestsPerMinute: 1_000_000, ordersPerMinute: 1_000_000 },
-  });
+  const limits = { requestsPerMinute: 1_000_000, ordersPerMinute: 1_000_000 };
+  const partner = await createPartner(env, { partnerId: "fuzz-partner", limits });
   let peers = 0;
   const peer = () => ({ remoteAddr: { hostname: `198.18.${(++peers >> 8) & 255}.${peers & 255}` } });
   const page = async (path: string, body: unknown, ticket?: string) =>
@@ -79,18 +77,25 @@ export async function createWorld(env: TestEnv): Promise<FuzzWorld> {
       }, peer()),
       200,
     );
-  const userIds = new Map<string, number>();
-  for (const user of ["ana", "bia", "carla", "davi", "eva"]) {
+  // The pages' links belong to a partner of their own: what the partner API's requests do to theirs (a tenant
+  // restriction, a suspended client) must not close the pages' flows.
+  const pages = await createPartner(env, { partnerId: "fuzz-pages", limits });
+  const userIds = new Map<string, { id: number; owner: TestPartner }>();
+  const users: [TestPartner, string][] = [[partner, "ana"], [partner, "bia"], [pages, "carla"], [pages, "davi"], [
+    pages,
+    "eva",
+  ]];
+  for (const [owner, user] of users) {
     await expectJson(
-      await partner.call("POST", "/v1/users", {
+      await owner.call("POST", "/v1/users", {
         body: { externalUserId: user },
         headers: { "idempotency-key": `fuzz-${user}-0001` },
       }),
       201,
     );
-    userIds.set(user, (await findClient(env.deps.db.read, partner.partnerId, user))!.id);
+    userIds.set(user, { id: (await findClient(env.deps.db.read, owner.partnerId, user))!.id, owner });
   }
-  const secretsHanded = [partner.clientSecret, OPERATOR_TOKEN];
+  const secretsHanded = [partner.clientSecret, pages.clientSecret, OPERATOR_TOKEN];
   const simulatorKey = async (options: Record<string, unknown> = {}) => {
     const key = await simulatorAccount(env, options);
     secretsHanded.push(key.apiSecret);
@@ -104,7 +109,7 @@ export async function createWorld(env: TestEnv): Promise<FuzzWorld> {
 
   const open = async (user: string, providerId: string, purpose = "CONNECT"): Promise<Link> => {
     const session = await expectJson(
-      await partner.call("POST", `/v1/users/${user}/connect-sessions`, {
+      await userIds.get(user)!.owner.call("POST", `/v1/users/${user}/connect-sessions`, {
         body: { providerId, purpose, returnUrl: RETURN_URL },
       }),
       201,
@@ -130,12 +135,14 @@ export async function createWorld(env: TestEnv): Promise<FuzzWorld> {
   await expectJson(await operator(env, "PUT", "/operator/v1/venue-b-payment-wallet", { address: platform }), 200);
 
   let references = 0;
-  const obligation = async (user: string) =>
-    (await withTransaction(
+  const obligation = async (user: string) => {
+    const { id, owner } = userIds.get(user)!;
+    const parties = { partnerId: owner.partnerId, tenantId: owner.partnerId, externalUserId: user };
+    return (await withTransaction(
       env.deps.db,
       (tx) =>
-        createObligation(tx, { partnerId: partner.partnerId, tenantId: partner.partnerId, externalUserId: user }, {
-          clientId: userIds.get(user)!,
+        createObligation(tx, parties, {
+          clientId: id,
           providerId: "VENUE_B",
           source: "MONTHLY_SUBSCRIPTION",
           reference: `fuzz-${++references}`,
@@ -145,11 +152,12 @@ export async function createWorld(env: TestEnv): Promise<FuzzWorld> {
           statementId: null,
         }, env.clock.now()),
     ))!.obligationId;
+  };
   const biaObligation = await obligation("bia");
 
   const openPay = async (): Promise<Link> => {
     const instruction = await expectJson(
-      await partner.call("POST", `/v1/users/eva/obligations/${await obligation("eva")}/payment-instructions`, {
+      await pages.call("POST", `/v1/users/eva/obligations/${await obligation("eva")}/payment-instructions`, {
         body: { method: "VENUE_B_USD_SEND", returnUrl: RETURN_URL },
         headers: { "idempotency-key": `fuzz-pay-${references}` },
       }),
