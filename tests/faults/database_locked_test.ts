@@ -8,7 +8,10 @@
  * request with the same Idempotency-Key succeeds once the lock is gone.
  */
 import assert from "node:assert/strict";
+import { expectError, expectJson } from "../_helpers/http.ts";
+import { ik } from "../setup/setup_fixture.ts";
 import { assertClientsWhole, assertStorageRefusal, startService } from "./_spawned_service.ts";
+import { linkVenueA, opening, ordersAtVenueA, runJob, tradingClient } from "./_venue_faults.ts";
 
 const HOLDER = new URL("./hold_write_lock.ts", import.meta.url).pathname;
 
@@ -140,4 +143,51 @@ Deno.test("database locked by another process: reads answer, writes wait or get 
     ["ana", "held-1", "held-2", "held-3", "held-4", "wait-1", "wait-2", "wait-3"],
   );
   await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("database locked while an entry's venue answer is recorded: 503, the retry answers the intent, the reconcile job completes it, one order", async () => {
+  const { env, partner, keys } = await tradingClient();
+  const link = linkVenueA(env);
+  let lock: Awaited<ReturnType<typeof holdWriteLock>> | null = null;
+  try {
+    // The venue fills the order; its answer is held until the other process has the database's write lock.
+    link.fail("POST", "/fapi/v1/order", "ANSWER_HELD");
+    const body = opening({ intentId: "locked-entry-1" });
+    const headers = ik();
+    const entry = partner.call("POST", "/v1/orders/execute", { body, headers });
+    while (!(await ordersAtVenueA(env, keys.apiKey)).orders.length) await new Promise((r) => setTimeout(r, 20));
+    lock = await holdWriteLock(env.databaseUrl.slice("file:".length));
+    link.heal();
+    // Recording the answer waits for the lock, then gives up: the caller hears to try again, not a 500.
+    const refused = await entry;
+    const retryAfter = Number(refused.headers.get("retry-after"));
+    await expectError(refused, 503, "SERVICE_UNAVAILABLE");
+    assert.ok(retryAfter >= 1, "with Retry-After");
+    await lock.release();
+
+    // Retried as told, the same request answers the intent recorded before the send: never sent twice.
+    // (Its key, claimed for the venue call, is freed as soon as the database takes writes again.)
+    await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000));
+    const again = await expectJson(await partner.call("POST", "/v1/orders/execute", { body, headers }), 200);
+    assert.equal(again.execution.status, "SUBMITTING", "its outcome is unknown to the service until it asks");
+    assert.equal((await ordersAtVenueA(env, keys.apiKey)).orders.length, 1);
+
+    await runJob(env, "reconcile");
+    const intent = await expectJson(
+      await partner.call("GET", "/v1/orders/locked-entry-1?externalUserId=ana&providerId=VENUE_A"),
+      200,
+    );
+    assert.equal(intent.status, "FILLED");
+    const atVenue = await ordersAtVenueA(env, keys.apiKey);
+    assert.equal(atVenue.orders.length, 1, "one entry order, ever");
+    assert.equal(atVenue.algoOrders.length, 3, "protected once");
+    const status = await expectJson(await partner.call("GET", "/v1/users/ana/execution-status"), 200);
+    assert.deepEqual(status.positions.map((p: { protection: { status: string } }) => p.protection.status), [
+      "PROTECTED",
+    ]);
+  } finally {
+    await (lock as { kill(): Promise<void> } | null)?.kill();
+    await link.close();
+    await env.close();
+  }
 });
