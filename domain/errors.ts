@@ -118,7 +118,7 @@ export const ERROR_CATALOG = {
 
   // Infrastructure (not in the spec's tables; see README, API notes)
   INTERNAL_ERROR: { status: 500, message: "Erro interno. Informe o requestId ao suporte." },
-  /** The database refused the work for a while (locked by another process, disk full, I/O): nothing was kept. */
+  /** The database refused the work for a while (locked by another process, disk full, I/O): the change was not recorded. */
   SERVICE_UNAVAILABLE: {
     status: 503,
     message: "Serviço temporariamente indisponível; a operação não foi concluída. Tente novamente em instantes.",

@@ -18,8 +18,9 @@ const errorContent = (description: string) => ({
   content: { "application/json": { schema: ErrorResponse } },
 });
 
-const STORAGE_503 =
-  "SERVICE_UNAVAILABLE: the database is locked, full or failing; nothing was kept. Retry after Retry-After seconds.";
+const STORAGE_503 = "SERVICE_UNAVAILABLE: the database is locked, full or failing and the request's change was not " +
+  "recorded; retry after Retry-After seconds with the same Idempotency-Key (an order already sent is answered, " +
+  "never sent twice).";
 
 /** Failures any partner route can answer; spread into every route's responses. */
 export const partnerErrors = {
