@@ -1,15 +1,16 @@
 /**
  * Reconciling one account with its venue: every open intent is settled by
  * querying its client order id (an entry resting past its timeout is
- * cancelled; a filled entry opens and protects its position); the account's positions and resting entry
+ * cancelled; a filled entry opens and protects its position, also one whose
+ * process died before it could); the account's positions and resting entry
  * orders are read once and kept (the entry gates count them as taken slots
  * without calling the venue); fills and funding since the last cursor become
  * facts. Nothing is ever sent again from here: only cancels and protection.
  */
 import { wallClockNow } from "../clock.ts";
-import { and, eq, inArray, sql } from "drizzle-orm";
-import { withTransaction } from "../../db/client.ts";
-import { accountStates, intents } from "../../db/schema.ts";
+import { and, eq, inArray, ne, notExists, sql } from "drizzle-orm";
+import { preparedFor, withTransaction } from "../../db/client.ts";
+import { accountStates, intents, positions } from "../../db/schema.ts";
 import { callWithAccount } from "../accounts/account_call.ts";
 import type { AccountRow } from "../accounts/load_account.ts";
 import type { Ctx } from "../context.ts";
@@ -23,6 +24,22 @@ import { maintainPositions } from "./position_maintenance.ts";
 import { reconcileIntent } from "./reconcile_intent.ts";
 import { recordFill, recordFunding } from "./result_facts.ts";
 import { derivePerformance, USD_FEE_ASSETS } from "../performance/portions.ts";
+
+/**
+ * The account's entries that hold a fill (filled, or cancelled or expired
+ * after a partial fill) and opened no position. `protectFilledEntry` decides
+ * with the same rule; this only finds them, on the one-position-per-entry index.
+ */
+const filledEntriesWithoutPosition = preparedFor((db) =>
+  db.select().from(intents).where(and(
+    eq(intents.clientId, sql.placeholder("clientId")),
+    eq(intents.providerId, sql.placeholder("providerId")),
+    eq(intents.opensPosition, true),
+    inArray(intents.status, ["FILLED", "CANCELED", "EXPIRED"]),
+    ne(intents.executedQuantity, "0"),
+    notExists(db.select({ one: sql`1` }).from(positions).where(eq(positions.entryIntentId, intents.id))),
+  )).prepare()
+);
 
 /** How long after a funding instant the venue's income history is trusted to show it. */
 const FUNDING_PUBLICATION_MARGIN_MS = 60_000;
@@ -60,6 +77,11 @@ export async function reconcileAccount(ctx: Ctx, account: AccountRow): Promise<A
       current = await cancelTimedOutEntry(ctx, current, account);
     }
     await protectFilledEntry(ctx, current, account);
+  }
+  // A process that died between an entry's fill and its position (the send's answer was recorded, the
+  // position not yet opened) left a filled entry that no open intent points to: it opens and is protected here.
+  for (const entry of await filledEntriesWithoutPosition(ctx.db.read).all(key)) {
+    await protectFilledEntry(ctx, entry, account);
   }
 
   const [state] = await ctx.db.read.select().from(accountStates)

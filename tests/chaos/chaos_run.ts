@@ -102,7 +102,8 @@ export async function chaosRun(
       seconds: (performance.now() - started) / 1000,
     };
   } finally {
-    await world.close();
+    if (violations.length) log(`the database is kept for a look: ${world.databaseUrl}`);
+    await world.close({ keepData: violations.length > 0 });
   }
 }
 

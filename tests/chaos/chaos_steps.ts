@@ -177,4 +177,26 @@ export async function recover(world: ChaosWorld): Promise<void> {
     await world.idempotent("POST", `/v1/users/${user}/payments/${paymentId}/confirm`, { txHash }, "confirm");
   }
   for (const name of ["reconcile", "protection-monitor", "reconcile", "webhook-delivery"]) await job(world, name);
+  // An order the dead process sent is only queried once the venue's action window (6 s) has passed: until
+  // then its fate, and its position's protection, are honestly unknown. Wait it out, then look again.
+  if (await unsettled(world)) {
+    await new Promise((resolve) => setTimeout(resolve, ACTION_WINDOW_MS));
+    for (const name of ["reconcile", "protection-monitor", "reconcile"]) await job(world, name);
+  }
+}
+
+/** VENUE_A's receive window (5 s) and a second of margin, as the adapter counts it. */
+const ACTION_WINDOW_MS = 6_500;
+
+async function unsettled(world: ChaosWorld): Promise<boolean> {
+  const db = await world.openDatabase();
+  try {
+    const [[count]] = await db.read.values(
+      `SELECT (SELECT count(*) FROM intents WHERE status IN ('SUBMITTING', 'UNCERTAIN'))
+        + (SELECT count(*) FROM positions WHERE status = 'OPEN' AND protection_status <> 'PROTECTED')`,
+    ) as [[number]];
+    return count > 0;
+  } finally {
+    db.close();
+  }
 }

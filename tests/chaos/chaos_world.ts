@@ -312,9 +312,10 @@ export class ChaosWorld {
     return openDatabase(this.databaseUrl);
   }
 
-  async close(): Promise<void> {
+  /** Stop everything; the data directory is removed unless kept for a look at what went wrong. */
+  async close(options: { keepData?: boolean } = {}): Promise<void> {
     await this.service.stop("SIGTERM").catch(() => {});
     await Promise.all([this.simulators.stop(), this.chain.stop(), this.receiver.stop()]);
-    await Deno.remove(this.dir, { recursive: true }).catch(() => {});
+    if (!options.keepData) await Deno.remove(this.dir, { recursive: true }).catch(() => {});
   }
 }

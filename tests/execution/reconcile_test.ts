@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { and, eq } from "drizzle-orm";
-import { accountStates, resultFacts } from "../../db/schema.ts";
+import { accountStates, positions, resultFacts } from "../../db/schema.ts";
 import { sendIntent } from "../../domain/execution/send_intent.ts";
 import { realizedToday } from "../../domain/setups/daily_loss.ts";
 import { add, cmp, sub } from "../../venues/decimal.ts";
@@ -63,6 +63,31 @@ Deno.test("reconcile job: uncertain intents settled by query, positions kept, fa
     assert.equal(cmp(net, "-2"), -1, `bought at 65,000 and sold near 64,000: a loss above 2 USD (${net})`);
     const realized = facts.reduce((sum, fact) => add(sum, fact.realizedPnl), "0");
     assert.equal(cmp(sub(realized, net), "0"), 1, "fees make the net worse than the realized PnL");
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("reconcile job: an entry whose process died between its fill and its position opens and is protected", async () => {
+  const { env, partner } = await readyClient();
+  try {
+    const { draft, record, account } = await anaAtVenueA(env, partner.partnerId);
+    // The send's answer was recorded (FILLED), then the process died before opening the position.
+    const plan = { stopLossPrice: "60000", takeProfits: [{ price: "70000", share: "1" }] };
+    const filled = await sendIntent(
+      engineCtx(env),
+      await record(draft("entry-died-1", { protectionPlan: plan })),
+      account,
+    );
+    assert.equal(filled.status, "FILLED");
+    const job = async () =>
+      (await expectJson(await operator(env, "POST", "/operator/v1/jobs/reconcile/run"), 200)).summary;
+    await job();
+    const held = await env.deps.db.read.select().from(positions).where(eq(positions.entryIntentId, filled.id));
+    assert.deepEqual(held.map((p) => [p.status, p.quantity, p.protectionStatus]), [["OPEN", "0.002", "PROTECTED"]]);
+    await job();
+    const again = await env.deps.db.read.select().from(positions).where(eq(positions.entryIntentId, filled.id));
+    assert.equal(again.length, 1, "opened once, however often the job runs");
   } finally {
     await env.close();
   }
