@@ -136,6 +136,11 @@ export class VenueLink {
     this.#faults.set(`${method} ${path}`, fault);
   }
 
+  /** Answers being held (ANSWER_HELD) right now: the venue has acted on each. */
+  get held(): number {
+    return this.#held.length;
+  }
+
   heal(): void {
     this.#faults.clear();
     for (const release of this.#held.splice(0)) release();

@@ -8,10 +8,10 @@
  * request with the same Idempotency-Key succeeds once the lock is gone.
  */
 import assert from "node:assert/strict";
-import { expectError, expectJson } from "../_helpers/http.ts";
+import { expectError, expectJson, operator } from "../_helpers/http.ts";
 import { ik } from "../setup/setup_fixture.ts";
 import { assertClientsWhole, assertStorageRefusal, startService } from "./_spawned_service.ts";
-import { linkVenueA, opening, ordersAtVenueA, runJob, tradingClient } from "./_venue_faults.ts";
+import { linkVenueA, opening, ordersAtVenueA, runJob, signal, tradingClient } from "./_venue_faults.ts";
 
 const HOLDER = new URL("./hold_write_lock.ts", import.meta.url).pathname;
 
@@ -181,6 +181,39 @@ Deno.test("database locked while an entry's venue answer is recorded: 503, the r
     const atVenue = await ordersAtVenueA(env, keys.apiKey);
     assert.equal(atVenue.orders.length, 1, "one entry order, ever");
     assert.equal(atVenue.algoOrders.length, 3, "protected once");
+    const status = await expectJson(await partner.call("GET", "/v1/users/ana/execution-status"), 200);
+    assert.deepEqual(status.positions.map((p: { protection: { status: string } }) => p.protection.status), [
+      "PROTECTED",
+    ]);
+  } finally {
+    await (lock as { kill(): Promise<void> } | null)?.kill();
+    await link.close();
+    await env.close();
+  }
+});
+
+Deno.test("database locked in the middle of a signal fan-out: 503 and nothing sent; the same signal again sends the admitted entry once", async () => {
+  const { env, partner, keys } = await tradingClient();
+  const link = linkVenueA(env);
+  let lock: Awaited<ReturnType<typeof holdWriteLock>> | null = null;
+  try {
+    // The entry is admitted (committed); before its intent is recorded the account's margin mode is set at
+    // the venue. That answer is held until the other process has the write lock: the intent cannot be written.
+    link.fail("POST", "/fapi/v1/marginType", "ANSWER_HELD");
+    const fanOut = operator(env, "POST", "/operator/v1/signals", signal("locked-sig-1"));
+    while (!link.held) await new Promise((r) => setTimeout(r, 20));
+    lock = await holdWriteLock(env.databaseUrl.slice("file:".length));
+    link.heal();
+    await expectError(await fanOut, 503, "SERVICE_UNAVAILABLE");
+    await lock.release();
+    assert.deepEqual((await ordersAtVenueA(env, keys.apiKey)).orders, [], "nothing is sent that is not recorded");
+
+    const again = await expectJson(await operator(env, "POST", "/operator/v1/signals", signal("locked-sig-1")), 200);
+    assert.equal(again.dispatched, 1, JSON.stringify(again));
+    await runJob(env, "reconcile");
+    const atVenue = await ordersAtVenueA(env, keys.apiKey);
+    assert.equal(atVenue.orders.length, 1, "the admitted entry, sent once");
+    assert.equal(atVenue.algoOrders.length, 3);
     const status = await expectJson(await partner.call("GET", "/v1/users/ana/execution-status"), 200);
     assert.deepEqual(status.positions.map((p: { protection: { status: string } }) => p.protection.status), [
       "PROTECTED",
