@@ -6,6 +6,11 @@
  * it succeeds, one that does not is refused with the documented 503
  * SERVICE_UNAVAILABLE and Retry-After, having kept nothing, so the same
  * request with the same Idempotency-Key succeeds once the lock is gone.
+ *
+ * The first test runs the service as its own process. The last two run it in
+ * the test process, to hold one venue answer at the link until the other
+ * process has the lock: an entry whose venue answer, and a fan-out whose
+ * intent, cannot be recorded. Recording before sending keeps both whole.
  */
 import assert from "node:assert/strict";
 import { expectError, expectJson, operator } from "../_helpers/http.ts";
@@ -41,6 +46,7 @@ async function holdWriteLock(path: string) {
       released = true;
       child.kill("SIGKILL");
       await child.status;
+      await stdin.close().catch(() => {});
       await child.stdout.cancel().catch(() => {});
     },
   };
