@@ -34,7 +34,10 @@ export async function chaosRun(
   const violations: string[] = [];
   const perStep = new Map(STEPS.map((step) => [step.name, { kills: 0, midStep: 0 }]));
   const note = (round: string, found: string[]) => {
-    for (const violation of found) violations.push(`${round}: ${violation}`);
+    for (const violation of found) {
+      violations.push(`${round}: ${violation}`);
+      log(`VIOLATION ${round}: ${violation}`);
+    }
   };
   try {
     for (let i = 1; i <= INITIAL_USERS; i++) await onboard(world, world.scenario, `user-${i}`);

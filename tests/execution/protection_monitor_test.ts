@@ -173,7 +173,7 @@ for (const providerId of ["VENUE_A", "VENUE_B"] as const) {
 }
 
 Deno.test("protection monitor: a stop the venue keeps refusing is placed at most 3 times, then reported", async () => {
-  const { env, account, position, legs, count, market } = await protectedLong("VENUE_A");
+  const { env, account, position, legs, count } = await protectedLong("VENUE_A");
   try {
     const [stop] = await legs("STOP_LOSS");
     await env.deps.venues.VENUE_A.cancelProtection(credentialsOf(account), stop.symbol, stop.clientOrderId);
