@@ -3,7 +3,9 @@
  * the attempts now due, without waiting for them: a partner's hanging
  * endpoint keeps its own few slots busy for up to 10 seconds, never the
  * others' deliveries, the API or the jobs. The service runs a pass every
- * second (new events go out within seconds of their commit); the
+ * second (new events go out within seconds of their commit), and one soon
+ * after an attempt frees its slot, so a busy partner's backlog drains at the
+ * pace of its endpoint rather than four a second; the
  * `webhook-delivery` job runs one and waits for its attempts (QA drives the
  * retry schedule with it and the test clock).
  */
@@ -19,6 +21,8 @@ import { attemptDelivery, claimDue, enqueueNewEvents } from "./deliveries.ts";
  */
 const IN_FLIGHT = 64;
 const PER_PARTNER = 4;
+/** After a slot frees, the next pass waits this long, so the attempts finishing meanwhile share it. */
+const FOLLOW_UP_MS = 25;
 
 export interface PassSummary {
   enqueued: number;
@@ -32,6 +36,7 @@ export class WebhookWorker {
   readonly #inFlight = new Map<string, number>();
   readonly #running = new Set<Promise<void>>();
   #timer: ReturnType<typeof setInterval> | undefined;
+  #followUp: ReturnType<typeof setTimeout> | undefined;
   #passing: Promise<unknown> | null = null;
 
   constructor(private readonly ctx: Ctx) {}
@@ -56,6 +61,7 @@ export class WebhookWorker {
           const left = (this.#inFlight.get(delivery.partnerId) ?? 1) - 1;
           if (left) this.#inFlight.set(delivery.partnerId, left);
           else this.#inFlight.delete(delivery.partnerId);
+          this.#followUpSoon();
         });
       this.#running.add(running);
     }
@@ -70,16 +76,30 @@ export class WebhookWorker {
   }
 
   start(intervalMs = 1_000): void {
-    this.#timer = setInterval(() => {
-      if (this.#passing) return;
-      this.#passing = this.pass().catch((error) => this.ctx.logger.error("webhook pass failed", errorFields(error)))
-        .finally(() => this.#passing = null);
-    }, intervalMs);
+    this.#timer = setInterval(() => this.#passInBackground(), intervalMs);
+  }
+
+  #passInBackground(): void {
+    if (this.#passing) return;
+    this.#passing = this.pass().catch((error) => this.ctx.logger.error("webhook pass failed", errorFields(error)))
+      .finally(() => this.#passing = null);
+  }
+
+  /** A slot freed: while the sender runs, a pass follows shortly (one for all the slots freed meanwhile). */
+  #followUpSoon(): void {
+    if (this.#timer === undefined || this.#followUp !== undefined) return;
+    this.#followUp = setTimeout(() => {
+      this.#followUp = undefined;
+      this.#passInBackground();
+    }, FOLLOW_UP_MS);
   }
 
   /** No new pass; the one under way and every attempt in flight are waited for. */
   async stop(): Promise<void> {
     clearInterval(this.#timer);
+    this.#timer = undefined;
+    clearTimeout(this.#followUp);
+    this.#followUp = undefined;
     await this.#passing;
     await Promise.all(this.#running);
   }

@@ -206,6 +206,29 @@ Deno.test("webhooks: the running sender pushes a new event within seconds of its
   }
 });
 
+Deno.test("webhooks: a busy partner's backlog drains as its endpoint answers, not four per pass", async () => {
+  const env = await startTestEnv();
+  const endpoint = receiver(() => 200);
+  const worker = new WebhookWorker({ ...env.deps, actor: { kind: "system", job: "webhook-delivery" }, requestId: "t" });
+  try {
+    const partner = await createPartner(env, { partnerId: "busy" });
+    await register(env, "busy", endpoint.url);
+    for (let i = 0; i < 40; i++) await newClient(partner, `user-${i}`);
+    // A timed pass only once a minute: everything past the first pass's four goes out on slots freed meanwhile.
+    worker.start(60_000);
+    await worker.pass();
+    const started = Date.now();
+    while (endpoint.received.length < 40 && Date.now() - started < 20_000) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.equal(endpoint.received.length, 40);
+  } finally {
+    await worker.stop();
+    await endpoint.close();
+    await env.close();
+  }
+});
+
 Deno.test("webhooks: a sender that dies holding a delivery leaves it to the next once the lease runs out, recorded once", async () => {
   const env = await startTestEnv();
   const endpoint = receiver(() => 200);
