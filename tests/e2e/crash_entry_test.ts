@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { partnerBody } from "../_helpers/http.ts";
 import { freePort, waitUntilUp, WatchedService } from "../_helpers/server.ts";
 import { BTC_POLICY, completeSetup, TREND_FOLLOW } from "../setup/setup_fixture.ts";
+import { opening } from "../execution/execution_fixture.ts";
 
 const SIMULATORS = new URL("../../venues/sim/main.ts", import.meta.url).pathname;
 const TOKEN = "crash-entry-operator-token-0123456789abcdef";
@@ -100,19 +101,7 @@ Deno.test("an entry interrupted by SIGKILL is found by reconciliation after a re
     // Every venue request now waits 5 s: the service dies while its order is on the way.
     await fetch(`${sim}/venue-a/_control/faults`, { method: "PUT", ...headersOf(json({ mode: "SLOW", ms: 5000 })) })
       .then((r) => r.body?.cancel());
-    const order = {
-      externalUserId: "ana",
-      type: "OPEN_POSITION",
-      providerId: "VENUE_A",
-      intentId: "crash-entry-1",
-      symbol: "BTCUSDT",
-      side: "BUY",
-      orderType: "LIMIT",
-      price: 65010,
-      quantity: 0.003,
-      stopLossPrice: 63000,
-      takeProfits: [{ price: 67000, share: 1 }],
-    };
+    const order = opening({ intentId: "crash-entry-1", takeProfits: [{ price: 67000, share: 1 }] });
     const inFlight = asPartner("POST", "/v1/orders/execute", order, "crash-exec-1").catch(() => null);
     // Killed as soon as the intent is recorded, that is, while its order is on its way to the venue.
     // (The checks before it read the account and the book, each held 5 s by the venue.)

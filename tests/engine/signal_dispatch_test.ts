@@ -13,18 +13,7 @@ import { findClient } from "../../domain/clients/load_client.ts";
 import type { TestEnv } from "../_helpers/env.ts";
 import { expectJson, operator } from "../_helpers/http.ts";
 import { automationBody, completeSetup, putAutomation, putSetup, readyClient } from "../setup/setup_fixture.ts";
-
-const signal = (signalId: string, entryPrice: number) => ({
-  signalId,
-  strategyId: "trend-follow",
-  providerId: "VENUE_A",
-  symbol: "BTCUSDT",
-  side: "BUY",
-  entryPrice,
-  stopLossPrice: entryPrice - 2000,
-  takeProfits: [{ price: entryPrice + 2000, share: 0.5 }, { price: entryPrice + 4000, share: 0.5 }],
-  confidence: 80,
-});
+import { signal } from "../execution/execution_fixture.ts";
 
 async function tradingClient() {
   const { env, partner } = await readyClient();

@@ -1,4 +1,7 @@
-/** What the execution tests share: the engine's context, simulator faults, and ana's VENUE_A account with intents. */
+/**
+ * What the execution tests share: the engine's context, simulator faults, ana's
+ * VENUE_A account with intents, and the manual opening and signal they send.
+ */
 import { withTransaction } from "../../db/client.ts";
 import { findAccount } from "../../domain/accounts/load_account.ts";
 import { findClient } from "../../domain/clients/load_client.ts";
@@ -40,3 +43,31 @@ export async function anaAtVenueA(env: TestEnv, partnerId: string) {
     withTransaction(env.deps.db, (tx) => insertIntent(tx, intent, "SUBMITTING", env.clock.now()));
   return { client, account, draft, record };
 }
+
+/** A manual opening on VENUE_A: BUY 0.003 BTC at 65,010 (crosses the ask: fills), a stop and two targets. */
+export const opening = (overrides: Record<string, unknown> = {}) => ({
+  externalUserId: "ana",
+  type: "OPEN_POSITION",
+  providerId: "VENUE_A",
+  symbol: "BTCUSDT",
+  side: "BUY",
+  orderType: "LIMIT",
+  price: 65010,
+  quantity: 0.003,
+  stopLossPrice: 63000,
+  takeProfits: [{ price: 67000, share: 0.5 }, { price: 69000, share: 0.5 }],
+  ...overrides,
+});
+
+/** A trend-follow signal on VENUE_A's BTCUSDT at `entryPrice` (65,010 crosses the ask: the entry fills). */
+export const signal = (signalId: string, entryPrice = 65010) => ({
+  signalId,
+  strategyId: "trend-follow",
+  providerId: "VENUE_A",
+  symbol: "BTCUSDT",
+  side: "BUY",
+  entryPrice,
+  stopLossPrice: entryPrice - 2000,
+  takeProfits: [{ price: entryPrice + 2000, share: 0.5 }, { price: entryPrice + 4000, share: 0.5 }],
+  confidence: 80,
+});

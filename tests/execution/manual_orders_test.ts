@@ -5,21 +5,7 @@ import { positions } from "../../db/schema.ts";
 import { credentialsOf } from "../../domain/accounts/load_account.ts";
 import { expectError, expectJson, operator } from "../_helpers/http.ts";
 import { automationBody, completeSetup, ik, putAutomation, putSetup, readyClient } from "../setup/setup_fixture.ts";
-import { anaAtVenueA, simulatorFault } from "./execution_fixture.ts";
-
-const opening = (overrides: Record<string, unknown> = {}) => ({
-  externalUserId: "ana",
-  type: "OPEN_POSITION",
-  providerId: "VENUE_A",
-  symbol: "BTCUSDT",
-  side: "BUY",
-  orderType: "LIMIT",
-  price: 65010,
-  quantity: 0.003,
-  stopLossPrice: 63000,
-  takeProfits: [{ price: 67000, share: 0.5 }, { price: 69000, share: 0.5 }],
-  ...overrides,
-});
+import { anaAtVenueA, opening, simulatorFault } from "./execution_fixture.ts";
 
 Deno.test("manual orders: an opening passes the gates and admission, fills, and is protected; a retry never resends", async (t) => {
   const { env, partner } = await readyClient();

@@ -17,6 +17,7 @@ import {
   TREND_FOLLOW,
 } from "../setup/setup_fixture.ts";
 import { connectWallet, openPage, walletSetUp } from "../connect/connect_fixture.ts";
+import { signal } from "../execution/execution_fixture.ts";
 import { createVenueAAdapter } from "../../venues/venue_a/adapter.ts";
 
 export type FaultMode = "NONE" | "DOWN" | "SLOW" | "LOSE_RESPONSE" | "REJECT_KEYS";
@@ -69,34 +70,6 @@ export async function tradingClientB() {
 export async function runJob(env: TestEnv, job: string) {
   return (await expectJson(await operator(env, "POST", `/operator/v1/jobs/${job}/run`), 200)).summary;
 }
-
-/** A manual opening on VENUE_A: BUY 0.003 BTC at 65,010 (crosses the ask: fills), a stop and two targets. */
-export const opening = (overrides: Record<string, unknown> = {}) => ({
-  externalUserId: "ana",
-  type: "OPEN_POSITION",
-  providerId: "VENUE_A",
-  symbol: "BTCUSDT",
-  side: "BUY",
-  orderType: "LIMIT",
-  price: 65010,
-  quantity: 0.003,
-  stopLossPrice: 63000,
-  takeProfits: [{ price: 67000, share: 0.5 }, { price: 69000, share: 0.5 }],
-  ...overrides,
-});
-
-/** A trend-follow signal on VENUE_A's BTCUSDT at `entryPrice` (65,010 crosses the ask: the entry fills). */
-export const signal = (signalId: string, entryPrice = 65010) => ({
-  signalId,
-  strategyId: "trend-follow",
-  providerId: "VENUE_A",
-  symbol: "BTCUSDT",
-  side: "BUY",
-  entryPrice,
-  stopLossPrice: entryPrice - 2000,
-  takeProfits: [{ price: entryPrice + 2000, share: 0.5 }, { price: entryPrice + 4000, share: 0.5 }],
-  confidence: 80,
-});
 
 /** The same signal on VENUE_B's BTCUSDC (its BTC perpetual). */
 export const signalB = (signalId: string, entryPrice = 65100) => ({

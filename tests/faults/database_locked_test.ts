@@ -16,7 +16,8 @@ import assert from "node:assert/strict";
 import { expectError, expectJson, operator } from "../_helpers/http.ts";
 import { ik } from "../setup/setup_fixture.ts";
 import { assertClientsWhole, assertStorageRefusal, startService } from "./_spawned_service.ts";
-import { linkVenueA, opening, ordersAtVenueA, runJob, signal, tradingClient } from "./_venue_faults.ts";
+import { linkVenueA, ordersAtVenueA, runJob, tradingClient } from "./_venue_faults.ts";
+import { opening, signal } from "../execution/execution_fixture.ts";
 
 const HOLDER = new URL("./hold_write_lock.ts", import.meta.url).pathname;
 

@@ -9,7 +9,8 @@
 import assert from "node:assert/strict";
 import { expectJson, operator } from "../_helpers/http.ts";
 import { ik } from "../setup/setup_fixture.ts";
-import { linkVenueA, opening, ordersAtVenueA, runJob, signal, tradingClient, venueFault } from "./_venue_faults.ts";
+import { linkVenueA, ordersAtVenueA, runJob, tradingClient, venueFault } from "./_venue_faults.ts";
+import { opening, signal } from "../execution/execution_fixture.ts";
 
 const protectionOf = async (partner: Awaited<ReturnType<typeof tradingClient>>["partner"]) =>
   (await expectJson(await partner.call("GET", "/v1/users/ana/execution-status"), 200)).positions

@@ -8,7 +8,8 @@
 import assert from "node:assert/strict";
 import { expectError, expectJson, operator } from "../_helpers/http.ts";
 import { ik } from "../setup/setup_fixture.ts";
-import { linkVenueA, opening, ordersAtVenueA, runJob, signal, tradingClient, venueFault } from "./_venue_faults.ts";
+import { linkVenueA, ordersAtVenueA, runJob, tradingClient, venueFault } from "./_venue_faults.ts";
+import { opening, signal } from "../execution/execution_fixture.ts";
 
 Deno.test("venue down at the moment of a manual entry: 503 PROVIDER_DOWN, nothing at the venue; back up, the same key sends it once", async () => {
   const { env, partner, keys } = await tradingClient();

@@ -8,7 +8,8 @@
 import assert from "node:assert/strict";
 import { expectError, expectJson } from "../_helpers/http.ts";
 import { ik } from "../setup/setup_fixture.ts";
-import { linkVenueA, opening, ordersAtVenueA, runJob, tradingClient, venueFault } from "./_venue_faults.ts";
+import { linkVenueA, ordersAtVenueA, runJob, tradingClient, venueFault } from "./_venue_faults.ts";
+import { opening } from "../execution/execution_fixture.ts";
 
 Deno.test("a slow venue holds only the entry waiting for it: status, health and other writes answer meanwhile", async () => {
   const { env, partner, keys } = await tradingClient();
