@@ -12,6 +12,7 @@
  * done, and a verdict: exit 1 when memory or descriptors grew (process_sampler.ts)
  * or when a load stopped doing its work.
  */
+import { billingContract } from "../performance/trade_fixture.ts";
 import { sql } from "drizzle-orm";
 import { startTestEnv } from "../_helpers/env.ts";
 import { createPartner } from "../_helpers/http.ts";
@@ -43,15 +44,7 @@ const env = await startTestEnv({ env: LIFTED, venues: venues.urls });
 env.clock.freeze(null); // the service runs on real time: so must what is written for it
 const partner = await createPartner(env, {
   partnerId: "soak",
-  contract: {
-    subscriptionMonthlyUsd: 0,
-    currency: "USDT",
-    performanceFeePercent: 0.2,
-    performancePeriod: "MONTHLY",
-    carryPolicy: "NO_CARRY",
-    dueDays: 5,
-    subscriptionProviders: [],
-  },
+  contract: billingContract({ carryPolicy: "NO_CARRY" }),
   limits: { requestsPerMinute: 1_000_000, ordersPerMinute: 1_000_000 },
 });
 await openTrading(env, venues.urls);

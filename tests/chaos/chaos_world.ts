@@ -15,6 +15,7 @@ import { partnerBody } from "../_helpers/http.ts";
 import { freePort, waitUntilUp, WatchedService } from "../_helpers/server.ts";
 import { startChain, type TestChain } from "../_helpers/evm/chain.ts";
 import { startSimulatorProcess } from "../bench/simulator_process.ts";
+import { billingContract } from "../performance/trade_fixture.ts";
 import { BTC_POLICY, TREND_FOLLOW } from "../setup/setup_fixture.ts";
 import { type Random, randomOf } from "./random.ts";
 
@@ -148,16 +149,8 @@ export class ChaosWorld {
     });
     const created = await this.operator("POST", "/operator/v1/partners", {
       ...partnerBody({ partnerId: PARTNER_ID }),
-      contract: {
-        subscriptionMonthlyUsd: 0,
-        currency: "USDT",
-        performanceFeePercent: 0.2,
-        performancePeriod: "WEEKLY",
-        // Each profitable week owes a fee (no loss carried over): obligations, and payments, come often.
-        carryPolicy: "NO_CARRY",
-        dueDays: 90,
-        subscriptionProviders: [],
-      },
+      // Each profitable week owes a fee (no loss carried over): obligations, and payments, come often.
+      contract: billingContract({ performancePeriod: "WEEKLY", carryPolicy: "NO_CARRY", dueDays: 90 }),
       limits: { requestsPerMinute: 1_000_000, ordersPerMinute: 1_000_000 },
     });
     if (created.status !== 201) throw new Error(`partner: ${created.text}`);
