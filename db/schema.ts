@@ -945,3 +945,43 @@ export const settings = sqliteTable("settings", {
   key: text("key").primaryKey(),
   value: text("value").notNull(),
 });
+
+// ---------------------------------------------------------------- several instances
+
+/**
+ * One scheduled run of a job: the instance whose insert of (job, slot) wins
+ * runs it, so N instances behind one database run each job once per
+ * schedule. `leasedUntil` (wall clock) lets another instance take over a
+ * run whose owner died; the owner token fences a late owner's writes.
+ */
+export const jobRuns = sqliteTable("job_runs", {
+  job: text("job").notNull(),
+  /** The scheduled instant (wall-clock ms of the cron tick's minute). */
+  slot: ms("slot").notNull(),
+  owner: text("owner").notNull(),
+  leasedUntil: ms("leased_until").notNull(),
+  startedAt: ms("started_at").notNull(),
+  finishedAt: ms("finished_at"),
+  summary: json<Record<string, unknown>>("summary"),
+}, (t) => [primaryKey({ columns: [t.job, t.slot] })]);
+
+/**
+ * The last nonce each VENUE_B signer (agent or principal key the service
+ * signs with) used: every instance takes the next one here, so nonces are
+ * strictly increasing across instances and never repeat.
+ */
+export const signerNonces = sqliteTable("signer_nonces", {
+  /** Lowercase 0x address of the signing key. */
+  signer: text("signer").primaryKey(),
+  lastNonce: integer("last_nonce").notNull(),
+});
+
+/**
+ * A counter per in-process cache, bumped in the transaction of every write
+ * that changes what the cache holds: each instance compares it with the one
+ * it last saw and clears its copy when it moved (a generation read, not a timer).
+ */
+export const cacheGenerations = sqliteTable("cache_generations", {
+  cache: text("cache").primaryKey(),
+  generation: integer("generation").notNull(),
+});
