@@ -14,7 +14,7 @@ import { sha256Hex } from "../../domain/ids.ts";
 import { type TestEnv } from "../_helpers/env.ts";
 import { OPERATOR_TOKEN } from "../_helpers/env.ts";
 import type { TestPartner } from "../_helpers/http.ts";
-import { type Known, mutatedValueOf, validValueOf } from "./valid_values.ts";
+import { FORBIDDEN_KEYS, type Known, mutatedValueOf, validValueOf } from "./valid_values.ts";
 
 // deno-lint-ignore no-explicit-any
 type Schema = any;
@@ -41,8 +41,6 @@ export interface FuzzRequest {
 
 /** Statuses any route may answer whatever its document lists: body guard, content type, rate limit. */
 const CROSS_CUTTING = new Set(["413", "415", "429"]);
-/** Keys the platform controls: refused at any depth of a partner body. */
-const FORBIDDEN_KEYS = ["performanceFeePercent", "builderFeeTenthsBps", "subscriptionMonthlyUsd", "obligationStatus"];
 /** Tables a refused request may still touch by design: request counts and stored idempotent answers. */
 const DIGEST_EXCLUDED = new Set(["usage_buckets", "idempotency_keys", "__drizzle_migrations", "egress_budgets"]);
 

@@ -18,6 +18,15 @@ console.log(
     `statuses: ${list(outcome.statuses)}`,
 );
 console.log(`hosted pages' APIs: ${list(outcome.hostedStatuses)}`);
+const byEndpoint = new Map<string, string[]>();
+for (const [key, n] of [...outcome.hostedCodes].sort()) {
+  const [method, path, ...answer] = key.split(" ");
+  byEndpoint.set(`${method} ${path}`, [
+    ...byEndpoint.get(`${method} ${path}`) ?? [],
+    `${answer.join(" ").trim()} ×${n}`,
+  ]);
+}
+for (const [endpoint, answers] of byEndpoint) console.log(`  ${endpoint}: ${answers.join(", ")}`);
 const refused = [...outcome.valid.refused].sort(([, a], [, b]) => b - a);
 console.log(
   `valid requests: ${outcome.valid.sent}, answered VALIDATION_ERROR: ${refused.reduce((sum, [, n]) => sum + n, 0)}` +

@@ -201,6 +201,11 @@ export async function createWorld(env: TestEnv): Promise<FuzzWorld> {
       tenantId: [partner.partnerId],
       partnerId: [partner.partnerId],
       provider: ["VENUE_A", "VENUE_B"],
+      providerId: ["VENUE_A", "VENUE_B"],
+      // What validators require beyond what the schemas say (an https origin, an https URL, 8-64 characters).
+      returnUrlOrigins: ["https://app.partner.example"],
+      url: ["https://hooks.partner.example/fuzz"],
+      intentId: ["intent-fuzz-0001", "intent-fuzz-0002"],
       sessionId: [ana.id, biaLink.id],
       obligationId: [biaObligation],
       symbol: ["BTCUSDT", "ETHUSDT", "BTC", "SOL"],

@@ -13,8 +13,14 @@ import { START } from "../_helpers/env.ts";
 type Schema = any;
 export type Known = Record<string, string[]>;
 
-/** Keys the platform controls, one of which a mutation may add (the body guard refuses them at any depth). */
-const FORBIDDEN_KEYS = ["performanceFeePercent", "builderFeeTenthsBps", "subscriptionMonthlyUsd", "partnerId"];
+/** Keys the platform controls: refused at any depth of a partner body. */
+export const FORBIDDEN_KEYS = [
+  "performanceFeePercent",
+  "builderFeeTenthsBps",
+  "subscriptionMonthlyUsd",
+  "obligationStatus",
+  "partnerId",
+];
 const ALPHANUMERIC = fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_");
 
 /** A value `schema` accepts; `name` is the field's or parameter's name. */
