@@ -112,14 +112,17 @@ export async function chaosRun(
 
 /**
  * The endpoint stops failing; the business clock moves a day at a time (retries
- * are due on it) until no delivery is pending. Every event after the
- * endpoint's registration must then have reached it.
+ * are due on it) and a second passes between passes (a delivery the last
+ * killed process had leased waits out its 30-second wall-clock lease), until
+ * no delivery is pending. Every event after the endpoint's registration must
+ * then have reached it.
  */
 async function drainDeliveries(world: ChaosWorld): Promise<{ count: number; missing: string[] }> {
   world.receiver.failureRate = 0;
   const db = await world.openDatabase();
   try {
-    for (let pass = 0; pass < 30; pass++) {
+    for (let pass = 0; pass < 60; pass++) {
+      if (pass > 0) await sleep(1_000);
       const [[pending]] = await db.read.values(`SELECT count(*) FROM webhook_deliveries WHERE status = 'PENDING'`) as [
         [number],
       ];
