@@ -186,7 +186,8 @@ export async function createWorld(env: TestEnv): Promise<FuzzWorld> {
 
   const links = new Map<Slot, Link>();
   for (const slot of SLOTS) links.set(slot, await opener[slot]());
-  let sealed = await sealedSecrets(env);
+  const opened = new Map<string, string>();
+  let sealed = await sealedSecrets(env, opened);
   const spent = { tokens: [ana.token, biaLink.token], tickets: [ana.ticket, biaLink.ticket] };
   const retire = (link: Link) => {
     spent.tokens.push(link.token);
@@ -245,20 +246,28 @@ export async function createWorld(env: TestEnv): Promise<FuzzWorld> {
       ...sealed,
     ],
     async refreshSealed() {
-      sealed = await sealedSecrets(env);
+      sealed = await sealedSecrets(env, opened);
     },
   };
 }
 
-/** Every sealed value in the database, opened: venue API secrets, agent keys, webhook signing secrets. */
-async function sealedSecrets(env: TestEnv): Promise<string[]> {
+/**
+ * Every sealed value in the database, opened: venue API secrets, agent keys,
+ * webhook signing secrets. `opened` keeps what was opened before, so a long
+ * run decrypts each value once.
+ */
+async function sealedSecrets(env: TestEnv, opened: Map<string, string>): Promise<string[]> {
   const out: string[] = [];
   for (const column of SEALED_COLUMNS) {
     const rows = await env.deps.db.read.values<[string, string | null]>(
-      sql.raw(`SELECT ${column.idColumn}, ${column.column} FROM ${column.table}`),
+      sql.raw(`SELECT ${column.idColumn}, ${column.column} FROM ${column.table} WHERE ${column.column} <> ''`),
     );
     for (const [id, sealed] of rows) {
-      if (sealed) out.push(await env.deps.secrets.open({ sealed, binding: bindingOf(column, id) }));
+      const key = `${column.table}/${id}/${sealed}`;
+      if (!opened.has(key)) {
+        opened.set(key, await env.deps.secrets.open({ sealed: sealed!, binding: bindingOf(column, id) }));
+      }
+      out.push(opened.get(key)!);
     }
   }
   return out;
