@@ -6,7 +6,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { ApiError } from "../domain/errors.ts";
 import { randomSecret } from "../domain/ids.ts";
-import { createRateLimiter } from "../domain/usage/rate_limiter.ts";
+import { createMemoryRateLimiter } from "../domain/usage/rate_limiter.ts";
 import type { AppEnv } from "../routes/env.ts";
 
 /** Requests a minute from one IP address across the hosted pages and their API. */
@@ -42,9 +42,15 @@ export function pageHeaders(): MiddlewareHandler<AppEnv> {
  * `429 TOO_MANY_REQUESTS` beyond PAGE_REQUESTS_PER_MINUTE from one address.
  * The address is the TCP peer's: behind a proxy every client would share its
  * address, so such a deployment must put the limit at the proxy instead.
+ *
+ * Counted per instance, in memory (N instances let an address make N times
+ * the limit): it bounds the load one address puts on the pages and grants
+ * nothing. Every page API call still needs its live token or ticket (random,
+ * single-purpose, expiring) and, for a wallet, the owner's signature, so more
+ * attempts buy no access and move no money.
  */
 export function perIpLimit(): MiddlewareHandler<AppEnv> {
-  const limiter = createRateLimiter(null, () => {});
+  const limiter = createMemoryRateLimiter();
   return async (c, next) => {
     const decision = limiter.consume(
       `ip:${peerAddress(c)}`,

@@ -1,7 +1,10 @@
 /**
  * Per-partner limits: every call counts as a request, calls to order routes
  * also as an order. Refused calls are not counted and answer 429 with
- * `Retry-After` (seconds until the window resets).
+ * `Retry-After` (seconds until the window resets). The count is shared by
+ * every instance (domain/usage/rate_limiter.ts): most calls are decided from
+ * room this instance already claimed, without a promise; a call that needs a
+ * new claim waits for that one database write.
  */
 import type { MiddlewareHandler } from "hono";
 import { ApiError } from "../../domain/errors.ts";
@@ -14,13 +17,14 @@ export function rateLimit(): MiddlewareHandler<AppEnv> {
     const { rateLimiter, clock } = c.get("deps");
     const partner = c.get("partner");
     const isOrder = c.req.method === "POST" && ORDER_ROUTE.test(c.req.path);
-    const decision = rateLimiter.consume(
+    let decision = rateLimiter.consume(
       partner.partnerId,
       isOrder
         ? { REQUEST: partner.requestsPerMinute, ORDER: partner.ordersPerMinute }
         : { REQUEST: partner.requestsPerMinute },
       clock.now(),
     );
+    if (decision instanceof Promise) decision = await decision;
     if (!decision.allowed) throw new ApiError("RATE_LIMITED", { retryAfterSeconds: decision.retryAfterSeconds });
     await next();
   };
