@@ -2,8 +2,11 @@
  * The scheduled jobs, by name. Each is a thin call into a domain verb as the
  * system actor; `registerJobs` (main.ts) schedules them with Deno.cron and the
  * QA operator route `POST /operator/v1/jobs/:job/run` runs one on demand.
+ * Every instance schedules every job; each tick runs on the one instance
+ * that claims its slot (domain/jobs/job_runs.ts).
  */
 import type { Deps } from "../domain/context.ts";
+import { type JobSummary, runScheduledJob } from "../domain/jobs/job_runs.ts";
 import { errorFields } from "../domain/logger.ts";
 import { runBillingCycleJob } from "./billing_cycle.ts";
 import { runExpiry } from "./expiry.ts";
@@ -12,8 +15,6 @@ import { runPayments } from "./payments.ts";
 import { runWebhookDelivery } from "./webhook_delivery.ts";
 import { runProtectionMonitor } from "./protection_monitor.ts";
 import { runReconcile } from "./reconcile.ts";
-
-export type JobSummary = Record<string, number | string>;
 
 export interface Job {
   name: string;
@@ -42,14 +43,17 @@ export function findJob(name: string): Job | undefined {
 /** Wraps every run, so a shutdown can skip new runs and wait for running ones (domain/lifecycle.ts). */
 export type RunGate = (run: () => Promise<void>) => Promise<void>;
 
-/** Schedule every job; a failing run is logged and retried at its next tick. */
+/**
+ * Schedule every job; a tick runs only where it claims its slot (the others
+ * skip, logged at debug); a failing run is logged and retried at its next tick.
+ */
 export function registerJobs(deps: Deps, gate: RunGate): void {
   for (const job of JOBS) {
     Deno.cron(job.name, job.schedule, () =>
       gate(async () => {
         try {
-          const summary = await job.run(deps);
-          deps.logger.info(`job ${job.name}`, { job: job.name, summary });
+          const outcome = await runScheduledJob(deps, job);
+          if (outcome.ran) deps.logger.info(`job ${job.name}`, { job: job.name, summary: outcome.summary });
         } catch (error) {
           deps.logger.error(`job ${job.name} failed`, { job: job.name, ...errorFields(error) });
         }

@@ -19,6 +19,7 @@ import { type Database, preparedFor, type Tx, withTransaction } from "../../db/c
 import { storageFailure } from "../../db/connection.ts";
 import { idempotencyKeys } from "../../db/schema.ts";
 import { randomToken } from "../ids.ts";
+import { LeaseRenewal } from "../lease_renewal.ts";
 import { AnsweredMeanwhile, findKey, type KeyScope, RETENTION_MS, type StoredAnswer } from "./idempotency_keys.ts";
 
 /** How long a claim survives its owner's silence; the owner renews it three times per lease. */
@@ -90,7 +91,7 @@ const releaseClaim = preparedFor((db) =>
 );
 
 export class KeyLease {
-  #renewal: ReturnType<typeof setInterval> | undefined;
+  #renewal: LeaseRenewal | undefined;
 
   private constructor(
     readonly db: Database,
@@ -118,21 +119,12 @@ export class KeyLease {
       if (!row) throw new AnsweredMeanwhile(await findKey(tx, scope, now));
     });
     const lease = new KeyLease(db, scope, owner, leaseMs);
-    lease.#renewal = setInterval(() => void lease.#renew(), Math.max(1, Math.floor(leaseMs / 3)));
+    // Taken over (this owner was silent past its lease): renewing stops; its answer will be refused.
+    lease.#renewal = new LeaseRenewal(
+      leaseMs,
+      async (lockedUntil) => !!await withTransaction(db, (tx) => renewClaim(tx).get({ ...scope, owner, lockedUntil })),
+    );
     return lease;
-  }
-
-  async #renew(): Promise<void> {
-    try {
-      const renewed = await withTransaction(
-        this.db,
-        (tx) => renewClaim(tx).get({ ...this.scope, owner: this.owner, lockedUntil: wallClockNow() + this.leaseMs }),
-      );
-      // Taken over (this owner was silent past its lease): stop; its answer will be refused.
-      if (!renewed) this.stop();
-    } catch {
-      // A failed renewal is retried at the next tick; if none succeeds, the lease runs out as for a crash.
-    }
   }
 
   /**
@@ -182,7 +174,7 @@ export class KeyLease {
 
   /** Stop renewing (the work is over, or the process is leaving and the lease may run out). */
   stop(): void {
-    clearInterval(this.#renewal);
+    this.#renewal?.stop();
     this.#renewal = undefined;
   }
 }

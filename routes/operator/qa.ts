@@ -3,6 +3,7 @@ import { json } from "../respond.ts";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { iso } from "../../domain/clock.ts";
 import { ApiError } from "../../domain/errors.ts";
+import { runJobNow } from "../../domain/jobs/job_runs.ts";
 import { setTestClock } from "../../domain/qa/test_clock.ts";
 import { findJob } from "../../jobs/registry.ts";
 import type { AppEnv } from "../env.ts";
@@ -56,6 +57,8 @@ app.openapi(
     path: "/operator/v1/jobs/{job}/run",
     tags,
     summary: "Run one job now and answer with its summary",
+    description: "Not held by the job's scheduled runs; after another manual run of the same job (on any instance) " +
+      "has finished. 409 when that one is still running after two minutes.",
     request: { params: z.object({ job: z.string().min(1).max(64) }) },
     responses: {
       200: jsonContent(
@@ -75,7 +78,7 @@ app.openapi(
     if (!job) throw new ApiError("NOT_FOUND", { message: "Job desconhecido." });
     const deps = c.get("deps");
     const startedAt = iso(deps.clock.now());
-    const summary = await job.run(deps);
+    const { summary } = await runJobNow(deps, job);
     return json(c, { job: job.name, startedAt, summary, requestId: c.get("requestId") }, 200);
   },
 );
