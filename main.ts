@@ -20,6 +20,7 @@ import { registerJobs } from "./jobs/registry.ts";
 import { WebhookWorker } from "./domain/webhooks/worker.ts";
 import { createApp } from "./routes/app.ts";
 import { createEgressBudgets } from "./domain/venues/egress_budget.ts";
+import { databaseSignerNonces } from "./domain/venues/signer_nonces.ts";
 import { createVenueRegistry } from "./venues/registry.ts";
 import { createQaSimulators } from "./venues/sim/qa.ts";
 
@@ -54,7 +55,12 @@ const venueUrls = {
   venueB: config.venueBUrl ?? `http://${config.host}:${config.port}/sim/venue-b`,
 };
 const egressBudgets = createEgressBudgets(db, config);
-const venues = createVenueRegistry({ ...venueUrls, venueBMainnet: config.venueBMainnet }, secrets, egressBudgets);
+const venues = createVenueRegistry(
+  { ...venueUrls, venueBMainnet: config.venueBMainnet },
+  secrets,
+  egressBudgets,
+  databaseSignerNonces(db),
+);
 
 const deps: Deps = {
   config,

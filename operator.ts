@@ -29,6 +29,7 @@ import { VenueAvailability } from "./domain/venues/call_venue.ts";
 import { CreatePartnerBody } from "./routes/operator/schemas.ts";
 import { validationError } from "./routes/validation.ts";
 import { createEgressBudgets } from "./domain/venues/egress_budget.ts";
+import { databaseSignerNonces } from "./domain/venues/signer_nonces.ts";
 import { createVenueRegistry } from "./venues/registry.ts";
 
 const USAGE = `usage:
@@ -60,6 +61,7 @@ async function buildCtx(): Promise<Ctx> {
       },
       secrets,
       egressBudgets,
+      databaseSignerNonces(db),
     ),
     egressBudgets,
     venueAvailability: new VenueAvailability(),

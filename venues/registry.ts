@@ -6,6 +6,7 @@
 import type { ProviderId, RequestBudget, SecretOpener, VenueRegistry } from "./types.ts";
 import { createVenueAAdapter } from "./venue_a/adapter.ts";
 import { createVenueBAdapter } from "./venue_b/adapter.ts";
+import type { SignerNonces } from "./venue_b/nonces.ts";
 
 export interface VenueUrls {
   /** VENUE_A's futures host. */
@@ -17,11 +18,16 @@ export interface VenueUrls {
   venueBMainnet: boolean;
 }
 
-/** `budgets`: each venue's request weight per egress, shared by the instances (absent: only the adapter's own). */
+/**
+ * `budgets`: each venue's request weight per egress, shared by the instances
+ * (absent: only the adapter's own). `venueBNonces`: the nonces of the agents
+ * the service signs with, shared by every instance that may sign for them.
+ */
 export function createVenueRegistry(
   urls: VenueUrls,
   secrets: SecretOpener,
-  budgets?: Record<ProviderId, RequestBudget>,
+  budgets: Record<ProviderId, RequestBudget> | undefined,
+  venueBNonces: SignerNonces,
 ): VenueRegistry {
   return {
     VENUE_A: createVenueAAdapter({
@@ -33,6 +39,7 @@ export function createVenueRegistry(
     VENUE_B: createVenueBAdapter({
       baseUrl: urls.venueB,
       secrets,
+      nonces: venueBNonces,
       isMainnet: urls.venueBMainnet,
       budget: budgets?.VENUE_B,
     }),

@@ -14,6 +14,7 @@ import { createLogger, errorFields } from "../../domain/logger.ts";
 import { createSecretBox } from "../../domain/secrets/secret_box.ts";
 import { VenueAvailability } from "../../domain/venues/call_venue.ts";
 import { createEgressBudgets } from "../../domain/venues/egress_budget.ts";
+import { databaseSignerNonces } from "../../domain/venues/signer_nonces.ts";
 import { createCaches } from "../../domain/cache.ts";
 import { createRateLimiter } from "../../domain/usage/rate_limiter.ts";
 import { createApp } from "../../routes/app.ts";
@@ -95,6 +96,7 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
       { venueA: venueA.url, venueASpot: venueASpot.url, venueB: venueB.url, venueBMainnet: config.venueBMainnet },
       secrets,
       egressBudgets,
+      databaseSignerNonces(db),
     ),
     egressBudgets,
     simulatorUrls: { venueA: venueA.url, venueB: venueB.url },

@@ -20,6 +20,7 @@ import { createRateLimiter } from "../../domain/usage/rate_limiter.ts";
 import { VenueAvailability } from "../../domain/venues/call_venue.ts";
 import { createApp } from "../../routes/app.ts";
 import { createEgressBudgets } from "../../domain/venues/egress_budget.ts";
+import { databaseSignerNonces } from "../../domain/venues/signer_nonces.ts";
 import { createVenueRegistry } from "../../venues/registry.ts";
 import { seedClients } from "./seed_clients.ts";
 
@@ -72,6 +73,7 @@ if (mode === "bare") {
       },
       secrets,
       egressBudgets,
+      databaseSignerNonces(db),
     ),
     egressBudgets,
     venueAvailability: new VenueAvailability(),

@@ -14,6 +14,7 @@ import { createVenueBClient, exchangeWeight } from "./client.ts";
 import { ACTION_TTL_MS, DEFAULT_TIMEOUT_MS, PROVIDER_ID, VENUE_NAME } from "./constants.ts";
 import type { VenueBContext } from "./context.ts";
 import { createMarketCatalog } from "./markets.ts";
+import { inProcessSignerNonces, type SignerNonces } from "./nonces.ts";
 import * as trading from "./trading.ts";
 import { walletApprovals } from "./wallet_approvals.ts";
 
@@ -24,13 +25,19 @@ export interface VenueBAdapterDeps {
   /** Selects the signing network (source "a"/"b", hyperliquidChain); defaults to mainnet. */
   isMainnet?: boolean;
   secrets: SecretOpener;
+  /**
+   * Where the agents' nonces come from. A service passes one shared by all
+   * its instances; absent, nonces are kept in this process only (one process
+   * signing alone, as in the venue tests).
+   */
+  nonces?: SignerNonces;
   fetch?: typeof fetch;
   now?: () => number;
   timeoutMs?: number;
   budget?: RequestBudget;
 }
 
-/** Builds the VENUE_B adapter. One instance per venue URL; it keeps only the market cache and per-signer nonces. */
+/** Builds the VENUE_B adapter. One instance per venue URL; it keeps only the market cache. */
 export function createVenueBAdapter(deps: VenueBAdapterDeps): VenueAdapter {
   const now = deps.now ?? (() => Date.now());
   const client = createVenueBClient({
@@ -44,6 +51,7 @@ export function createVenueBAdapter(deps: VenueBAdapterDeps): VenueAdapter {
     client,
     markets: createMarketCatalog(client, now),
     secrets: deps.secrets,
+    nonces: deps.nonces ?? inProcessSignerNonces(now),
     isMainnet: deps.isMainnet ?? true,
     now,
   };

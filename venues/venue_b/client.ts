@@ -1,6 +1,6 @@
 /**
  * HTTP transport of VENUE_B: `POST /info` (reads) and `POST /exchange`
- * (signed actions), with per-request timeouts and per-signer nonces.
+ * (signed actions), with per-request timeouts.
  *
  * The one asymmetry that matters: a read that fails is simply UNAVAILABLE,
  * but an /exchange request that may have reached the venue and got no
@@ -36,12 +36,10 @@ export interface ExchangeResponse {
   data?: { statuses: unknown[] };
 }
 
-/** The two VENUE_B endpoints and the nonce source of the signers that use them. */
+/** The two VENUE_B endpoints. */
 export interface VenueBClient {
   info<T>(body: Record<string, unknown>): Promise<T>;
   exchange(body: ExchangeRequest): Promise<ExchangeResponse>;
-  /** A millisecond-time nonce strictly above the last one issued for this signer. */
-  nextNonce(signer: string): number;
 }
 
 /** Info requests the venue weighs 2 (the cheap, frequent ones); `userRole` 60; every other 20. */
@@ -70,7 +68,6 @@ const NOT_SENT = /client error \(Connect\)|tcp connect error|connection refused|
 /** A client bound to one base URL (the venue, or a simulator mounted anywhere). */
 export function createVenueBClient(deps: VenueBClientDeps): VenueBClient {
   const base = deps.baseUrl.replace(/\/+$/, "");
-  const lastNonce = new Map<string, number>();
 
   async function post(path: string, body: unknown): Promise<Response> {
     return await deps.fetch(`${base}${path}`, {
@@ -150,13 +147,6 @@ export function createVenueBClient(deps: VenueBClientDeps): VenueBClient {
       }
       if (reply.status === "err" && typeof reply.response === "string") throw errorFromVenueMessage(reply.response);
       throw venueError("OUTCOME_UNKNOWN", "VENUE_B answered a sent action with an unrecognised body");
-    },
-
-    nextNonce(signer: string): number {
-      const key = signer.toLowerCase();
-      const nonce = Math.max(deps.now(), (lastNonce.get(key) ?? 0) + 1);
-      lastNonce.set(key, nonce);
-      return nonce;
     },
   };
 }

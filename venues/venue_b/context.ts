@@ -8,6 +8,7 @@ import type { HexAddress, SecretOpener, VenueCredentials } from "../types.ts";
 import type { ExchangeResponse, VenueBClient } from "./client.ts";
 import { venueError } from "./errors.ts";
 import type { MarketCatalog } from "./markets.ts";
+import type { SignerNonces } from "./nonces.ts";
 import { type Hex, signL1Action } from "./signing.ts";
 
 /** Shared dependencies of the adapter operations. */
@@ -15,6 +16,8 @@ export interface VenueBContext {
   client: VenueBClient;
   markets: MarketCatalog;
   secrets: SecretOpener;
+  /** The agents' nonces: shared by every instance that signs for them. */
+  nonces: SignerNonces;
   isMainnet: boolean;
   now: () => number;
 }
@@ -61,7 +64,9 @@ export async function sendL1Action(
   action: Record<string, unknown>,
 ): Promise<ExchangeResponse> {
   const privateKey = await openAgentKey(ctx, credentials);
-  const nonce = ctx.client.nextNonce(credentials.agentAddress);
+  // Drawn before signing: a nonce is spent even when the action is then refused or never sent,
+  // which the venue allows (it only refuses one it has seen or one below its 100 highest).
+  const nonce = await ctx.nonces.next(credentials.agentAddress);
   const expiresAfter = ctx.now() + ACTION_TTL_MS;
   const signature = signL1Action(privateKey, { action, nonce, isMainnet: ctx.isMainnet, expiresAfter });
   return await ctx.client.exchange({ action, nonce, signature, expiresAfter });

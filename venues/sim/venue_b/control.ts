@@ -1,7 +1,7 @@
 /**
  * `/_control/*` routes of the VENUE_B simulator: the contract tests and the
  * README drive it with (fund wallets, move markets, inject faults, read the
- * payment ledger, pay funding, revoke agents).
+ * payment ledger, pay funding, revoke agents, read the nonce checks).
  */
 import type { Context, Hono } from "hono";
 import { add, cmp, isDecimal } from "../../decimal.ts";
@@ -126,6 +126,9 @@ export function registerControlRoutes(app: Hono, state: SimState): void {
     const sends = state.sends.filter((send) => send.user === address || send.destination === address);
     return c.json({ user: address, sends });
   });
+
+  // Every signed action's nonce is checked (verify.ts): how many passed, how many were refused and why.
+  app.get("/_control/nonces", (c) => c.json(state.nonceChecks));
 
   app.post("/_control/funding", async (c) => {
     const { coin, rate } = await jsonBody(c);

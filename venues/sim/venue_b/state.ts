@@ -102,6 +102,13 @@ export interface SimSend {
   nonce: number;
 }
 
+/** A signed action refused for its nonce. */
+export interface NonceRefusal {
+  signer: HexAddress;
+  nonce: number;
+  reason: string;
+}
+
 /** Injected faults (see the control routes). */
 export type FaultMode = "NONE" | "DOWN" | "SLOW" | "LOSE_RESPONSE" | "REJECT_KEYS";
 
@@ -114,6 +121,8 @@ export interface SimState {
   agents: Map<HexAddress, SimAgent>;
   /** signer -> its highest nonces, ascending, at most NONCE_SET_SIZE. */
   nonces: Map<HexAddress, number[]>;
+  /** Nonces accepted and refused so far, with the latest refusals (`GET /_control/nonces`). */
+  nonceChecks: { accepted: number; refused: number; refusals: NonceRefusal[] };
   orders: Map<number, SimOrder>;
   sends: SimSend[];
   faults: { mode: FaultMode; ms: number };
@@ -141,6 +150,7 @@ export function createSimState(options: { now: () => number; isMainnet: boolean 
     users: new Map(),
     agents: new Map(),
     nonces: new Map(),
+    nonceChecks: { accepted: 0, refused: 0, refusals: [] },
     orders: new Map(),
     sends: [],
     faults: { mode: "NONE", ms: 0 },

@@ -9,6 +9,8 @@ import { findUser, isFunded, type SimState, type SimUser } from "./state.ts";
 
 const NONCE_SET_SIZE = 100;
 const DAY_MS = 86_400_000;
+/** Refusals kept for the control route: the latest ones. */
+const REFUSALS_KEPT = 100;
 
 /** The `{r, s, v}` of an envelope; r and s may come without zero padding. */
 export function parseSignature(raw: unknown): Signature {
@@ -47,6 +49,24 @@ export function resolveUserSigner(state: SimState, signer: HexAddress): SimUser 
  * accepted. Returns the refusal text otherwise.
  */
 export function acceptNonce(state: SimState, signer: HexAddress, nonce: number): string | null {
+  const refusal = nonceRefusal(state, signer, nonce);
+  const checks = state.nonceChecks;
+  if (refusal) {
+    checks.refused++;
+    checks.refusals.push({ signer, nonce, reason: refusal });
+    if (checks.refusals.length > REFUSALS_KEPT) checks.refusals.shift();
+    return refusal;
+  }
+  checks.accepted++;
+  const seen = state.nonces.get(signer) ?? [];
+  seen.push(nonce);
+  seen.sort((a, b) => a - b);
+  if (seen.length > NONCE_SET_SIZE) seen.shift();
+  state.nonces.set(signer, seen);
+  return null;
+}
+
+function nonceRefusal(state: SimState, signer: HexAddress, nonce: number): string | null {
   const now = state.now();
   if (nonce <= now - 2 * DAY_MS || nonce >= now + DAY_MS) {
     return `Invalid nonce: ${nonce} is outside the accepted time window`;
@@ -54,9 +74,5 @@ export function acceptNonce(state: SimState, signer: HexAddress, nonce: number):
   const seen = state.nonces.get(signer) ?? [];
   if (seen.includes(nonce)) return "Invalid nonce: duplicate nonce";
   if (seen.length >= NONCE_SET_SIZE && nonce <= seen[0]) return "Invalid nonce: nonce too low";
-  seen.push(nonce);
-  seen.sort((a, b) => a - b);
-  if (seen.length > NONCE_SET_SIZE) seen.shift();
-  state.nonces.set(signer, seen);
   return null;
 }
