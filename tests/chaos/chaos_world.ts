@@ -184,7 +184,13 @@ export class ChaosWorld {
   async restart(): Promise<void> {
     this.service = new WatchedService(this.env);
     for (const [name, value] of this.#secrets) this.service.secrets.add(name, value);
-    await waitUntilUp(this.service.url);
+    try {
+      await waitUntilUp(this.service.url);
+    } catch (error) {
+      // A start that fails after a crash is itself a finding: say what the service said.
+      const { status, stderr } = await this.service.stop("SIGKILL");
+      throw new Error(`${error} (exit ${status.code}): ${stderr.split("\n").slice(-8).join("\n")}`);
+    }
     await this.#readMarkets();
   }
 
