@@ -2,14 +2,17 @@
  * A tiny read-through cache with a short time-to-live, for data read on every
  * request that changes rarely (credentials, provider settings). Writers in this
  * process clear it after they commit, so their changes apply at once; a change
- * made by another process (another instance, the operator CLI) applies to
- * reads within the TTL. Writes never trust it: each re-checks what authorizes
- * it inside its own transaction (domain/credentials/partner_transaction.ts).
+ * made by another process (another instance, the operator CLI) bumps the
+ * cache's generation in the database, and each request clears what moved
+ * before its first read (domain/cache_generations.ts). Writes never trust it:
+ * each re-checks what authorizes it inside its own transaction
+ * (domain/credentials/partner_transaction.ts).
  *
  * Expiry uses the monotonic clock, not the business clock: it is about
  * freshness of a copy, not about time in the product.
  */
 import type { Market, ProviderId } from "../venues/types.ts";
+import { CacheGenerations } from "./cache_generations.ts";
 import type { RealExecution } from "./catalog/provider_settings.ts";
 import type { CredentialRecord } from "./credentials/authenticate_partner.ts";
 import type { PartnerSnapshot } from "./grants/effective_access.ts";
@@ -66,13 +69,19 @@ export interface Caches {
   providerSettings: TtlCache<Record<ProviderId, RealExecution>>;
   /** Each venue's market rules (tick, step, minimums) by provider: they change on the venue's schedule, not ours. */
   markets: TtlCache<Market[]>;
+  /** Clears the shared caches (all but markets) when another instance's write moved their generation. */
+  generations: CacheGenerations;
 }
 
 export function createCaches(): Caches {
+  const shared = {
+    credentials: new TtlCache<CredentialRecord>(2_000),
+    partners: new TtlCache<PartnerSnapshot>(2_000),
+    providerSettings: new TtlCache<Record<ProviderId, RealExecution>>(2_000),
+  };
   return {
-    credentials: new TtlCache(2_000),
-    partners: new TtlCache(2_000),
-    providerSettings: new TtlCache(2_000),
+    ...shared,
     markets: new TtlCache(60_000),
+    generations: new CacheGenerations(shared),
   };
 }

@@ -3,7 +3,7 @@
  * operator API under /operator/v1, the reference docs, and in QA the venue
  * simulators under /sim.
  *
- * Partner pipeline: request id → authentication → rate limit → path guard
+ * Partner pipeline: request id → fresh caches → authentication → rate limit → path guard
  * (percent-encoding) → body guard (size, JSON, depth, platform-controlled
  * fields; only for routes that exist) → per-route idempotency → handler.
  */
@@ -18,6 +18,7 @@ import { eventsRoutes } from "./events.ts";
 import { health } from "./health.ts";
 import { bodyGuard } from "./middleware/body_guard.ts";
 import { notFound, onError } from "./middleware/errors.ts";
+import { freshCaches } from "./middleware/fresh_caches.ts";
 import { operatorAuth } from "./middleware/operator_auth.ts";
 import { partnerAuth } from "./middleware/partner_auth.ts";
 import { pathGuard } from "./middleware/path_guard.ts";
@@ -100,7 +101,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
   app.onError(onError);
   app.notFound(notFound);
-  app.use("*", requestContext(deps));
+  app.use("*", requestContext(deps), freshCaches());
 
   // Public reference material, registered before the /v1 middleware so it needs no credential.
   app.get("/v1/openapi.json", (c) => c.json(partnerDocument));

@@ -4,6 +4,7 @@ import { withTransaction } from "../../db/client.ts";
 import { automations, type ConfigurableParameter, strategies } from "../../db/schema.ts";
 import type { Ctx } from "../context.ts";
 import { ApiError } from "../errors.ts";
+import { bumpCacheGenerations } from "../cache_generations.ts";
 
 export interface StrategyInput {
   strategyId: string;
@@ -22,6 +23,7 @@ export async function putStrategy({ ctx, input }: { ctx: Ctx; input: StrategyInp
   await withTransaction(ctx.db, async (tx) => {
     await tx.insert(strategies).values({ ...input, updatedAt: now })
       .onConflictDoUpdate({ target: strategies.strategyId, set: { ...input, updatedAt: now } });
+    await bumpCacheGenerations(tx, "partners");
   });
   // Published strategies are part of every partner's cached snapshot.
   ctx.caches.partners.clear();
@@ -50,6 +52,7 @@ export async function deleteStrategy(ctx: Ctx, input: { strategyId: string }): P
     const deleted = await tx.delete(strategies).where(eq(strategies.strategyId, input.strategyId))
       .returning({ strategyId: strategies.strategyId });
     if (!deleted.length) throw new ApiError("NOT_FOUND");
+    await bumpCacheGenerations(tx, "partners");
   });
   ctx.caches.partners.clear();
 }

@@ -8,6 +8,7 @@ import type { Executor } from "../../db/client.ts";
 import { providerSettings } from "../../db/schema.ts";
 import type { Ctx } from "../context.ts";
 import { PROVIDER_IDS, type ProviderId } from "../../venues/types.ts";
+import { bumpCacheGenerations } from "../cache_generations.ts";
 
 export type RealExecution = "ENABLED" | "NOT_VALIDATED";
 
@@ -43,6 +44,7 @@ export async function setProviderSettings(
         target: providerSettings.providerId,
         set: { realExecution: input.realExecution, maxEntriesPerSignal: input.maxEntriesPerSignal, updatedAt: now },
       });
+    await bumpCacheGenerations(tx, "providerSettings");
   });
   ctx.caches.providerSettings.clear();
   return {

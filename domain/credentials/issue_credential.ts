@@ -14,6 +14,7 @@ import { type Ctx } from "../context.ts";
 import { recordChange } from "../events/record_change.ts";
 import { randomSecret, randomToken, sha256Hex } from "../ids.ts";
 import { loadPartner } from "../partners/load_partner.ts";
+import { bumpCacheGenerations } from "../cache_generations.ts";
 
 export const DEFAULT_OVERLAP_SECONDS = 24 * 60 * 60;
 
@@ -38,6 +39,7 @@ export async function issueCredential(
     const expiresAt = Math.min(old.expiresAt ?? Infinity, overlapEnd);
     await tx.update(credentials).set({ expiresAt }).where(eq(credentials.clientId, old.clientId));
   }
+  if (live.length) await bumpCacheGenerations(tx, "credentials");
   const issued = { clientId: `cli_${randomToken(24)}`, clientSecret: `csk_${randomSecret(32)}` };
   await tx.insert(credentials).values({
     clientId: issued.clientId,

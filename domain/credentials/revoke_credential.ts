@@ -5,6 +5,7 @@ import { credentials } from "../../db/schema.ts";
 import { type Ctx } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { recordChange } from "../events/record_change.ts";
+import { bumpCacheGenerations } from "../cache_generations.ts";
 
 export async function revokeCredential(
   { ctx, input }: { ctx: Ctx; input: { partnerId: string; clientId: string } },
@@ -17,6 +18,7 @@ export async function revokeCredential(
     const revokedAt = row.revokedAt ?? now;
     if (!row.revokedAt) {
       await tx.update(credentials).set({ revokedAt }).where(eq(credentials.clientId, row.clientId));
+      await bumpCacheGenerations(tx, "credentials");
       await recordChange(ctx, tx, {
         partnerId: input.partnerId,
         action: "credential.revoked",

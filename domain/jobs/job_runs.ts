@@ -235,6 +235,8 @@ export async function runJobNow(
 async function runClaimed(deps: Deps, job: RunnableJob, claim: JobRunClaim) {
   let summary: JobSummary;
   try {
+    // What another instance changed since this one's last request applies to the whole run.
+    await deps.caches.generations.refresh(deps.db.read);
     summary = await job.run(deps);
   } catch (error) {
     // The failure is the caller's to log; the row says the run ended, and how.

@@ -11,6 +11,7 @@ import { recordChange } from "../events/record_change.ts";
 import { loadPartner } from "./load_partner.ts";
 import { operatorPartnerView } from "./partner_view.ts";
 import type { PartnerStatus } from "./types.ts";
+import { bumpCacheGenerations } from "../cache_generations.ts";
 
 const ALLOWED: Record<PartnerStatus, PartnerStatus[]> = {
   ACTIVE: ["SUSPENDED", "REVOKED"],
@@ -34,6 +35,7 @@ export async function setPartnerStatus(
       }
       await tx.update(partners).set({ status: input.status, updatedAt: now })
         .where(eq(partners.partnerId, input.partnerId));
+      await bumpCacheGenerations(tx, "credentials", "partners");
       await recordChange(ctx, tx, {
         partnerId: input.partnerId,
         action: "partner.status",

@@ -15,6 +15,7 @@ import { contractRow } from "./create_partner.ts";
 import { contractInForce, latestContract, loadPartner } from "./load_partner.ts";
 import { operatorPartnerView } from "./partner_view.ts";
 import type { ContractTermsInput } from "./types.ts";
+import { bumpCacheGenerations } from "../cache_generations.ts";
 
 export async function updateContract(
   { ctx, input }: { ctx: Ctx; input: { partnerId: string; terms: ContractTermsInput } },
@@ -34,6 +35,7 @@ export async function updateContract(
     await tx.insert(contractVersions).values(
       contractRow(input.partnerId, version, effectiveFrom, now, input.terms, inForce.suspended),
     );
+    await bumpCacheGenerations(tx, "partners");
     await recordChange(ctx, tx, {
       partnerId: input.partnerId,
       action: "contract.versioned",
@@ -63,6 +65,7 @@ export async function setContractSuspended(
         eq(contractVersions.partnerId, input.partnerId),
         gte(contractVersions.version, inForce.version),
       ));
+      await bumpCacheGenerations(tx, "partners");
       await recordChange(ctx, tx, {
         partnerId: input.partnerId,
         action: input.suspended ? "contract.suspended" : "contract.resumed",

@@ -13,6 +13,7 @@ import { markSetupsOutsideEnvelope } from "../tenants/envelope_fit.ts";
 import { envelopeToMicros } from "./envelope.ts";
 import { operatorPartnerView } from "./partner_view.ts";
 import type { PartnerSettingsInput } from "./types.ts";
+import { bumpCacheGenerations } from "../cache_generations.ts";
 
 export async function updatePartner(
   { ctx, input }: { ctx: Ctx; input: { partnerId: string; changes: Partial<PartnerSettingsInput> } },
@@ -33,6 +34,7 @@ export async function updatePartner(
       legacyTenantIds: changes.legacyTenantIds,
       updatedAt: now,
     }).where(eq(partners.partnerId, input.partnerId));
+    await bumpCacheGenerations(tx, "credentials", "partners");
     const after = await operatorPartnerView(tx, input.partnerId, now);
     if (changes.riskEnvelope) {
       const { envelope } = await loadEffectiveAccess(tx, input.partnerId, now);

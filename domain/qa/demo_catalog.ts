@@ -13,6 +13,7 @@ import { settings, strategies } from "../../db/schema.ts";
 import { writeAssetPolicy } from "../catalog/asset_policies.ts";
 import { QUOTE_CURRENCY } from "../setups/setup_values.ts";
 import type { ProviderId } from "../../venues/types.ts";
+import { bumpCacheGenerations } from "../cache_generations.ts";
 
 const PUBLISHED_FLAG = "qa.demo_catalog_published";
 export const DEMO_STRATEGY_ID = "demo-trend";
@@ -47,6 +48,8 @@ export async function publishQaDemoCatalog(db: Database, now: number): Promise<b
         }, now);
       }
     }
+    // Published strategies are part of every partner's cached snapshot, on every instance.
+    await bumpCacheGenerations(tx, "partners");
     await tx.insert(settings).values({ key: PUBLISHED_FLAG, value: String(now) });
     return true;
   });

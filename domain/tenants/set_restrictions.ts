@@ -17,6 +17,7 @@ import type { RiskEnvelopeInput } from "../partners/types.ts";
 import { markSetupsOutsideEnvelope } from "./envelope_fit.ts";
 import type { RestrictionRow } from "../partners/load_partner.ts";
 import { ownsTenant, type TenantView, tenantView } from "./tenant_view.ts";
+import { bumpCacheGenerations } from "../cache_generations.ts";
 
 export interface RestrictionsInput {
   tenantId: string;
@@ -70,6 +71,7 @@ export async function setRestrictions({ ctx, input }: { ctx: Ctx; input: Restric
     const version = (current?.version ?? 0) + 1;
     await tx.insert(partnerRestrictions).values({ partnerId, ...next, version, updatedAt: now })
       .onConflictDoUpdate({ target: partnerRestrictions.partnerId, set: { ...next, version, updatedAt: now } });
+    await bumpCacheGenerations(tx, "partners");
     const before = current &&
       { providers: current.providers, strategies: current.strategies, envelope: current.envelope };
     await recordChange(ctx, tx, {

@@ -1,0 +1,98 @@
+/**
+ * Two instances over one database file: a change committed on one applies to
+ * the other's next request, not after its cache's TTL. The second instance's
+ * caches are given a ten-minute TTL, so only the generation read can explain
+ * a refusal.
+ */
+import assert from "node:assert/strict";
+import { withTransaction } from "../../db/client.ts";
+import { type Caches, createCaches, TtlCache } from "../../domain/cache.ts";
+import { bumpCacheGenerations, CacheGenerations } from "../../domain/cache_generations.ts";
+import { authenticatePartner } from "../../domain/credentials/authenticate_partner.ts";
+import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
+import { asPartner, createPartner, expectError, expectJson, operator } from "../_helpers/http.ts";
+
+const TEN_MINUTES = 600_000;
+
+/** The service's caches, but kept ten minutes instead of two seconds. */
+function longLivedCaches(): Caches {
+  const shared = {
+    credentials: new TtlCache<never>(TEN_MINUTES),
+    partners: new TtlCache<never>(TEN_MINUTES),
+    providerSettings: new TtlCache<never>(TEN_MINUTES),
+  };
+  return { ...shared, markets: new TtlCache(TEN_MINUTES), generations: new CacheGenerations(shared) } as Caches;
+}
+
+async function twoInstances(): Promise<[TestEnv, TestEnv]> {
+  const first = await startTestEnv();
+  const second = await startTestEnv({ databaseUrl: first.databaseUrl });
+  second.deps.caches = longLivedCaches();
+  return [first, second];
+}
+
+Deno.test("a credential revoked on one instance is refused by the other on its next request", async () => {
+  const [first, second] = await twoInstances();
+  try {
+    const partner = await createPartner(first);
+    const twin = asPartner(second, partner.partnerId, partner.clientId, partner.clientSecret);
+    await expectJson(await twin.call("GET", "/v1/health"), 200); // now cached on the second instance
+    await expectJson(
+      await operator(first, "DELETE", `/operator/v1/partners/${partner.partnerId}/credentials/${partner.clientId}`),
+      200,
+    );
+    // The second instance's copy is still there: read without the generation check, it would let the caller in.
+    const stale = await authenticatePartner(second.deps.db.read, second.deps.caches, partner, second.clock.now());
+    assert.equal(stale.clientId, partner.clientId);
+    // Its next request reads the generations first and is refused.
+    await expectError(await twin.call("GET", "/v1/health"), 401, "B2B_CREDENTIAL_INVALID");
+  } finally {
+    await second.close();
+    await first.close();
+  }
+});
+
+Deno.test("a partner suspended on one instance is refused by the other at once, and reactivated likewise", async () => {
+  const [first, second] = await twoInstances();
+  try {
+    const partner = await createPartner(first);
+    const twin = asPartner(second, partner.partnerId, partner.clientId, partner.clientSecret);
+    await expectJson(await twin.call("GET", "/v1/tenants"), 200);
+    await expectJson(await operator(first, "POST", `/operator/v1/partners/${partner.partnerId}/suspend`, {}), 200);
+    await expectError(await twin.call("GET", "/v1/tenants"), 403, "PRINCIPAL_NOT_ACTIVE");
+    await expectJson(await operator(first, "POST", `/operator/v1/partners/${partner.partnerId}/reactivate`, {}), 200);
+    await expectJson(await twin.call("GET", "/v1/tenants"), 200);
+  } finally {
+    await second.close();
+    await first.close();
+  }
+});
+
+Deno.test("a bump clears only the caches it names, on the next refresh; markets stay on their TTL", async () => {
+  const env = await startTestEnv();
+  try {
+    const caches = createCaches();
+    const loads: Record<string, number> = { credentials: 0, partners: 0, markets: 0 };
+    const read = async () => {
+      await caches.generations.refresh(env.deps.db.read);
+      await caches.credentials.get("c", () => Promise.resolve(++loads.credentials as never));
+      await caches.partners.get("p", () => Promise.resolve(++loads.partners as never));
+      await caches.markets.get("VENUE_A", () => Promise.resolve([] as never[]).finally(() => loads.markets++));
+    };
+    await read();
+    await read();
+    assert.deepEqual(loads, { credentials: 1, partners: 1, markets: 1 }, "cached between refreshes that saw no move");
+    await withTransaction(env.deps.db, (tx) => bumpCacheGenerations(tx, "credentials"));
+    await read();
+    assert.deepEqual(loads, { credentials: 2, partners: 1, markets: 1 });
+    // A write that rolls back moves nothing.
+    await assert.rejects(withTransaction(env.deps.db, async (tx) => {
+      await bumpCacheGenerations(tx, "partners");
+      throw new Error("rolled back");
+    }));
+    await read();
+    assert.deepEqual(loads, { credentials: 2, partners: 1, markets: 1 });
+  } finally {
+    await env.close();
+  }
+});
