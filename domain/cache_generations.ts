@@ -30,7 +30,16 @@ const bumpGeneration = preparedFor((db) =>
     .prepare()
 );
 
-/** One indexed read of every generation (a handful of rows), as one JSON cell: one value crosses the driver. */
+/**
+ * The sum of every generation (a handful of rows): generations only grow, so
+ * the sum moves exactly when one of them does. One number crosses the driver
+ * on every request; the generations themselves are read only when it moved.
+ */
+const generationsSum = preparedFor((db) =>
+  db.select({ sum: sql<number>`total(${cacheGenerations.generation})` }).from(cacheGenerations).prepare()
+);
+
+/** Every generation, as one JSON cell: one value crosses the driver. */
 const allGenerations = preparedFor((db) =>
   db.select({ all: sql<string>`json_group_object(${cacheGenerations.cache}, ${cacheGenerations.generation})` })
     .from(cacheGenerations).prepare()
@@ -49,6 +58,8 @@ export async function bumpCacheGenerations(tx: Tx, ...caches: SharedCache[]): Pr
 /** This process's view of the generations, and the caches it clears when one moves. */
 export class CacheGenerations {
   #seen = new Map<SharedCache, number>();
+  /** The sum of the generations last read; -1 before the first read, so that one reads them all. */
+  #seenSum = -1;
   #reading: Promise<void> | undefined;
   #next: Promise<void> | undefined;
 
@@ -74,12 +85,16 @@ export class CacheGenerations {
   async #read(db: Executor): Promise<void> {
     let current: Record<string, number>;
     try {
+      const sum = (await generationsSum(db).get())?.sum ?? 0;
+      if (sum === this.#seenSum) return;
       const row = await allGenerations(db).get();
       current = row?.all ? JSON.parse(row.all) : {};
+      this.#seenSum = sum;
     } catch {
       // Nothing tells what moved: drop every copy (the loads that follow meet the same database).
       for (const name of SHARED_CACHES) this.caches[name].clear();
       this.#seen.clear();
+      this.#seenSum = -1;
       return;
     }
     for (const name of SHARED_CACHES) {

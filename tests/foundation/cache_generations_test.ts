@@ -5,7 +5,9 @@
  * a refusal.
  */
 import assert from "node:assert/strict";
-import { withTransaction } from "../../db/client.ts";
+import { drizzle } from "drizzle-orm/sqlite-proxy";
+import { type Db, withTransaction } from "../../db/client.ts";
+import * as schema from "../../db/schema.ts";
 import { type Caches, createCaches, TtlCache } from "../../domain/cache.ts";
 import { bumpCacheGenerations, CacheGenerations } from "../../domain/cache_generations.ts";
 import { authenticatePartner } from "../../domain/credentials/authenticate_partner.ts";
@@ -24,33 +26,35 @@ function longLivedCaches(): Caches {
   return { ...shared, markets: new TtlCache(TEN_MINUTES), generations: new CacheGenerations(shared) } as Caches;
 }
 
-async function twoInstances(): Promise<[TestEnv, TestEnv]> {
+async function twoInstances(engine?: "client"): Promise<[TestEnv, TestEnv]> {
   const first = await startTestEnv();
-  const second = await startTestEnv({ databaseUrl: first.databaseUrl });
+  const second = await startTestEnv({ databaseUrl: first.databaseUrl, engine });
   second.deps.caches = longLivedCaches();
   return [first, second];
 }
 
-Deno.test("a credential revoked on one instance is refused by the other on its next request", async () => {
-  const [first, second] = await twoInstances();
-  try {
-    const partner = await createPartner(first);
-    const twin = asPartner(second, partner.partnerId, partner.clientId, partner.clientSecret);
-    await expectJson(await twin.call("GET", "/v1/health"), 200); // now cached on the second instance
-    await expectJson(
-      await operator(first, "DELETE", `/operator/v1/partners/${partner.partnerId}/credentials/${partner.clientId}`),
-      200,
-    );
-    // The second instance's copy is still there: read without the generation check, it would let the caller in.
-    const stale = await authenticatePartner(second.deps.db.read, second.deps.caches, partner, second.clock.now());
-    assert.equal(stale.clientId, partner.clientId);
-    // Its next request reads the generations first and is refused.
-    await expectError(await twin.call("GET", "/v1/health"), 401, "B2B_CREDENTIAL_INVALID");
-  } finally {
-    await second.close();
-    await first.close();
-  }
-});
+for (const engine of [undefined, "client"] as const) {
+  Deno.test(`a credential revoked on one instance is refused by the other on its next request (${engine ?? "embedded"})`, async () => {
+    const [first, second] = await twoInstances(engine);
+    try {
+      const partner = await createPartner(first);
+      const twin = asPartner(second, partner.partnerId, partner.clientId, partner.clientSecret);
+      await expectJson(await twin.call("GET", "/v1/health"), 200); // now cached on the second instance
+      await expectJson(
+        await operator(first, "DELETE", `/operator/v1/partners/${partner.partnerId}/credentials/${partner.clientId}`),
+        200,
+      );
+      // The second instance's copy is still there: read without the generation check, it would let the caller in.
+      const stale = await authenticatePartner(second.deps.db.read, second.deps.caches, partner, second.clock.now());
+      assert.equal(stale.clientId, partner.clientId);
+      // Its next request reads the generations first and is refused.
+      await expectError(await twin.call("GET", "/v1/health"), 401, "B2B_CREDENTIAL_INVALID");
+    } finally {
+      await second.close();
+      await first.close();
+    }
+  });
+}
 
 Deno.test("a partner suspended on one instance is refused by the other at once, and reactivated likewise", async () => {
   const [first, second] = await twoInstances();
@@ -95,4 +99,27 @@ Deno.test("a bump clears only the caches it names, on the next refresh; markets 
   } finally {
     await env.close();
   }
+});
+
+Deno.test("callers arriving while a generation read is on its way share the next read, never an earlier one", async () => {
+  // A database that answers after 20 ms, as a remote libSQL server does: the sum moves on every read.
+  let statements = 0;
+  let sum = 0;
+  const remote = drizzle(async (query, _params, method) => {
+    statements++;
+    const answer = query.includes("total(") ? ++sum : JSON.stringify({ partners: sum });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    return { rows: method === "get" ? [answer] : [[answer]] };
+  }, { schema }) as unknown as Db;
+  let clears = 0;
+  const counting = { clear: () => clears++ };
+  const generations = new CacheGenerations({ credentials: counting, partners: counting, providerSettings: counting });
+  const first = generations.refresh(remote);
+  const waiting = Array.from({ length: 10 }, () => generations.refresh(remote));
+  await Promise.all([first, ...waiting]);
+  assert.equal(statements, 4, "two reads (sum and generations each): the first, and one shared by the ten");
+  assert.equal(sum, 2);
+  assert.ok(clears > 0);
+  await generations.refresh(remote);
+  assert.equal(statements, 6, "a caller after them reads again");
 });
