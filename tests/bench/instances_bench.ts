@@ -1,0 +1,467 @@
+/**
+ * Instances benchmark, run standalone with `deno run -A tests/bench/instances_bench.ts`
+ * (INSTANCES_CLIENTS, default 100,000; BENCH_SECONDS, default 10; BENCH_ROUNDS,
+ * default 1): the partner mix of partner_mix.lua against 1, 2 and 3 service
+ * processes (`main.ts`, as production starts it) on one libSQL file, beside
+ * the bare Deno.serve of the same run.
+ *
+ * One database is seeded once: a first instance alone applies the migrations
+ * and publishes the QA catalogue, the partner is created through the operator
+ * API, and the clients (with their creation events) are written set-based
+ * while no instance runs. Then, for each N, N fresh processes start on that
+ * file and `wrk -t6 -c30` drives the mix with partner_mix_instances.lua: wrk
+ * thread i talks to instance i % N itself, so no proxy sits in the path
+ * (one would cost the CPU it is meant to measure) and every N sees the same
+ * 30 connections, spread evenly.
+ *
+ * Per N it prints, for the mix and for its reads alone (the same routes in
+ * the same proportions without the two writes), the throughput, p50 and p99
+ * (timed per request by the script), the requests each instance answered,
+ * the CPU each service process used (/proc/<pid>/stat), wrk's own, and the
+ * machine's busy share (/proc/stat, other jobs included); each route's p50/p99
+ * inside the mix; and the database's share of the mix's CPU. For that share
+ * N fresh instances run the mix once more, each under `--cpu-prof` (a pass
+ * of its own, so the profiler does not slow the measured one), and each busy
+ * sample of the measured window goes to the innermost frame of its stack that
+ * has an owner: SQLite (the `libsql` package: its JS wrapper, and the native
+ * engine below it, whose time V8 files under the wrapper's frame), db/ itself
+ * (the connection, the statement cache, the write queue), drizzle itself
+ * (building SQL, mapping rows) or anything else (Hono, zod, the domain).
+ * A write waiting for another process's lock sleeps (write_queue.ts backs
+ * off 1 to 50 ms): that shows in the writes' latency, not in anyone's CPU.
+ */
+import { openDatabase } from "../../db/client.ts";
+import { freePort, MAIN, waitUntilUp } from "../_helpers/server.ts";
+import { parseMix, ROUTES } from "./partner_mix.ts";
+import { seedClients } from "./seed_clients.ts";
+import { median, startTarget, stopTarget } from "./targets.ts";
+import { ensureWrk, runWrk, type WrkResult } from "./wrk.ts";
+
+const CLIENTS = Number(Deno.env.get("INSTANCES_CLIENTS") ?? "100000");
+const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? "10");
+const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? "1");
+const COUNTS = [1, 2, 3];
+/** Divisible by every N, so each instance gets the same share of wrk's threads and connections. */
+const THREADS = 6;
+const CONNECTIONS = 30;
+const SCRIPT = new URL("./partner_mix_instances.lua", import.meta.url).pathname;
+const DB_DIR = new URL("../../db/", import.meta.url).href;
+
+const OPERATOR_TOKEN = "bench-operator-token-0123456789abcdef";
+const MASTER_KEY = btoa(String.fromCharCode(...new Uint8Array(32).fill(1)));
+
+/** A service process: `deno run main.ts`, its stderr's tail kept for the report of a failed start. */
+interface Instance {
+  child: Deno.ChildProcess;
+  port: number;
+  url: string;
+  spawnedAt: number;
+  stderr: Promise<string>;
+}
+
+function spawnInstance(databaseUrl: string, profileDir?: string): Instance {
+  const port = freePort();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--unstable-cron",
+      ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []),
+      MAIN,
+    ],
+    env: {
+      DATABASE_URL: databaseUrl,
+      OPERATOR_TOKEN,
+      MASTER_KEY,
+      PORT: String(port),
+      LOG_LEVEL: "error",
+      NO_COLOR: "1",
+    },
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const stderr = new Response(child.stderr).text().then((text) => text.slice(-4000));
+  return { child, port, url: `http://127.0.0.1:${port}`, spawnedAt: performance.now(), stderr };
+}
+
+/** The first instance alone (it migrates), then the others together, as tests/instances/fleet.ts starts them. */
+async function startInstances(count: number, databaseUrl: string, profileDirs: string[] = []): Promise<Instance[]> {
+  const instances = [spawnInstance(databaseUrl, profileDirs[0])];
+  try {
+    await waitUntilUp(instances[0].url);
+    for (let i = 1; i < count; i++) instances.push(spawnInstance(databaseUrl, profileDirs[i]));
+    await Promise.all(instances.slice(1).map((instance) => waitUntilUp(instance.url)));
+  } catch (error) {
+    await stopInstances(instances).catch(() => {});
+    throw error;
+  }
+  return instances;
+}
+
+async function stopInstances(instances: Instance[]): Promise<void> {
+  const failures: string[] = [];
+  for (const instance of instances) {
+    try {
+      instance.child.kill("SIGTERM");
+    } catch {
+      // already exited
+    }
+  }
+  for (const [index, instance] of instances.entries()) {
+    const status = await instance.child.status;
+    if (status.code !== 0) failures.push(`instance ${index} exited ${status.code}: ${await instance.stderr}`);
+  }
+  if (failures.length) throw new Error(failures.join("\n"));
+}
+
+/** CPU seconds a process has used (utime + stime, at the kernel's 100 ticks a second). */
+async function cpuSeconds(pid: number): Promise<number> {
+  const fields = (await Deno.readTextFile(`/proc/${pid}/stat`)).split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** The machine's busy and total jiffies (all cores), from the first line of /proc/stat. */
+async function machineTicks(): Promise<{ busy: number; interrupts: number; total: number }> {
+  const [, ...fields] = (await Deno.readTextFile("/proc/stat")).split("\n")[0].trim().split(/\s+/);
+  const values = fields.map(Number);
+  const idle = values[3] + values[4];
+  const total = values.slice(0, 8).reduce((sum, value) => sum + value, 0);
+  // irq and softirq: loopback TCP is processed there, charged to no process.
+  return { busy: total - idle, interrupts: values[5] + values[6], total };
+}
+
+/** The bench partner, and its Basic credential (kept in memory only, never printed). */
+async function createBenchPartner(url: string): Promise<{ partnerId: string; auth: string }> {
+  const response = await fetch(`${url}/operator/v1/partners`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      name: "Bench",
+      grants: { providers: ["VENUE_A", "VENUE_B"], strategies: [], capabilities: [] },
+      riskEnvelope: { maxLeverage: 10, maxMarginPerTradeUsd: 100, maxConcurrentTrades: 3, maxDailyLossUsd: 100 },
+      contract: {
+        subscriptionMonthlyUsd: 0,
+        currency: "USDT",
+        performanceFeePercent: 0.2,
+        performancePeriod: "MONTHLY",
+        carryPolicy: "NO_CARRY",
+        dueDays: 5,
+        subscriptionProviders: [],
+      },
+      builder: { feeTenthsBps: 0 },
+      returnUrlOrigins: [],
+      limits: { requestsPerMinute: 1_000_000, ordersPerMinute: 1000 },
+    }),
+  });
+  const body = await response.json();
+  if (response.status !== 201) {
+    throw new Error(`Creating the bench partner: ${response.status} ${JSON.stringify(body)}`);
+  }
+  const { partner, credential } = body;
+  return {
+    partnerId: partner.partnerId,
+    auth: `Basic ${btoa(`${credential.clientId}:${credential.clientSecret}`)}`,
+  };
+}
+
+interface ProfileShares {
+  /** Non-idle samples of the window. */
+  samples: number;
+  /** In the libsql package (its wrapper and the native engine). */
+  sqlite: number;
+  /** In db/ itself (connection, statement cache, write queue). */
+  driver: number;
+  /** In drizzle-orm itself: building SQL, mapping rows. */
+  drizzle: number;
+  gc: number;
+}
+
+/**
+ * The shares of a `--cpu-prof` profile's busy samples taken between `fromMs`
+ * and `toMs` after the process was spawned (the profile starts within a few
+ * tens of ms of the spawn: close enough for a window of seconds).
+ */
+async function profileShares(dir: string, fromMs: number, toMs: number): Promise<ProfileShares> {
+  let file: string | undefined;
+  for await (const entry of Deno.readDir(dir)) if (entry.name.endsWith(".cpuprofile")) file = `${dir}/${entry.name}`;
+  if (!file) throw new Error(`No CPU profile in ${dir}`);
+  const profile = JSON.parse(await Deno.readTextFile(file)) as {
+    nodes: { id: number; callFrame: { functionName: string; url: string }; children?: number[] }[];
+    samples: number[];
+    timeDeltas: number[];
+  };
+  const parent = new Map<number, number>();
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  // A sample belongs to the innermost frame on its stack that has an owner: a native builtin (no URL, e.g.
+  // JSON.parse) to its caller's owner; our code that drizzle or the write queue calls back (a column mapper,
+  // a transaction's work) to itself, not to its caller.
+  type Owner = "sqlite" | "driver" | "drizzle" | "other" | "idle" | "gc";
+  const owners = new Map<number, Owner>();
+  const ownerOf = (id: number): Owner => {
+    const known = owners.get(id);
+    if (known) return known;
+    const { functionName, url } = byId.get(id)!.callFrame;
+    const owner: Owner = functionName === "(idle)"
+      ? "idle"
+      : functionName === "(garbage collector)"
+      ? "gc"
+      : url.includes("/libsql@") || url.includes("/node_modules/libsql/")
+      ? "sqlite"
+      // schema.ts holds the column mappers drizzle calls while it maps rows.
+      : url.startsWith(DB_DIR)
+      ? (url.endsWith("/schema.ts") ? "drizzle" : "driver")
+      : url.includes("/drizzle-orm@")
+      ? "drizzle"
+      : url !== ""
+      ? "other"
+      : parent.has(id)
+      ? ownerOf(parent.get(id)!)
+      : "other";
+    owners.set(id, owner);
+    return owner;
+  };
+  const shares: ProfileShares = { samples: 0, sqlite: 0, driver: 0, drizzle: 0, gc: 0 };
+  let atUs = 0;
+  for (const [index, id] of profile.samples.entries()) {
+    atUs += profile.timeDeltas[index];
+    if (atUs < fromMs * 1000 || atUs > toMs * 1000) continue;
+    const owner = ownerOf(id);
+    if (owner === "idle") continue;
+    shares.samples++;
+    if (owner !== "other") shares[owner]++;
+  }
+  return shares;
+}
+
+/** One measured wrk run against N instances, and the CPU that went into it. */
+interface RunFigures {
+  result: WrkResult;
+  seconds: number;
+  /** Requests each instance answered (from the script's per-thread counts). */
+  perInstance: number[];
+  /** CPU seconds per service process during the run. */
+  cpu: number[];
+  /** CPU seconds of wrk itself (this process's reaped children). */
+  wrkCpu: number;
+  /** Busy share of the whole machine (every core, other jobs included), and the part in interrupts. */
+  machineBusy: number;
+  machineInterrupts: number;
+  /** The run's window, ms after each instance was spawned (for its profile). */
+  windows: [number, number][];
+}
+
+interface Measured {
+  count: number;
+  mix: RunFigures;
+  reads: RunFigures;
+  /** The profiled pass's shares, summed over its instances, and its figures. */
+  shares: ProfileShares;
+  profiled: RunFigures;
+}
+
+const CORES = navigator.hardwareConcurrency;
+const ms = (value: number) => value.toFixed(1).padStart(6);
+const pct = (part: number, whole: number) => `${(part / whole * 100).toFixed(0).padStart(3)} %`;
+
+/** CPU seconds of this process's children that have been waited for (wrk runs to its end inside runWrk). */
+async function reapedChildrenCpuSeconds(): Promise<number> {
+  const fields = (await Deno.readTextFile("/proc/self/stat")).split(") ")[1].split(" ");
+  // cutime and cstime: fields 16 and 17 of stat.
+  return (Number(fields[13]) + Number(fields[14])) / 100;
+}
+
+await ensureWrk();
+const dir = await Deno.makeTempDir({ prefix: "svc-instances-bench-" });
+const databaseUrl = `file:${dir}/service.db`;
+const setupStarted = performance.now();
+// Migrations and the QA catalogue by a first start, the partner by the operator API, then the clients directly.
+const [first] = await startInstances(1, databaseUrl);
+const { partnerId, auth } = await createBenchPartner(first.url).finally(() => stopInstances([first]));
+{
+  const db = await openDatabase(databaseUrl);
+  await seedClients(db, partnerId, CLIENTS, Date.now());
+  db.close();
+}
+console.log(
+  `${CLIENTS.toLocaleString("en")} clients and their events seeded in one database in ${
+    ((performance.now() - setupStarted) / 1000).toFixed(1)
+  } s`,
+);
+
+async function run(instances: Instance[], mode: "mix" | "reads", seconds: number): Promise<RunFigures> {
+  // Read by partner_mix_instances.lua (wrk inherits this process's environment).
+  Deno.env.set("MIX_INSTANCE_PORTS", instances.map((instance) => instance.port).join(","));
+  const cpuBefore = await Promise.all(instances.map((instance) => cpuSeconds(instance.child.pid)));
+  const machineBefore = await machineTicks();
+  const wrkBefore = await reapedChildrenCpuSeconds();
+  const startedAt = performance.now();
+  const result = await runWrk(`${instances[0].url}/`, {
+    headers: { authorization: auth },
+    seconds,
+    threads: THREADS,
+    connections: CONNECTIONS,
+    script: SCRIPT,
+    scriptArgs: [crypto.randomUUID().slice(0, 8), String(CLIENTS), mode],
+  });
+  const endedAt = performance.now();
+  const wrkAfter = await reapedChildrenCpuSeconds();
+  const machineAfter = await machineTicks();
+  const cpuAfter = await Promise.all(instances.map((instance) => cpuSeconds(instance.child.pid)));
+  return {
+    result,
+    seconds: (endedAt - startedAt) / 1000,
+    perInstance: instances.map((_, index) =>
+      Number(new RegExp(`^INSTANCE index=${index} requests=(\\d+)$`, "m").exec(result.output)?.[1] ?? NaN)
+    ),
+    cpu: cpuAfter.map((after, index) => after - cpuBefore[index]),
+    wrkCpu: wrkAfter - wrkBefore,
+    machineBusy: (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total),
+    machineInterrupts: (machineAfter.interrupts - machineBefore.interrupts) /
+      (machineAfter.total - machineBefore.total),
+    windows: instances.map((instance) => [startedAt - instance.spawnedAt, endedAt - instance.spawnedAt]),
+  };
+}
+
+/**
+ * N fresh instances: the mix and the reads alone, measured; then N fresh
+ * instances again, every one under --cpu-prof (so the profiler's cost does
+ * not tilt the measured pass), for the database's share of the mix's CPU.
+ */
+async function measure(count: number): Promise<Measured> {
+  let mix: RunFigures, reads: RunFigures;
+  let instances = await startInstances(count, databaseUrl);
+  try {
+    // Warm-up: JIT, statement caches, the partner snapshot, every route on every instance.
+    await run(instances, "mix", 2);
+    mix = await run(instances, "mix", SECONDS);
+    reads = await run(instances, "reads", SECONDS);
+  } finally {
+    await stopInstances(instances);
+  }
+  const profileDirs = await Promise.all(
+    Array.from({ length: count }, () => Deno.makeTempDir({ prefix: "svc-instances-prof-" })),
+  );
+  instances = await startInstances(count, databaseUrl, profileDirs);
+  let profiled: RunFigures;
+  try {
+    await run(instances, "mix", 2);
+    profiled = await run(instances, "mix", SECONDS);
+  } finally {
+    await stopInstances(instances);
+  }
+  const shares: ProfileShares = { samples: 0, sqlite: 0, driver: 0, drizzle: 0, gc: 0 };
+  for (const [index, profileDir] of profileDirs.entries()) {
+    const one = await profileShares(profileDir, ...profiled.windows[index]);
+    for (const key of Object.keys(shares) as (keyof ProfileShares)[]) shares[key] += one[key];
+    await Deno.remove(profileDir, { recursive: true }).catch(() => {});
+  }
+  return { count, mix, reads, shares, profiled };
+}
+
+const bare = await startTarget(["bare"]);
+const runs = new Map<number, Measured[]>(COUNTS.map((count) => [count, []]));
+const bareRuns: WrkResult[] = [];
+try {
+  await runWrk(`${bare.url}/`, { seconds: 1 });
+  console.log(
+    `partner mix on loopback, wrk -t${THREADS} -c${CONNECTIONS} (thread i -> instance i % N, no proxy), ${SECONDS} s ` +
+      `per run after a 2 s warm-up, ${ROUNDS} round(s), ${CORES} cores; bare Deno.serve wrk -t2 -c32 ${SECONDS} s\n`,
+  );
+  for (let round = 0; round < ROUNDS; round++) {
+    bareRuns.push(await runWrk(`${bare.url}/`, { seconds: SECONDS }));
+    for (const count of COUNTS) runs.get(count)!.push(await measure(count));
+  }
+} finally {
+  await stopTarget(bare);
+}
+
+/** The round with the median throughput of `pick`. */
+function medianRun(count: number, pick: (measured: Measured) => RunFigures): RunFigures {
+  const figures = runs.get(count)!.map(pick);
+  const result = median(figures.map((figure) => figure.result));
+  return figures.find((figure) => figure.result === result)!;
+}
+
+const bareMedian = median(bareRuns);
+console.log(
+  `bare Deno.serve: ${bareMedian.rps.toFixed(0)} req/s, p50 ${bareMedian.p50Ms.toFixed(2)} ms, p99 ${
+    bareMedian.p99Ms.toFixed(2)
+  } ms`,
+);
+for (
+  const [title, pick] of [["the mix", (m: Measured) => m.mix], ["its reads alone", (m: Measured) => m.reads]] as const
+) {
+  const single = medianRun(1, pick).result.rps;
+  console.log(
+    `\n${title}\n${"N".padEnd(3)}${"req/s".padStart(7)} ${"% bare".padStart(7)} ${"x N=1".padStart(6)} ${
+      "p50 ms".padStart(7)
+    } ${"p99 ms".padStart(7)}  ${"errors".padStart(6)}  ${
+      "cores used: per instance".padEnd(26)
+    } wrk  irq other  busy  CPU ms/req  answered per instance`,
+  );
+  for (const count of COUNTS) {
+    const figures = medianRun(count, pick);
+    const { result } = figures;
+    const mix = parseMix(result.output);
+    const errors = [...mix.routes.values()].reduce((sum, route) => sum + route.errors, 0) + result.socketErrors;
+    const cores = (seconds: number) => (seconds / figures.seconds).toFixed(2);
+    const services = figures.cpu.reduce((sum, seconds) => sum + seconds, 0);
+    const interrupts = figures.machineInterrupts * CORES * figures.seconds;
+    // Other jobs on the machine, and this process.
+    const other = figures.machineBusy * CORES * figures.seconds - services - figures.wrkCpu - interrupts;
+    console.log(
+      `${String(count).padEnd(3)}${result.rps.toFixed(0).padStart(7)} ${
+        (result.rps / bareMedian.rps * 100).toFixed(1).padStart(5)
+      } % ${(result.rps / single).toFixed(2).padStart(6)} ${ms(result.p50Ms)}  ${ms(result.p99Ms)}  ${
+        String(errors).padStart(6)
+      }  ${figures.cpu.map(cores).join(" ").padEnd(26)} ${cores(figures.wrkCpu)} ${cores(interrupts)} ${
+        cores(other).padStart(5)
+      } ${(figures.machineBusy * 100).toFixed(0).padStart(3)} % ${
+        (services / result.requests * 1000).toFixed(2).padStart(10)
+      }  ${figures.perInstance.map((n) => n.toLocaleString("en")).join(" / ")}${
+        mix.firstError ? `   first error: ${mix.firstError}` : ""
+      }`,
+    );
+  }
+}
+
+console.log(`\nper route inside the mix, p50 / p99 ms (req/s):`);
+console.log(`${"route".padEnd(36)} ${COUNTS.map((count) => `N=${count}`.padEnd(26)).join("")}`);
+for (const [name, label] of Object.entries(ROUTES)) {
+  const cells = COUNTS.map((count) => {
+    const mix = parseMix(medianRun(count, (m) => m.mix).result.output);
+    const route = mix.routes.get(name);
+    return route
+      ? `${ms(route.p50Ms)} /${ms(route.p99Ms)} (${(route.requests / mix.seconds).toFixed(0)})`.padEnd(26)
+      : "(none)".padEnd(26);
+  });
+  console.log(`${label.padEnd(36)} ${cells.join("")}`);
+}
+
+console.log(
+  `\nwhere the mix's CPU goes: every instance under --cpu-prof in a pass of its own (req/s of that pass), the busy\n` +
+    `samples of its window by owner; CPU per request from the measured pass, split by those shares:\n` +
+    `${"N".padEnd(3)} ${"req/s".padStart(6)}  SQLite  driver  drizzle  database    GC  samples  ` +
+    `CPU ms/req  of it SQLite  database`,
+);
+for (const count of COUNTS) {
+  const measured = runs.get(count)!;
+  const { shares, profiled } = measured[Math.floor(measured.length / 2)];
+  // CPU per request from the measured pass: the profiler adds its own.
+  const mix = medianRun(count, (m) => m.mix);
+  const perRequestMs = mix.cpu.reduce((sum, seconds) => sum + seconds, 0) / mix.result.requests * 1000;
+  const database = shares.sqlite + shares.driver + shares.drizzle;
+  console.log(
+    `${String(count).padEnd(3)} ${profiled.result.rps.toFixed(0).padStart(6)}   ${
+      pct(shares.sqlite, shares.samples)
+    }   ${pct(shares.driver, shares.samples)}    ${pct(shares.drizzle, shares.samples)}     ${
+      pct(database, shares.samples)
+    }  ${pct(shares.gc, shares.samples)}  ${String(shares.samples).padStart(7)}  ${
+      perRequestMs.toFixed(2).padStart(10)
+    }  ${(perRequestMs * shares.sqlite / shares.samples).toFixed(2).padStart(12)}  ${
+      (perRequestMs * database / shares.samples).toFixed(2).padStart(8)
+    }`,
+  );
+}
+await Deno.remove(dir, { recursive: true }).catch(() => {});
