@@ -34,7 +34,7 @@ import { openDatabase } from "../../db/client.ts";
 import { freePort, MAIN, waitUntilUp } from "../_helpers/server.ts";
 import { parseMix, ROUTES } from "./partner_mix.ts";
 import { seedClients } from "./seed_clients.ts";
-import { median, startTarget, stopTarget } from "./targets.ts";
+import { benchPartnerInput, median, startTarget, stopTarget } from "./targets.ts";
 import { ensureWrk, runWrk, type WrkResult } from "./wrk.ts";
 
 const CLIENTS = Number(Deno.env.get("INSTANCES_CLIENTS") ?? "100000");
@@ -135,23 +135,7 @@ async function createBenchPartner(url: string): Promise<{ partnerId: string; aut
   const response = await fetch(`${url}/operator/v1/partners`, {
     method: "POST",
     headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify({
-      name: "Bench",
-      grants: { providers: ["VENUE_A", "VENUE_B"], strategies: [], capabilities: [] },
-      riskEnvelope: { maxLeverage: 10, maxMarginPerTradeUsd: 100, maxConcurrentTrades: 3, maxDailyLossUsd: 100 },
-      contract: {
-        subscriptionMonthlyUsd: 0,
-        currency: "USDT",
-        performanceFeePercent: 0.2,
-        performancePeriod: "MONTHLY",
-        carryPolicy: "NO_CARRY",
-        dueDays: 5,
-        subscriptionProviders: [],
-      },
-      builder: { feeTenthsBps: 0 },
-      returnUrlOrigins: [],
-      limits: { requestsPerMinute: 1_000_000, ordersPerMinute: 1000 },
-    }),
+    body: JSON.stringify(benchPartnerInput(1_000_000)),
   });
   const body = await response.json();
   if (response.status !== 201) {

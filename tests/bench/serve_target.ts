@@ -23,6 +23,7 @@ import { createEgressBudgets } from "../../domain/venues/egress_budget.ts";
 import { databaseSignerNonces } from "../../domain/venues/signer_nonces.ts";
 import { createVenueRegistry } from "../../venues/registry.ts";
 import { seedClients } from "./seed_clients.ts";
+import { benchPartnerInput } from "./targets.ts";
 
 const [mode, clientCount = "0"] = Deno.args;
 
@@ -84,23 +85,7 @@ if (mode === "bare") {
   };
   const { partner, credential } = await createPartner({
     ctx: { ...deps, actor: { kind: "operator" }, requestId: "bench" },
-    input: {
-      name: "Bench",
-      grants: { providers: ["VENUE_A", "VENUE_B"], strategies: [], capabilities: [] },
-      riskEnvelope: { maxLeverage: 10, maxMarginPerTradeUsd: 100, maxConcurrentTrades: 3, maxDailyLossUsd: 100 },
-      contract: {
-        subscriptionMonthlyUsd: 0,
-        currency: "USDT",
-        performanceFeePercent: 0.2,
-        performancePeriod: "MONTHLY",
-        carryPolicy: "NO_CARRY",
-        dueDays: 5,
-        subscriptionProviders: [],
-      },
-      builder: { feeTenthsBps: 0 },
-      returnUrlOrigins: [],
-      limits: { requestsPerMinute: 100_000_000, ordersPerMinute: 1000 },
-    },
+    input: benchPartnerInput(100_000_000),
   });
   const total = Number(clientCount);
   await seedClients(db, partner.partnerId, total, Date.now());

@@ -2,9 +2,31 @@
  * Bench targets (serve_target.ts) started in processes of their own, and the
  * way figures measured against them are summarised and printed.
  */
+import type { CreatePartnerInput } from "../../domain/partners/types.ts";
 import type { WrkResult } from "./wrk.ts";
 
 const TARGET = new URL("./serve_target.ts", import.meta.url).pathname;
+
+/** The partner the benches serve: both venues, no strategy, no fees; its request limit as the bench needs. */
+export function benchPartnerInput(requestsPerMinute: number): CreatePartnerInput {
+  return {
+    name: "Bench",
+    grants: { providers: ["VENUE_A", "VENUE_B"], strategies: [], capabilities: [] },
+    riskEnvelope: { maxLeverage: 10, maxMarginPerTradeUsd: 100, maxConcurrentTrades: 3, maxDailyLossUsd: 100 },
+    contract: {
+      subscriptionMonthlyUsd: 0,
+      currency: "USDT",
+      performanceFeePercent: 0.2,
+      performancePeriod: "MONTHLY",
+      carryPolicy: "NO_CARRY",
+      dueDays: 5,
+      subscriptionProviders: [],
+    },
+    builder: { feeTenthsBps: 0 },
+    returnUrlOrigins: [],
+    limits: { requestsPerMinute, ordersPerMinute: 1000 },
+  };
+}
 
 export interface TargetInfo {
   port: number;

@@ -20,6 +20,7 @@ import {
   putSetup,
   TREND_FOLLOW,
 } from "../setup/setup_fixture.ts";
+import { signalB } from "../execution/execution_fixture.ts";
 
 Deno.test("VENUE_B: signal, builder fee, protection, break-even, close, results", async (t) => {
   const { env, partner, wallet } = await walletSetUp(25);
@@ -52,17 +53,7 @@ Deno.test("VENUE_B: signal, builder fee, protection, break-even, close, results"
 
     await t.step("the entry fills with the builder fee and is protected", async () => {
       const summary = await expectJson(
-        await operator(env, "POST", "/operator/v1/signals", {
-          signalId: "sig-b-1",
-          strategyId: "trend-follow",
-          providerId: "VENUE_B",
-          symbol: "BTCUSDC",
-          side: "BUY",
-          entryPrice: 65100,
-          stopLossPrice: 63100,
-          takeProfits: [{ price: 67100, share: 0.5 }, { price: 69100, share: 0.5 }],
-          confidence: 80,
-        }),
+        await operator(env, "POST", "/operator/v1/signals", signalB("sig-b-1")),
         200,
       );
       assert.equal(summary.dispatched, 1, JSON.stringify(summary));

@@ -71,3 +71,10 @@ export const signal = (signalId: string, entryPrice = 65010) => ({
   takeProfits: [{ price: entryPrice + 2000, share: 0.5 }, { price: entryPrice + 4000, share: 0.5 }],
   confidence: 80,
 });
+
+/** The same signal on VENUE_B's BTCUSDC (its BTC perpetual). */
+export const signalB = (signalId: string, entryPrice = 65100) => ({
+  ...signal(signalId, entryPrice),
+  providerId: "VENUE_B",
+  symbol: "BTCUSDC",
+});

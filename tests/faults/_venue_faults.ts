@@ -17,7 +17,6 @@ import {
   TREND_FOLLOW,
 } from "../setup/setup_fixture.ts";
 import { connectWallet, openPage, walletSetUp } from "../connect/connect_fixture.ts";
-import { signal } from "../execution/execution_fixture.ts";
 import { createVenueAAdapter } from "../../venues/venue_a/adapter.ts";
 
 export type FaultMode = "NONE" | "DOWN" | "SLOW" | "LOSE_RESPONSE" | "REJECT_KEYS";
@@ -70,13 +69,6 @@ export async function tradingClientB() {
 export async function runJob(env: TestEnv, job: string) {
   return (await expectJson(await operator(env, "POST", `/operator/v1/jobs/${job}/run`), 200)).summary;
 }
-
-/** The same signal on VENUE_B's BTCUSDC (its BTC perpetual). */
-export const signalB = (signalId: string, entryPrice = 65100) => ({
-  ...signal(signalId, entryPrice),
-  providerId: "VENUE_B",
-  symbol: "BTCUSDC",
-});
 
 /**
  * How one kind of request fails on the way to the venue:

@@ -12,7 +12,8 @@ import type { TestEnv } from "../_helpers/env.ts";
 import { expectError, expectJson, operator, type TestPartner } from "../_helpers/http.ts";
 import { connectWallet, openLink, openPage } from "../connect/connect_fixture.ts";
 import { ik } from "../setup/setup_fixture.ts";
-import { ordersAtVenueA, runJob, signalB, tradingClient, tradingClientB, venueFault } from "./_venue_faults.ts";
+import { ordersAtVenueA, runJob, tradingClient, tradingClientB, venueFault } from "./_venue_faults.ts";
+import { signalB } from "../execution/execution_fixture.ts";
 import { opening, signal } from "../execution/execution_fixture.ts";
 
 /** What a partner sees of one provider: connection, entries, maintenance, the position's protection, events. */

@@ -14,6 +14,7 @@ import { openTrading, seedTraders, venueBCredentials } from "../bench/seed_accou
 import { type Credential, Fleet, MASTER_KEY } from "./fleet.ts";
 import type { HexAddress } from "../../venues/types.ts";
 import type { WireFill } from "../../venues/venue_b/wire.ts";
+import { signalB } from "../execution/execution_fixture.ts";
 
 /** Lifted at the service and the simulators alike: this is about who signs what, not about the budgets. */
 const LIFTED = { VENUE_B_IP_WEIGHT_PER_MINUTE: "100000000", VENUE_A_IP_WEIGHT_PER_MINUTE: "100000000" };
@@ -102,17 +103,7 @@ Deno.test("three instances sign VENUE_B actions for shared agents: no nonce repe
         now: Date.now(),
       });
       const before = await nonceChecks();
-      const signal = {
-        signalId: "fleet-b-1",
-        strategyId: "trend-follow",
-        providerId: "VENUE_B",
-        symbol: "BTCUSDC",
-        side: "BUY",
-        entryPrice: 65100,
-        stopLossPrice: 63100,
-        takeProfits: [{ price: 67100, share: 0.5 }, { price: 69100, share: 0.5 }],
-        confidence: 80,
-      };
+      const signal = signalB("fleet-b-1");
       const answers = await Promise.all(
         [0, 1, 2].map((index) => fleet.operator("POST", "/operator/v1/signals", signal, index)),
       );
