@@ -17,6 +17,7 @@
 import { OPERATOR_TOKEN } from "../_helpers/env.ts";
 import { freePort, waitUntilUp, WatchedService } from "../_helpers/server.ts";
 import { startSimulatorProcess } from "../bench/simulator_process.ts";
+import { type Sqld, startSqld } from "../_helpers/sqld.ts";
 
 export { OPERATOR_TOKEN };
 export const MASTER_KEY = btoa(String.fromCharCode(...new Uint8Array(32).fill(7)));
@@ -26,6 +27,12 @@ export interface FleetOptions {
   instances?: number;
   /** More environment for every instance (it wins over the fleet's own). */
   env?: Record<string, string>;
+  /**
+   * `file` (default): one libSQL file shared by the processes. `server`: a
+   * libSQL server (sqld), reached through `@libsql/client` over HTTP, as in production.
+   * Default: `FLEET_DATABASE`, else `file`.
+   */
+  database?: "file" | "server";
 }
 
 /** An answer read whole: status, headers, raw text and (when JSON) the parsed body. */
@@ -57,6 +64,7 @@ export class Fleet {
     readonly env: Record<string, string>,
     private readonly proxy: Deno.HttpServer<Deno.NetAddr>,
     served: number[],
+    private readonly server: Sqld | null,
   ) {
     this.served = served;
   }
@@ -64,7 +72,10 @@ export class Fleet {
   static async start(options: FleetOptions = {}): Promise<Fleet> {
     const count = options.instances ?? 3;
     const dir = await Deno.makeTempDir({ prefix: "svc-fleet-" });
-    const databaseUrl = `file:${dir}/service.db`;
+    // FLEET_DATABASE=server runs every fleet test against a libSQL server.
+    const database = options.database ?? (Deno.env.get("FLEET_DATABASE") === "server" ? "server" : "file");
+    const server = database === "server" ? await startSqld() : null;
+    const databaseUrl = server?.url ?? `file:${dir}/service.db`;
     const simulators = await startSimulatorProcess();
     const env: Record<string, string> = {
       DATABASE_URL: databaseUrl,
@@ -89,6 +100,7 @@ export class Fleet {
     } catch (error) {
       await Promise.all(instances.map((service) => service.stop("SIGKILL").catch(() => {})));
       await simulators.stop();
+      await server?.stop();
       throw error;
     }
     const served = instances.map(() => 0);
@@ -98,7 +110,7 @@ export class Fleet {
       served[index]++;
       return forward(request, instances[index].url);
     });
-    return new Fleet(dir, databaseUrl, simulators, instances, env, proxy, served);
+    return new Fleet(dir, databaseUrl, simulators, instances, env, proxy, served, server);
   }
 
   /** The proxy's URL: each request goes to the next instance in turn. */
@@ -187,6 +199,7 @@ export class Fleet {
     });
     await this.proxy.shutdown();
     await this.simulators.stop();
+    await this.server?.stop();
     if (failures.length) throw new Error(failures.join("\n"));
     await Deno.remove(this.dir, { recursive: true }).catch(() => {});
   }

@@ -8,8 +8,13 @@ import assert from "node:assert/strict";
 import { partnerBody } from "../_helpers/http.ts";
 import { type Credential, Fleet } from "./fleet.ts";
 
-Deno.test("three instances on one database: a client written on one is read on all; a revoke or a suspension on one stops the next write on every other", async (t) => {
-  const fleet = await Fleet.start({ instances: 3 });
+for (const database of ["file", "server"] as const) {
+  Deno.test(`three instances on one database (${database === "file" ? "a libSQL file" : "a libSQL server"}): a client written on one is read on all; a revoke or a suspension on one stops the next write on every other`, async (t) => {
+    await onOneDatabase(t, await Fleet.start({ instances: 3, database }));
+  });
+}
+
+async function onOneDatabase(t: Deno.TestContext, fleet: Fleet) {
   try {
     let credential!: Credential;
     await t.step("a partner created through the proxy answers at every instance", async () => {
@@ -110,4 +115,4 @@ Deno.test("three instances on one database: a client written on one is read on a
   } finally {
     await fleet.stop();
   }
-});
+}
