@@ -33,6 +33,8 @@ export interface FleetOptions {
    * Default: `FLEET_DATABASE`, else `file`.
    */
   database?: "file" | "server";
+  /** Start every instance at once on the fresh database (by default the first migrates it alone). */
+  together?: boolean;
 }
 
 /** An answer read whole: status, headers, raw text and (when JSON) the parsed body. */
@@ -95,8 +97,9 @@ export class Fleet {
     };
     try {
       // The first start migrates and seeds; the others then find a database that is ready.
-      await waitUntilUp(spawn().url);
-      await Promise.all(Array.from({ length: count - 1 }, () => waitUntilUp(spawn().url)));
+      const first = options.together ? 0 : 1;
+      for (let i = 0; i < first; i++) await waitUntilUp(spawn().url);
+      await Promise.all(Array.from({ length: count - first }, () => waitUntilUp(spawn().url)));
     } catch (error) {
       await Promise.all(instances.map((service) => service.stop("SIGKILL").catch(() => {})));
       await simulators.stop();
