@@ -5,7 +5,7 @@
  * front of the simulator that fails one kind of request at a time.
  */
 import assert from "node:assert/strict";
-import { expectJson, operator } from "../_helpers/http.ts";
+import { expectJson, operator, type TestPartner } from "../_helpers/http.ts";
 import type { TestEnv } from "../_helpers/env.ts";
 import {
   automationBody,
@@ -153,4 +153,18 @@ export function linkVenueA(env: TestEnv, options: { timeoutMs?: number } = {}): 
     timeoutMs: options.timeoutMs,
   });
   return link;
+}
+
+/** ana's positions' protection statuses, as the partner reads them. */
+export async function protectionOf(partner: TestPartner): Promise<string[]> {
+  return (await expectJson(await partner.call("GET", "/v1/users/ana/execution-status"), 200)).positions
+    .map((p: { protection: { status: string } }) => p.protection.status);
+}
+
+/** The venue holds one entry order and its stop and two targets, each once, and the position is PROTECTED. */
+export async function assertProtectedOnce(env: TestEnv, partner: TestPartner, apiKey: string): Promise<void> {
+  const atVenue = await ordersAtVenueA(env, apiKey);
+  assert.equal(atVenue.orders.length, 1, "one entry order ever reached the venue");
+  assert.equal(atVenue.algoOrders.length, 3, "one stop and two targets, each once");
+  assert.deepEqual(await protectionOf(partner), ["PROTECTED"]);
 }

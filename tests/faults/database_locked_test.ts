@@ -16,7 +16,7 @@ import assert from "node:assert/strict";
 import { expectError, expectJson, operator } from "../_helpers/http.ts";
 import { ik } from "../setup/setup_fixture.ts";
 import { assertClientsWhole, assertStorageRefusal, startService } from "./_spawned_service.ts";
-import { linkVenueA, ordersAtVenueA, runJob, tradingClient } from "./_venue_faults.ts";
+import { assertProtectedOnce, linkVenueA, ordersAtVenueA, runJob, tradingClient } from "./_venue_faults.ts";
 import { opening, signal } from "../execution/execution_fixture.ts";
 
 const HOLDER = new URL("./hold_write_lock.ts", import.meta.url).pathname;
@@ -185,13 +185,7 @@ Deno.test("database locked while an entry's venue answer is recorded: 503, the r
       200,
     );
     assert.equal(intent.status, "FILLED");
-    const atVenue = await ordersAtVenueA(env, keys.apiKey);
-    assert.equal(atVenue.orders.length, 1, "one entry order, ever");
-    assert.equal(atVenue.algoOrders.length, 3, "protected once");
-    const status = await expectJson(await partner.call("GET", "/v1/users/ana/execution-status"), 200);
-    assert.deepEqual(status.positions.map((p: { protection: { status: string } }) => p.protection.status), [
-      "PROTECTED",
-    ]);
+    await assertProtectedOnce(env, partner, keys.apiKey);
   } finally {
     await (lock as { kill(): Promise<void> } | null)?.kill();
     await link.close();
@@ -218,13 +212,7 @@ Deno.test("database locked in the middle of a signal fan-out: 503 and nothing se
     const again = await expectJson(await operator(env, "POST", "/operator/v1/signals", signal("locked-sig-1")), 200);
     assert.equal(again.dispatched, 1, JSON.stringify(again));
     await runJob(env, "reconcile");
-    const atVenue = await ordersAtVenueA(env, keys.apiKey);
-    assert.equal(atVenue.orders.length, 1, "the admitted entry, sent once");
-    assert.equal(atVenue.algoOrders.length, 3);
-    const status = await expectJson(await partner.call("GET", "/v1/users/ana/execution-status"), 200);
-    assert.deepEqual(status.positions.map((p: { protection: { status: string } }) => p.protection.status), [
-      "PROTECTED",
-    ]);
+    await assertProtectedOnce(env, partner, keys.apiKey);
   } finally {
     await (lock as { kill(): Promise<void> } | null)?.kill();
     await link.close();

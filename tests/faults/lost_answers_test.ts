@@ -9,12 +9,8 @@
 import assert from "node:assert/strict";
 import { expectJson, operator } from "../_helpers/http.ts";
 import { ik } from "../setup/setup_fixture.ts";
-import { linkVenueA, ordersAtVenueA, runJob, tradingClient, venueFault } from "./_venue_faults.ts";
+import { linkVenueA, ordersAtVenueA, protectionOf, runJob, tradingClient, venueFault } from "./_venue_faults.ts";
 import { opening, signal } from "../execution/execution_fixture.ts";
-
-const protectionOf = async (partner: Awaited<ReturnType<typeof tradingClient>>["partner"]) =>
-  (await expectJson(await partner.call("GET", "/v1/users/ana/execution-status"), 200)).positions
-    .map((p: { protection: { status: string } }) => p.protection.status);
 
 Deno.test("a signal's entry whose answer is lost: UNCERTAIN, never resent; the reconcile job finds it and protects the position", async () => {
   const { env, partner, keys } = await tradingClient();

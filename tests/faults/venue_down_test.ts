@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { expectError, expectJson, operator } from "../_helpers/http.ts";
 import { ik } from "../setup/setup_fixture.ts";
-import { linkVenueA, ordersAtVenueA, runJob, tradingClient, venueFault } from "./_venue_faults.ts";
+import { assertProtectedOnce, linkVenueA, ordersAtVenueA, runJob, tradingClient, venueFault } from "./_venue_faults.ts";
 import { opening, signal } from "../execution/execution_fixture.ts";
 
 Deno.test("venue down at the moment of a manual entry: 503 PROVIDER_DOWN, nothing at the venue; back up, the same key sends it once", async () => {
@@ -45,13 +45,7 @@ Deno.test("venue down at the moment of a manual entry: 503 PROVIDER_DOWN, nothin
     assert.equal(await health(), "AVAILABLE");
 
     await runJob(env, "reconcile");
-    const atVenue = await ordersAtVenueA(env, keys.apiKey);
-    assert.equal(atVenue.orders.length, 1, "one entry order at the venue");
-    assert.equal(atVenue.algoOrders.length, 3, "one stop and two targets, each once");
-    const status = await expectJson(await partner.call("GET", "/v1/users/ana/execution-status"), 200);
-    assert.deepEqual(status.positions.map((p: { protection: { status: string } }) => p.protection.status), [
-      "PROTECTED",
-    ]);
+    await assertProtectedOnce(env, partner, keys.apiKey);
   } finally {
     await link.close();
     await env.close();
@@ -119,13 +113,7 @@ Deno.test("venue down during a signal fan-out: entries blocked or not placed, no
         );
         assert.equal(summary.dispatched, 1, JSON.stringify(summary));
         await runJob(env, "reconcile");
-        const atVenue = await ordersAtVenueA(env, keys.apiKey);
-        assert.equal(atVenue.orders.length, 1, "exactly one entry order ever reached the venue");
-        assert.equal(atVenue.algoOrders.length, 3);
-        const after = await expectJson(await partner.call("GET", "/v1/users/ana/execution-status"), 200);
-        assert.deepEqual(after.positions.map((p: { protection: { status: string } }) => p.protection.status), [
-          "PROTECTED",
-        ]);
+        await assertProtectedOnce(env, partner, keys.apiKey);
       },
     );
   } finally {

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { expectError, expectJson } from "../_helpers/http.ts";
 import { ik } from "../setup/setup_fixture.ts";
-import { linkVenueA, ordersAtVenueA, runJob, tradingClient, venueFault } from "./_venue_faults.ts";
+import { assertProtectedOnce, linkVenueA, ordersAtVenueA, runJob, tradingClient, venueFault } from "./_venue_faults.ts";
 import { opening } from "../execution/execution_fixture.ts";
 
 Deno.test("a slow venue holds only the entry waiting for it: status, health and other writes answer meanwhile", async () => {
@@ -84,13 +84,7 @@ Deno.test("a venue slower than the service's wait: reads time out and block the 
         200,
       );
       assert.equal(intent.status, "FILLED");
-      const atVenue = await ordersAtVenueA(env, keys.apiKey);
-      assert.equal(atVenue.orders.length, 1, "never resent");
-      assert.equal(atVenue.algoOrders.length, 3, "stop and two targets, once each");
-      const status = await expectJson(await partner.call("GET", "/v1/users/ana/execution-status"), 200);
-      assert.deepEqual(status.positions.map((p: { protection: { status: string } }) => p.protection.status), [
-        "PROTECTED",
-      ]);
+      await assertProtectedOnce(env, partner, keys.apiKey);
     });
   } finally {
     await venueFault(env, "venueA", "NONE");
