@@ -18,7 +18,10 @@ import { isBusy, type SqlConnection } from "./connection.ts";
 
 /** Units taken per group (settled or failed): bounds how long the first unit of a group waits for its commit. */
 const MAX_GROUP = 64;
-/** Waiting for another process's write lock: backoff from 1 ms doubling to 50 ms, for at most 5 s. */
+/**
+ * Waiting for another process's write lock: backoff from 1 ms doubling to 25 ms, for at most 5 s. Another
+ * process's group holds the lock for about a millisecond: a longer sleep would mostly leave it free.
+ */
 const LOCK_WAIT_MS = 5_000;
 /**
  * Waiting in this queue for the writer: far beyond any healthy wait (a full
@@ -112,6 +115,10 @@ export class WriteQueue<H> {
 
   async #runGroup(): Promise<void> {
     const settled: Settled[] = [];
+    // Under load (the last group had company) the group gathers for one timer turn, which lets the
+    // event loop take in new requests, BEFORE taking the write lock: other processes on the database
+    // keep the lock meanwhile, instead of waiting while this one holds it idle.
+    if (this.#lastGroupSize > 1) await timerTurn();
     try {
       await this.#begin();
     } catch (error) {
@@ -128,13 +135,11 @@ export class WriteQueue<H> {
       while (taken < MAX_GROUP) {
         if (!this.#pending.length) {
           // The engine is synchronous, so a unit runs from BEGIN to here in one turn of the event
-          // loop and nothing could join it. Let requests that arrive meanwhile run once: those that
-          // write join this transaction and share its COMMIT. Under load (the last group had
-          // company) wait one timer turn, which lets the event loop take in new requests; a write
-          // that comes alone pays only an immediate turn (~0.1 ms instead of ~2 ms).
+          // loop and nothing could join it. Let callbacks already queued run once (an immediate
+          // turn, ~0.1 ms): those that write join this transaction and share its COMMIT.
           if (!open || waited) break;
           waited = true;
-          await (this.#lastGroupSize > 1 ? timerTurn() : immediateTurn());
+          await immediateTurn();
           continue;
         }
         const unit = inHand = this.#take();
@@ -209,7 +214,7 @@ export class WriteQueue<H> {
   /** BEGIN IMMEDIATE, retried with backoff while another process holds the write lock. */
   async #begin(): Promise<void> {
     const deadline = performance.now() + LOCK_WAIT_MS;
-    for (let delay = 1;; delay = Math.min(delay * 2, 50)) {
+    for (let delay = 1;; delay = Math.min(delay * 2, 25)) {
       try {
         await this.connection.begin();
         return;
