@@ -13,6 +13,7 @@
  * which change on the venues' schedule, not through our writes, so only its
  * TTL can refresh it.
  */
+import { setImmediate } from "node:timers";
 import { sql } from "drizzle-orm";
 import { type Executor, preparedFor, type Tx } from "../db/client.ts";
 import { cacheGenerations } from "../db/schema.ts";
@@ -60,26 +61,24 @@ export class CacheGenerations {
   #seen = new Map<SharedCache, number>();
   /** The sum of the generations last read; -1 before the first read, so that one reads them all. */
   #seenSum = -1;
-  #reading: Promise<void> | undefined;
-  #next: Promise<void> | undefined;
+  /** The read the callers arrived so far will share, not issued yet. */
+  #upcoming: Promise<void> | undefined;
 
   constructor(private readonly caches: Record<SharedCache, { clear(): void }>) {}
 
   /**
-   * Read the generations and clear the caches that moved. A read already on
-   * its way may have left before a change this caller must see, so a caller
-   * arriving meanwhile waits for the next read, which all such callers share:
-   * at most one read in flight and one waiting. (The embedded engine answers
-   * within the call, so this only matters for a remote database.)
+   * Read the generations and clear the caches that moved. The read is issued
+   * at the next turn of the event loop and shared by every caller that
+   * arrived before it: each of them was received before the read began, so
+   * the read sees every change committed before any of them arrived. A
+   * caller arriving once the read has begun waits for the next one. Under
+   * load one read serves many requests.
    */
   refresh(db: Executor): Promise<void> {
-    if (this.#reading) {
-      return this.#next ??= this.#reading.then(() => {
-        this.#next = undefined;
-        return this.refresh(db);
-      });
-    }
-    return this.#reading = this.#read(db).finally(() => this.#reading = undefined);
+    return this.#upcoming ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      this.#upcoming = undefined;
+      return this.#read(db);
+    });
   }
 
   async #read(db: Executor): Promise<void> {
