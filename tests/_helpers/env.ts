@@ -124,3 +124,34 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
     },
   };
 }
+
+/** A test env served over real HTTP on loopback, and how to stop both. */
+export interface ServedTestEnv {
+  env: TestEnv;
+  origin: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The test env behind a real HTTP server, with CONNECT_URL naming it, so a
+ * hosted page opens from the very link the partner API answers (browser tests).
+ */
+export async function startServedTestEnv(): Promise<ServedTestEnv> {
+  // The server must listen before the env exists (CONNECT_URL names its port): it serves the env's app once set.
+  const serving: { app?: TestEnv["app"] } = {};
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (request, info) => serving.app!.fetch(request, info),
+  );
+  const origin = `http://127.0.0.1:${server.addr.port}`;
+  const env = await startTestEnv({ env: { CONNECT_URL: origin } });
+  serving.app = env.app;
+  return {
+    env,
+    origin,
+    async close() {
+      await server.shutdown();
+      await env.close();
+    },
+  };
+}

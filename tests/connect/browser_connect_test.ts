@@ -27,7 +27,7 @@ import {
   waitForText,
 } from "../_helpers/page_tab.ts";
 import { injectWallet } from "../_helpers/eip1193_wallet.ts";
-import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
+import { startServedTestEnv, type TestEnv } from "../_helpers/env.ts";
 import { call, createPartner, expectJson, type TestPartner } from "../_helpers/http.ts";
 
 const GROUP = "connect";
@@ -48,15 +48,7 @@ interface Service {
  * "Corretora Exemplo" (overrides apply) with its client "ana".
  */
 async function startService(partnerOverrides: Record<string, unknown> = {}): Promise<Service> {
-  // The server must listen before the env exists (CONNECT_URL names its port): it serves the env's app once set.
-  const serving: { app?: TestEnv["app"] } = {};
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
-    (request, info) => serving.app!.fetch(request, info),
-  );
-  const origin = `http://127.0.0.1:${server.addr.port}`;
-  const env = await startTestEnv({ env: { CONNECT_URL: origin } });
-  serving.app = env.app;
+  const { env, origin, close } = await startServedTestEnv();
   const partner = await createPartner(env, partnerOverrides);
   await expectJson(
     await partner.call("POST", "/v1/users", {
@@ -65,15 +57,7 @@ async function startService(partnerOverrides: Record<string, unknown> = {}): Pro
     }),
     201,
   );
-  return {
-    env,
-    partner,
-    origin,
-    async close() {
-      await server.shutdown();
-      await env.close();
-    },
-  };
+  return { env, partner, origin, close };
 }
 
 async function withService(work: (service: Service) => Promise<void>, partnerOverrides = {}): Promise<void> {

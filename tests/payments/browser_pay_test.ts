@@ -31,7 +31,7 @@ import {
   waitForText,
 } from "../_helpers/page_tab.ts";
 import { injectWallet, type TestWallet } from "../_helpers/eip1193_wallet.ts";
-import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
+import { startServedTestEnv, type TestEnv } from "../_helpers/env.ts";
 import { createPartner, expectJson, operator, type TestPartner } from "../_helpers/http.ts";
 import { connectWallet, fund, openPage } from "../connect/connect_fixture.ts";
 import { ik } from "../setup/setup_fixture.ts";
@@ -59,19 +59,7 @@ interface Service {
  * connect page's API by a funded principal wallet, and the platform wallet set.
  */
 async function startService(): Promise<Service> {
-  // The server must listen before the env exists (CONNECT_URL names its port): it serves the env's app once set.
-  const serving: { app?: TestEnv["app"] } = {};
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
-    (request, info) => serving.app!.fetch(request, info),
-  );
-  const origin = `http://127.0.0.1:${server.addr.port}`;
-  const env = await startTestEnv({ env: { CONNECT_URL: origin } });
-  serving.app = env.app;
-  const close = async () => {
-    await server.shutdown();
-    await env.close();
-  };
+  const { env, origin, close } = await startServedTestEnv();
   try {
     const partner = await createPartner(env);
     await expectJson(await partner.call("POST", "/v1/users", { body: { externalUserId: "ana" }, headers: ik() }), 201);
