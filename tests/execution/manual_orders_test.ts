@@ -1,7 +1,7 @@
 /** Manual orders through the HTTP stack and the VENUE_A simulator: openings gated, maintenance never. */
 import assert from "node:assert/strict";
-import { eq } from "drizzle-orm";
-import { positions } from "../../db/schema.ts";
+import { and, eq } from "drizzle-orm";
+import { intents, positions } from "../../db/schema.ts";
 import { credentialsOf } from "../../domain/accounts/load_account.ts";
 import { expectError, expectJson, operator } from "../_helpers/http.ts";
 import { automationBody, completeSetup, ik, putAutomation, putSetup, readyClient } from "../setup/setup_fixture.ts";
@@ -68,6 +68,28 @@ Deno.test("manual orders: an opening passes the gates and admission, fills, and 
 
     await t.step("a second opening finds the slot taken", async () => {
       await expectError(await execute(opening({ intentId: "manual-open-2" })), 422, "POSITION_COUNT_CAP");
+    });
+
+    await t.step("a partner's stop the market has already passed is refused, never executed", async () => {
+      // A long's stop above the mark (65,000) would fire at once: the venue refuses it, and the service sells nothing.
+      const crossed = await expectJson(
+        await execute({
+          externalUserId: "ana",
+          type: "SET_STOP_LOSS",
+          providerId: "VENUE_A",
+          symbol: "BTCUSDT",
+          positionSide: "BUY",
+          stopLossPrice: 66000,
+        }),
+        200,
+      );
+      assert.equal(crossed.execution.status, "PROTECTION_DEGRADED");
+      const snapshot = await env.deps.venues.VENUE_A.getAccount(credentialsOf(account));
+      assert.equal(snapshot.positions[0].quantity, "0.003", "the position is still held");
+      const stops = await env.deps.db.read.select().from(intents)
+        .where(and(eq(intents.clientId, client.id), eq(intents.type, "STOP_LOSS")));
+      assert.deepEqual(stops.map((leg) => [leg.status, leg.errorCode]).at(-1), ["REJECTED", "TRIGGER_CROSSED"]);
+      assert.ok(stops.every((leg) => leg.orderType !== "MARKET"), "no leg executed at once");
     });
 
     await t.step("the stop is moved, and a suspended client can still close", async () => {
