@@ -10,6 +10,8 @@ import { freePort } from "./server.ts";
 export interface Sqld {
   /** The URL for `DATABASE_URL`. */
   url: string;
+  /** The server process (benches read its CPU). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -41,6 +43,7 @@ export async function startSqld(): Promise<Sqld> {
   }
   return {
     url,
+    pid: child.pid,
     async stop() {
       child.kill("SIGTERM");
       await child.status;

@@ -1,9 +1,11 @@
 /**
  * Instances benchmark, run standalone with `deno run -A tests/bench/instances_bench.ts`
  * (INSTANCES_CLIENTS, default 100,000; BENCH_SECONDS, default 10; BENCH_ROUNDS,
- * default 1): the partner mix of partner_mix.lua against 1, 2 and 3 service
- * processes (`main.ts`, as production starts it) on one libSQL file, beside
- * the bare Deno.serve of the same run.
+ * default 1; FLEET_DATABASE, `file` or `server`, as for tests/instances/): the
+ * partner mix of partner_mix.lua against 1, 2 and 3 service processes
+ * (`main.ts`, as production starts it) on one libSQL file, or on one libSQL
+ * server (sqld, tests/_helpers/sqld.ts) with FLEET_DATABASE=server, beside the
+ * bare Deno.serve of the same run.
  *
  * One database is seeded once: a first instance alone applies the migrations
  * and publishes the QA catalogue, the partner is created through the operator
@@ -27,11 +29,15 @@
  * engine below it, whose time V8 files under the wrapper's frame), db/ itself
  * (the connection, the statement cache, the write queue), drizzle itself
  * (building SQL, mapping rows) or anything else (Hono, zod, the domain).
+ * Against a server the engine runs in sqld, whose CPU is shown beside the
+ * instances'; the service's "SQLite" share is then its @libsql/client (the
+ * requests to the server and their answers).
  * A write waiting for another process's lock sleeps (write_queue.ts backs
  * off 1 to 50 ms): that shows in the writes' latency, not in anyone's CPU.
  */
 import { openDatabase } from "../../db/client.ts";
 import { freePort, MAIN, waitUntilUp } from "../_helpers/server.ts";
+import { startSqld } from "../_helpers/sqld.ts";
 import { parseMix, ROUTES } from "./partner_mix.ts";
 import { seedClients } from "./seed_clients.ts";
 import { benchPartnerInput, median, startTarget, stopTarget } from "./targets.ts";
@@ -41,6 +47,7 @@ const CLIENTS = Number(Deno.env.get("INSTANCES_CLIENTS") ?? "100000");
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? "10");
 const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? "1");
 const COUNTS = [1, 2, 3];
+const DATABASE = Deno.env.get("FLEET_DATABASE") === "server" ? "server" : "file";
 /** Divisible by every N, so each instance gets the same share of wrk's threads and connections. */
 const THREADS = 6;
 const CONNECTIONS = 30;
@@ -190,7 +197,7 @@ async function profileShares(dir: string, fromMs: number, toMs: number): Promise
       ? "idle"
       : functionName === "(garbage collector)"
       ? "gc"
-      : url.includes("/libsql@") || url.includes("/node_modules/libsql/")
+      : url.includes("/libsql@") || url.includes("/node_modules/libsql/") || url.includes("/node_modules/@libsql/")
       ? "sqlite"
       // schema.ts holds the column mappers drizzle calls while it maps rows.
       : url.startsWith(DB_DIR)
@@ -228,6 +235,8 @@ interface RunFigures {
   cpu: number[];
   /** CPU seconds of wrk itself (this process's reaped children). */
   wrkCpu: number;
+  /** CPU seconds of the libSQL server during the run (0 on a file). */
+  serverCpu: number;
   /** Busy share of the whole machine (every core, other jobs included), and the part in interrupts. */
   machineBusy: number;
   machineInterrupts: number;
@@ -257,7 +266,9 @@ async function reapedChildrenCpuSeconds(): Promise<number> {
 
 await ensureWrk();
 const dir = await Deno.makeTempDir({ prefix: "svc-instances-bench-" });
-const databaseUrl = `file:${dir}/service.db`;
+const server = DATABASE === "server" ? await startSqld() : null;
+const databaseUrl = server?.url ?? `file:${dir}/service.db`;
+const serverCpuSeconds = () => server ? cpuSeconds(server.pid) : Promise.resolve(0);
 const setupStarted = performance.now();
 // Migrations and the QA catalogue by a first start, the partner by the operator API, then the clients directly.
 const [first] = await startInstances(1, databaseUrl);
@@ -277,6 +288,7 @@ async function run(instances: Instance[], mode: "mix" | "reads", seconds: number
   // Read by partner_mix_instances.lua (wrk inherits this process's environment).
   Deno.env.set("MIX_INSTANCE_PORTS", instances.map((instance) => instance.port).join(","));
   const cpuBefore = await Promise.all(instances.map((instance) => cpuSeconds(instance.child.pid)));
+  const serverBefore = await serverCpuSeconds();
   const machineBefore = await machineTicks();
   const wrkBefore = await reapedChildrenCpuSeconds();
   const startedAt = performance.now();
@@ -292,6 +304,7 @@ async function run(instances: Instance[], mode: "mix" | "reads", seconds: number
   const wrkAfter = await reapedChildrenCpuSeconds();
   const machineAfter = await machineTicks();
   const cpuAfter = await Promise.all(instances.map((instance) => cpuSeconds(instance.child.pid)));
+  const serverAfter = await serverCpuSeconds();
   return {
     result,
     seconds: (endedAt - startedAt) / 1000,
@@ -300,6 +313,7 @@ async function run(instances: Instance[], mode: "mix" | "reads", seconds: number
     ),
     cpu: cpuAfter.map((after, index) => after - cpuBefore[index]),
     wrkCpu: wrkAfter - wrkBefore,
+    serverCpu: serverAfter - serverBefore,
     machineBusy: (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total),
     machineInterrupts: (machineAfter.interrupts - machineBefore.interrupts) /
       (machineAfter.total - machineBefore.total),
@@ -350,7 +364,10 @@ try {
   await runWrk(`${bare.url}/`, { seconds: 1 });
   console.log(
     `partner mix on loopback, wrk -t${THREADS} -c${CONNECTIONS} (thread i -> instance i % N, no proxy), ${SECONDS} s ` +
-      `per run after a 2 s warm-up, ${ROUNDS} round(s), ${CORES} cores; bare Deno.serve wrk -t2 -c32 ${SECONDS} s\n`,
+      `per run after a 2 s warm-up, ${ROUNDS} round(s), ${CORES} cores, database: ${
+        server ? "libSQL server" : "file"
+      }; ` +
+      `bare Deno.serve wrk -t2 -c32 ${SECONDS} s\n`,
   );
   for (let round = 0; round < ROUNDS; round++) {
     bareRuns.push(await runWrk(`${bare.url}/`, { seconds: SECONDS }));
@@ -358,6 +375,7 @@ try {
   }
 } finally {
   await stopTarget(bare);
+  await server?.stop();
 }
 
 /** The round with the median throughput of `pick`. */
@@ -382,7 +400,7 @@ for (
       "p50 ms".padStart(7)
     } ${"p99 ms".padStart(7)}  ${"errors".padStart(6)}  ${
       "cores used: per instance".padEnd(26)
-    } wrk  irq other  busy  CPU ms/req  answered per instance`,
+    } wrk sqld  irq other  busy  CPU ms/req  answered per instance`,
   );
   for (const count of COUNTS) {
     const figures = medianRun(count, pick);
@@ -390,7 +408,8 @@ for (
     const mix = parseMix(result.output);
     const errors = [...mix.routes.values()].reduce((sum, route) => sum + route.errors, 0) + result.socketErrors;
     const cores = (seconds: number) => (seconds / figures.seconds).toFixed(2);
-    const services = figures.cpu.reduce((sum, seconds) => sum + seconds, 0);
+    // With a server, its CPU serves the requests as much as the instances' does.
+    const services = figures.cpu.reduce((sum, seconds) => sum + seconds, 0) + figures.serverCpu;
     const interrupts = figures.machineInterrupts * CORES * figures.seconds;
     // Other jobs on the machine, and this process.
     const other = figures.machineBusy * CORES * figures.seconds - services - figures.wrkCpu - interrupts;
@@ -399,9 +418,9 @@ for (
         (result.rps / bareMedian.rps * 100).toFixed(1).padStart(5)
       } % ${(result.rps / single).toFixed(2).padStart(6)} ${ms(result.p50Ms)}  ${ms(result.p99Ms)}  ${
         String(errors).padStart(6)
-      }  ${figures.cpu.map(cores).join(" ").padEnd(26)} ${cores(figures.wrkCpu)} ${cores(interrupts)} ${
-        cores(other).padStart(5)
-      } ${(figures.machineBusy * 100).toFixed(0).padStart(3)} % ${
+      }  ${figures.cpu.map(cores).join(" ").padEnd(26)} ${cores(figures.wrkCpu)} ${cores(figures.serverCpu)} ${
+        cores(interrupts)
+      } ${cores(other).padStart(5)} ${(figures.machineBusy * 100).toFixed(0).padStart(3)} % ${
         (services / result.requests * 1000).toFixed(2).padStart(10)
       }  ${figures.perInstance.map((n) => n.toLocaleString("en")).join(" / ")}${
         mix.firstError ? `   first error: ${mix.firstError}` : ""
