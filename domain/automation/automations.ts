@@ -21,7 +21,7 @@ import { withPartnerTransaction } from "../credentials/partner_transaction.ts";
 import { ApiError } from "../errors.ts";
 import { emitEvent } from "../events/emit_event.ts";
 import { evaluateEntry, fieldsAbove } from "../gates/entry_gates.ts";
-import { type AutomationRow, gateSnapshotsOf } from "../gates/gate_snapshot.ts";
+import { type AutomationRow, automationRowsOf, gateSnapshotsOf } from "../gates/gate_snapshot.ts";
 import {
   assertProviderUsable,
   clientStrategies,
@@ -74,8 +74,7 @@ export type AutomationView = ReturnType<typeof automationView>;
 
 /** The client's automations, for the single-client read and the status overview. */
 export async function automationsOfClient(ctx: Ctx, client: ClientRow): Promise<AutomationView[]> {
-  const rows = await ctx.db.read.select().from(automations).where(eq(automations.clientId, client.id));
-  return rows.map(automationView);
+  return (await automationRowsOf(ctx.db.read, client.id)).map(automationView);
 }
 
 /** `GET /v1/users/:id/automation`: per provider of the contract, the entry gates' verdict. */
@@ -84,7 +83,7 @@ export async function getAutomation(ctx: Ctx, input: { externalUserId: string })
   const client = await loadClient(ctx.db.read, partnerId, input.externalUserId);
   const access = await effectiveAccessOf(ctx, partnerId);
   const snapshotOf = await gateSnapshotsOf(ctx, client, access);
-  const rows = await ctx.db.read.select().from(automations).where(eq(automations.clientId, client.id));
+  const rows = await automationRowsOf(ctx.db.read, client.id);
   const providers = [];
   for (const providerId of contractProviders(access)) {
     const snapshot = await snapshotOf(providerId);

@@ -5,8 +5,8 @@
  * read live at the venue (the only venue call, made only when every earlier
  * gate could pass, since the answer would not change otherwise).
  */
-import { and, eq, inArray } from "drizzle-orm";
-import type { Executor } from "../../db/client.ts";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { type Executor, preparedFor } from "../../db/client.ts";
 import {
   accountStates,
   assetPolicies,
@@ -36,39 +36,70 @@ import type { EntryChannel, GateSnapshot } from "./entry_gates.ts";
 export type AutomationRow = typeof automations.$inferSelect;
 type StrategyRow = typeof strategies.$inferSelect;
 
-/** The stored rows of one client the gates read, loaded together. */
-export async function loadClientGateRows(db: Executor, clientId: number, now: number) {
-  const setups = await db.select().from(clientSetups).where(eq(clientSetups.clientId, clientId));
-  const automationRows = await db.select().from(automations).where(eq(automations.clientId, clientId));
-  const strategyIds = automationRows.map((row) => row.strategyId);
-  const strategyRows = strategyIds.length
-    ? await db.select().from(strategies).where(inArray(strategies.strategyId, strategyIds))
-    : [];
-  const results = await db.select().from(dailyResults)
-    .where(and(eq(dailyResults.clientId, clientId), eq(dailyResults.day, utcDay(now))));
-  const policies = await db.select({
+// Every per-client verdict (the automation and providers views, manual orders) runs all of these: each is
+// built once per connection, since building drizzle's SQL costs several times running it.
+const setupsOfClient = preparedFor((db) =>
+  db.select().from(clientSetups).where(eq(clientSetups.clientId, sql.placeholder("clientId"))).prepare()
+);
+const automationsOfClient = preparedFor((db) =>
+  db.select().from(automations).where(eq(automations.clientId, sql.placeholder("clientId"))).prepare()
+);
+const strategiesOfClientAutomations = preparedFor((db) =>
+  db.select().from(strategies)
+    .where(inArray(
+      strategies.strategyId,
+      db.select({ strategyId: automations.strategyId }).from(automations).where(
+        eq(automations.clientId, sql.placeholder("clientId")),
+      ),
+    ))
+    .prepare()
+);
+const resultsOfDay = preparedFor((db) =>
+  db.select().from(dailyResults)
+    .where(and(eq(dailyResults.clientId, sql.placeholder("clientId")), eq(dailyResults.day, sql.placeholder("day"))))
+    .prepare()
+);
+const entryPolicies = preparedFor((db) =>
+  db.select({
     providerId: assetPolicies.providerId,
     symbol: assetPolicies.symbol,
     memecoin: assetPolicies.memecoin,
-  }).from(assetPolicies);
-  const reconciled = await db.select({ providerId: accountStates.providerId }).from(accountStates)
-    .where(eq(accountStates.clientId, clientId));
-  const unsettled = await db.select({ providerId: intents.providerId }).from(intents)
-    .where(and(eq(intents.clientId, clientId), inArray(intents.status, ["SUBMITTING", "UNCERTAIN"])));
-  const openPositions = await db.select({
+  }).from(assetPolicies).prepare()
+);
+const reconciledProviders = preparedFor((db) =>
+  db.select({ providerId: accountStates.providerId }).from(accountStates)
+    .where(eq(accountStates.clientId, sql.placeholder("clientId"))).prepare()
+);
+const unsettledProviders = preparedFor((db) =>
+  db.select({ providerId: intents.providerId }).from(intents)
+    .where(and(eq(intents.clientId, sql.placeholder("clientId")), inArray(intents.status, ["SUBMITTING", "UNCERTAIN"])))
+    .prepare()
+);
+const openPositionsOfClient = preparedFor((db) =>
+  db.select({
     providerId: positions.providerId,
     symbol: positions.symbol,
     protectionStatus: positions.protectionStatus,
-  }).from(positions).where(and(eq(positions.clientId, clientId), eq(positions.status, "OPEN")));
+  }).from(positions).where(and(eq(positions.clientId, sql.placeholder("clientId")), eq(positions.status, "OPEN")))
+    .prepare()
+);
+
+/** A client's automations, one row per provider. */
+export async function automationRowsOf(db: Executor, clientId: number): Promise<AutomationRow[]> {
+  return await automationsOfClient(db).all({ clientId });
+}
+
+/** The stored rows of one client the gates read, loaded together. */
+export async function loadClientGateRows(db: Executor, clientId: number, now: number) {
   return {
-    setups,
-    automations: automationRows,
-    strategies: strategyRows,
-    results,
-    policies,
-    reconciled,
-    unsettled,
-    openPositions,
+    setups: await setupsOfClient(db).all({ clientId }),
+    automations: await automationRowsOf(db, clientId),
+    strategies: await strategiesOfClientAutomations(db).all({ clientId }),
+    results: await resultsOfDay(db).all({ clientId, day: utcDay(now) }),
+    policies: await entryPolicies(db).all(),
+    reconciled: await reconciledProviders(db).all({ clientId }),
+    unsettled: await unsettledProviders(db).all({ clientId }),
+    openPositions: await openPositionsOfClient(db).all({ clientId }),
   };
 }
 

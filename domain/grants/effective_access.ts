@@ -8,7 +8,7 @@
  * Every route, gate and job asks here; nobody intersects lists on their own.
  */
 import { eq } from "drizzle-orm";
-import type { Executor } from "../../db/client.ts";
+import { type Executor, preparedFor } from "../../db/client.ts";
 import { type EnvelopeMicros, strategies } from "../../db/schema.ts";
 import type { Ctx } from "../context.ts";
 import { ApiError } from "../errors.ts";
@@ -43,13 +43,16 @@ export interface PartnerSnapshot {
   published: string[];
 }
 
+const publishedStrategies = preparedFor((db) =>
+  db.select({ id: strategies.strategyId }).from(strategies).where(eq(strategies.status, "PUBLISHED")).prepare()
+);
+
 async function loadSnapshot(db: Executor, partnerId: string): Promise<PartnerSnapshot> {
   return {
     partner: await loadPartner(db, partnerId),
     contracts: await loadContractVersions(db, partnerId),
     restrictions: await loadRestrictions(db, partnerId),
-    published: (await db.select({ id: strategies.strategyId }).from(strategies)
-      .where(eq(strategies.status, "PUBLISHED"))).map((s) => s.id),
+    published: (await publishedStrategies(db).all()).map((s) => s.id),
   };
 }
 

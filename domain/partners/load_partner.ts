@@ -14,6 +14,9 @@ const partnerById = preparedFor((db) =>
 const contractVersionsOf = preparedFor((db) =>
   db.select().from(contractVersions).where(eq(contractVersions.partnerId, sql.placeholder("partnerId"))).prepare()
 );
+const restrictionsOf = preparedFor((db) =>
+  db.select().from(partnerRestrictions).where(eq(partnerRestrictions.partnerId, sql.placeholder("partnerId"))).prepare()
+);
 
 export async function loadPartner(db: Executor, partnerId: string): Promise<PartnerRow> {
   const row = await loadPartnerOrNull(db, partnerId);
@@ -60,8 +63,7 @@ export async function latestContract(db: Executor, partnerId: string): Promise<C
 }
 
 export async function loadRestrictions(db: Executor, partnerId: string): Promise<RestrictionRow | null> {
-  const [row] = await db.select().from(partnerRestrictions).where(eq(partnerRestrictions.partnerId, partnerId));
-  return row ?? null;
+  return (await restrictionsOf(db).get({ partnerId })) ?? null;
 }
 
 export async function loadPartnerOrNull(db: Executor, partnerId: string): Promise<PartnerRow | null> {
