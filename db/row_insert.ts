@@ -8,13 +8,17 @@
  * The row answered is the one written, completed here rather than read back
  * with RETURNING: handing twenty-odd values back across the driver costs as
  * much again as the insert. Only the generated key comes from the database.
+ *
+ * `replaceOn` (a unique key's columns) adds `upsert`: the row is inserted, or
+ * replaces every other column of the row already holding that key, so the row
+ * answered is the stored one either way.
  */
 import { getTableColumns, SQL, sql } from "drizzle-orm";
-import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { type Executor, preparedFor } from "./client.ts";
 import type { RunResult } from "./connection.ts";
 
-export function rowInsert<T extends SQLiteTable>(table: T) {
+export function rowInsert<T extends SQLiteTable>(table: T, options: { replaceOn?: SQLiteColumn[] } = {}) {
   type Row = Partial<T["$inferInsert"]>;
   const all = Object.entries(getTableColumns(table));
   // An autoincrement key is the database's to give.
@@ -41,6 +45,18 @@ export function rowInsert<T extends SQLiteTable>(table: T) {
   const insertUnlessConflicting = preparedFor((db: Executor) =>
     db.insert(table).values(values()).onConflictDoNothing().prepare()
   );
+  const upsert = preparedFor((db: Executor) => {
+    const target = options.replaceOn;
+    // The key of a row updated in place is not the last inserted rowid.
+    if (!target || generatedKey) {
+      throw new Error("rowInsert upserts on a unique key given as replaceOn, without a generated key");
+    }
+    const replaced = columns.filter(([, column]) => !target.includes(column as SQLiteColumn));
+    const set = Object.fromEntries(
+      replaced.map(([name, column]) => [name, sql`excluded.${sql.identifier(column.name)}`]),
+    ) as never;
+    return db.insert(table).values(values()).onConflictDoUpdate({ target, set }).prepare();
+  });
 
   async function write(
     statement: typeof insert,
@@ -58,5 +74,8 @@ export function rowInsert<T extends SQLiteTable>(table: T) {
     /** Answers the row, or undefined when a unique index already holds one like it. */
     insertUnlessConflicting: (db: Executor, row: Row): Promise<T["$inferSelect"] | undefined> =>
       write(insertUnlessConflicting, db, row),
+    /** Needs `replaceOn`. Every column is given: none may fall back to its default over a stored value. */
+    upsert: async (db: Executor, row: T["$inferSelect"]): Promise<T["$inferSelect"]> =>
+      (await write(upsert, db, row as Row))!,
   };
 }

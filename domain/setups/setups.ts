@@ -7,6 +7,7 @@
  */
 import { and, eq, sql } from "drizzle-orm";
 import { type Executor, preparedFor } from "../../db/client.ts";
+import { rowInsert } from "../../db/row_insert.ts";
 import { clientSetups, type EnvelopeMicros } from "../../db/schema.ts";
 import { findAccount } from "../accounts/load_account.ts";
 import { type ClientRow, loadActiveClient, loadClient } from "../clients/load_client.ts";
@@ -45,6 +46,9 @@ const setupRow = preparedFor((db) =>
     ))
     .prepare()
 );
+
+/** Every PUT setup and PUT risk stores its whole row: built once, and the stored row answered without RETURNING. */
+const setupWrite = rowInsert(clientSetups, { replaceOn: [clientSetups.clientId, clientSetups.providerId] });
 
 /** A client's stored setup at a provider (undefined when never configured); a prepared query, read per entry. */
 export function setupOfClient(db: Executor, clientId: number, providerId: string) {
@@ -252,9 +256,7 @@ async function writeSetup(
       acknowledgedFingerprint,
       updatedAt: now,
     };
-    const [stored] = await tx.insert(clientSetups).values(row)
-      .onConflictDoUpdate({ target: [clientSetups.clientId, clientSetups.providerId], set: row })
-      .returning();
+    const stored = await setupWrite.upsert(tx, row);
     const view = setupView({ ...context, row: stored }, providerId, values, acknowledgedFingerprint);
     await ctx.idempotency?.record(tx, view);
     return view;
