@@ -3,7 +3,8 @@
  * the period in progress (the same figures a close would state now, nothing
  * charged) and the closed statements, newest first.
  */
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
+import { preparedFor } from "../../db/client.ts";
 import { statements } from "../../db/schema.ts";
 import { contractPeriodAt } from "../billing/periods.ts";
 import { iso } from "../clock.ts";
@@ -19,6 +20,20 @@ import { figuresView, statementView } from "./statement_view.ts";
 
 /** Closed statements shown beside the live period. */
 const CLOSED_SHOWN = 12;
+
+// Both routes are polled per client: their reads are built once per connection.
+const newestFirst = [desc(statements.periodStart), desc(statements.providerId), desc(statements.createdAt)];
+const closedStatementsShown = preparedFor((db) =>
+  db.select().from(statements).where(eq(statements.clientId, sql.placeholder("clientId")))
+    .orderBy(...newestFirst).limit(CLOSED_SHOWN).prepare()
+);
+const statementsOfClient = preparedFor((db) =>
+  db.select().from(statements)
+    .where(
+      and(eq(statements.partnerId, sql.placeholder("partnerId")), eq(statements.clientId, sql.placeholder("clientId"))),
+    )
+    .orderBy(...newestFirst).prepare()
+);
 
 export async function getPerformance(ctx: Ctx, input: { externalUserId: string }) {
   const partnerId = partnerOf(ctx);
@@ -43,9 +58,7 @@ export async function getPerformance(ctx: Ctx, input: { externalUserId: string }
       attributionPendingFacts: await attributionPendingCount(ctx.db.read, pair, { start, end }),
     });
   }
-  const closed = await ctx.db.read.select().from(statements).where(eq(statements.clientId, client.id))
-    .orderBy(desc(statements.periodStart), desc(statements.providerId), desc(statements.createdAt))
-    .limit(CLOSED_SHOWN);
+  const closed = await closedStatementsShown(ctx.db.read).all({ clientId: client.id });
   return {
     externalUserId: client.externalUserId,
     tenantId: client.tenantId,
@@ -70,9 +83,7 @@ export async function getPerformance(ctx: Ctx, input: { externalUserId: string }
 export async function listStatements(ctx: Ctx, input: { externalUserId: string }) {
   const partnerId = partnerOf(ctx);
   const client = await loadClient(ctx.db.read, partnerId, input.externalUserId);
-  const rows = await ctx.db.read.select().from(statements)
-    .where(and(eq(statements.partnerId, partnerId), eq(statements.clientId, client.id)))
-    .orderBy(desc(statements.periodStart), desc(statements.providerId), desc(statements.createdAt));
+  const rows = await statementsOfClient(ctx.db.read).all({ partnerId, clientId: client.id });
   return {
     externalUserId: client.externalUserId,
     tenantId: client.tenantId,

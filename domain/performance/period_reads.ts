@@ -5,7 +5,7 @@
  * pairs at once, never one query per client.
  */
 import { sql } from "drizzle-orm";
-import type { Executor } from "../../db/client.ts";
+import { type Executor, preparedFor } from "../../db/client.ts";
 import { clients, credits, performancePortions, resultFacts, statements } from "../../db/schema.ts";
 import type { PeriodSums } from "./figures.ts";
 
@@ -81,19 +81,26 @@ export async function periodPairsPage(
   return rows.map(sumsOf);
 }
 
+// The reads of one pair run on every GET performance: built once per connection, answering rows as arrays
+// (`values`) as the page reads do; one select field stands for the whole column list.
+// A left join: a pair with no portion in the period sums to zeros (each CASE falls to its ELSE).
+const sumsOfPair = preparedFor((db) =>
+  db.select({ row: sql`c.id, ${sql.placeholder("providerId")}, c.tenant_id, c.external_user_id, ${SUMS}` })
+    .from(sql`${clients} c LEFT JOIN ${performancePortions} p ON p.client_id = c.id
+      AND p.provider_id = ${sql.placeholder("providerId")}
+      AND p.closed_at >= ${sql.placeholder("start")} AND p.closed_at < ${sql.placeholder("end")}`)
+    .where(sql`c.id = ${sql.placeholder("clientId")}`)
+    .groupBy(sql`c.id`)
+    .prepare()
+);
+
 /** One pair's confirmed portions in [start, end), summed, with the parties of its events. */
 export async function pairPeriodSums(
   db: Executor,
   pair: Pair,
   period: { start: number; end: number },
 ): Promise<PairSums> {
-  // A left join: a pair with no portion in the period sums to zeros (each CASE falls to its ELSE).
-  const [row] = await db.values<SumsRow>(sql`
-    SELECT c.id, ${pair.providerId}, c.tenant_id, c.external_user_id, ${SUMS}
-    FROM ${clients} c LEFT JOIN ${performancePortions} p ON p.client_id = c.id AND p.provider_id = ${pair.providerId}
-      AND p.closed_at >= ${period.start} AND p.closed_at < ${period.end}
-    WHERE c.id = ${pair.clientId}
-    GROUP BY c.id`);
+  const [row] = await sumsOfPair(db).values({ ...pair, ...period }) as unknown as SumsRow[];
   return sumsOf(row);
 }
 
@@ -130,14 +137,20 @@ export async function creditBalances(db: Executor, pairs: Pair[]): Promise<Map<s
   return new Map(rows.map(([clientId, providerId, balance]) => [pairKey({ clientId, providerId }), balance]));
 }
 
+const attributionPending = preparedFor((db) =>
+  db.select({ count: sql`count(*)` }).from(resultFacts)
+    .where(sql`client_id = ${sql.placeholder("clientId")} AND provider_id = ${sql.placeholder("providerId")}
+      AND role = 'ATTRIBUTION_PENDING'
+      AND occurred_at >= ${sql.placeholder("start")} AND occurred_at < ${sql.placeholder("end")}`)
+    .prepare()
+);
+
 /** Facts of the pair in [start, end) that belong to no service position (ATTRIBUTION_PENDING): never performance. */
 export async function attributionPendingCount(
   db: Executor,
   pair: Pair,
   period: { start: number; end: number },
 ): Promise<number> {
-  const [[count]] = await db.values<[number]>(sql`SELECT count(*) FROM ${resultFacts}
-    WHERE client_id = ${pair.clientId} AND provider_id = ${pair.providerId} AND role = 'ATTRIBUTION_PENDING'
-      AND occurred_at >= ${period.start} AND occurred_at < ${period.end}`);
+  const [[count]] = await attributionPending(db).values({ ...pair, ...period }) as unknown as [number][];
   return count;
 }
