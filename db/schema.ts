@@ -985,3 +985,20 @@ export const cacheGenerations = sqliteTable("cache_generations", {
   cache: text("cache").primaryKey(),
   generation: integer("generation").notNull(),
 });
+
+/**
+ * The lease that serializes one account's entries across instances: an entry
+ * (the engine's or a manual opening) claims it before its gates are judged or
+ * its order recorded and holds it through send, fill, position and protection.
+ * `fence` grows at every claim, so a holder whose lease ran out (a crashed or
+ * frozen process) and was taken over can no longer write as the holder.
+ */
+export const entryLeases = sqliteTable("entry_leases", {
+  clientId: integer("client_id").notNull().references(() => clients.id),
+  providerId: text("provider_id").notNull(),
+  /** The holder's random token; null once released. */
+  owner: text("owner"),
+  fence: integer("fence").notNull(),
+  /** Wall-clock ms: past it, a held lease may be taken over. */
+  leasedUntil: ms("leased_until").notNull(),
+}, (t) => [primaryKey({ columns: [t.clientId, t.providerId] })]);

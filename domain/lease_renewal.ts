@@ -4,6 +4,7 @@
  * per lease, so a merely slow owner keeps its row and only a silent one (a
  * crashed or frozen process) lets the lease run out.
  */
+import { storageFailure } from "../db/connection.ts";
 import { wallClockNow } from "./clock.ts";
 
 export class LeaseRenewal {
@@ -30,4 +31,32 @@ export class LeaseRenewal {
     clearInterval(this.#timer);
     this.#timer = undefined;
   }
+}
+
+/**
+ * Release a lease whose holder is done. If the database refuses the write
+ * (locked by another process, full), the row would stay held until its lease
+ * runs out, keeping out whoever comes next; so the release is tried again in
+ * the background until it passes or the lease has run out anyway. Anything
+ * but a storage failure is the caller's.
+ */
+export async function releaseLease(release: () => Promise<unknown>, leaseMs: number): Promise<void> {
+  try {
+    await release();
+  } catch (error) {
+    if (!storageFailure(error)) throw error;
+    releaseLater(release, wallClockNow() + leaseMs);
+  }
+}
+
+const RELEASE_RETRY_MS = 250;
+
+function releaseLater(release: () => Promise<unknown>, until: number): void {
+  setTimeout(async () => {
+    try {
+      await release();
+    } catch (error) {
+      if (storageFailure(error) && wallClockNow() < until) releaseLater(release, until);
+    }
+  }, RELEASE_RETRY_MS);
 }

@@ -10,5 +10,6 @@ export function protectionOrder(request: ProtectionRequest): PlaceOrderRequest &
     triggerPrice: request.triggerPrice,
     reduceOnly: true,
     clientOrderId: request.clientOrderId,
+    ...(request.deadline === undefined ? {} : { deadline: request.deadline }),
   };
 }

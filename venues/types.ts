@@ -245,7 +245,19 @@ export interface PlaceOrderRequest {
   clientOrderId: string;
   /** VENUE_B only (capability builderFee): builder fee in tenths of a basis point for opening orders. */
   builder?: { address: HexAddress; feeTenthsBps: number };
+  /** See RequestDeadline. */
+  deadline?: RequestDeadline;
 }
+
+/**
+ * Wall-clock instant (ms) after which the venue must refuse this request: the
+ * adapter signs it to expire then (VENUE_A: recvWindow; VENUE_B: expiresAfter)
+ * and does not send it at all once too little time is left. The caller records
+ * when it sends, so an order the venue has not seen after the deadline (plus
+ * transit and clock skew) never will be, however long the adapter waited for
+ * its request budget before sending.
+ */
+export type RequestDeadline = number;
 
 export interface ModifyOrderRequest {
   symbol: string;
@@ -266,6 +278,8 @@ export interface ProtectionRequest {
   triggerPrice: Decimal;
   quantity: Decimal;
   clientOrderId: string;
+  /** See RequestDeadline. */
+  deadline?: RequestDeadline;
 }
 
 export interface Fill {
@@ -361,12 +375,12 @@ export interface VenueAdapter {
   readonly scheme: VenueCredentials["scheme"];
   readonly capabilities: VenueCapabilities;
   /**
-   * How long after sending an action the venue may still accept it: a client
-   * order id the venue has not seen this long after the send never will be
-   * (VENUE_A: recvWindow; VENUE_B: the actions' expiresAfter), so an uncertain
-   * outcome can be settled by querying.
+   * How long a signed order request stays acceptable to the venue (VENUE_A:
+   * its recvWindow; VENUE_B: the actions' expiresAfter): callers give each send
+   * a deadline this far after they record it, so an uncertain outcome can be
+   * settled by querying once it has passed.
    */
-  readonly actionWindowMs: number;
+  readonly requestTtlMs: number;
   /**
    * Request weight one order placement costs against the egress IP's limit
    * (VENUE_A: 0, orders count per account; VENUE_B: 1 per exchange action):

@@ -9,14 +9,15 @@
  * Each signal's sends begin at another account of its admitted list and wrap
  * around (startingClient), so a paced fan-out serves no account first every
  * time. Work goes by pages of admissions: one read brings each entry's account,
- * setup and symbol settings; one transaction claims the page's records and
- * records its intents; then the sends run a bounded number at a time, each
- * first reserving its request weight from the venue's egress budget
+ * setup and symbol settings; then the entries go a bounded number at a time,
+ * each first reserving its request weight from the venue's egress budget
  * (domain/venues/egress_budget.ts), so a fan-out larger than the venue's
- * per-IP limit is spread over the minutes it needs instead of tripping it.
+ * per-IP limit is spread over the minutes it needs instead of tripping it,
+ * and only then claimed and sent under its account's entry lease.
  */
 import { and, asc, count, eq, gt, isNull, lte, sql } from "drizzle-orm";
-import { withTransaction } from "../../db/client.ts";
+import { preparedFor, withTransaction } from "../../db/client.ts";
+import type { RunResult } from "../../db/connection.ts";
 import { accountStates, admissions, clients, clientSetups, providerAccounts, signals } from "../../db/schema.ts";
 import { callWithAccount } from "../accounts/account_call.ts";
 import type { AccountRow } from "../accounts/load_account.ts";
@@ -26,7 +27,14 @@ import { ApiError } from "../errors.ts";
 import { sha256Hex } from "../ids.ts";
 import { effectiveAccessOf } from "../grants/effective_access.ts";
 import { valuesOf } from "../setups/setup_values.ts";
-import { insertSubmittingIntents, type IntentDraft } from "../execution/intents.ts";
+import {
+  claimEntryLease,
+  type EntryLease,
+  holdingEntryLease,
+  newLeaseOwner,
+  releaseEntryLease,
+} from "../execution/entry_leases.ts";
+import { insertSubmittingUnlessBusy, type IntentDraft, type IntentRow } from "../execution/intents.ts";
 import { sendIntent } from "../execution/send_intent.ts";
 import { protectFilledEntry } from "./entry_fills.ts";
 import type { PlaceOrderRequest, ProviderId, VenueAdapter } from "../../venues/types.ts";
@@ -85,7 +93,13 @@ async function startingClient(ctx: Ctx, signal: Signal): Promise<number> {
 
 const GOLDEN_RATIO = (Math.sqrt(5) - 1) / 2;
 
-/** The admitted records with a client id in (from, upTo], page by page. */
+/**
+ * The admitted records with a client id in (from, upTo], page by page. Each
+ * entry waits for its request weight first, then is claimed (its account's
+ * entry lease, its record and its intent in one transaction) and sent at once
+ * under that lease: the intent is recorded as sent when it truly goes, so the
+ * deadline its send carries (send_intent.ts) is never spent waiting.
+ */
 async function dispatchRange(
   ctx: Ctx,
   signal: Signal,
@@ -94,25 +108,27 @@ async function dispatchRange(
   builderOf: (partnerId: string) => Promise<Builder>,
   summary: DispatchSummary,
 ): Promise<void> {
+  const owner = newLeaseOwner();
   let after = from;
   for (;;) {
     const page = await admittedPage(ctx, signal, after, upTo);
-    const ready: Admitted[] = [];
     await eachInPool(page, CONCURRENT_SENDS, async (entry) => {
-      if (await applySymbolSettings(ctx, signal, entry)) ready.push(entry);
-      else summary.failed++;
-    });
-    const claimed = await claimEntries(ctx, signal, ready);
-    summary.busy += ready.length - claimed.length;
-    await eachInPool(claimed, CONCURRENT_SENDS, async ({ entry, intent }) => {
-      const providerId = intent.providerId as ProviderId;
+      if (!await applySymbolSettings(ctx, signal, entry)) return void summary.failed++;
+      const providerId = entry.admission.providerId as ProviderId;
       const venue = ctx.venues[providerId];
       // Paced by the egress budget: the entry and its protective orders wait for their weight, none is refused.
       await ctx.egressBudgets[providerId].reserve(venue.placementWeight * requestsPerEntry(venue, signal));
       const builder = venue.capabilities.builderFee ? await builderOf(entry.partnerId) : undefined;
-      const sent = await sendIntent(ctx, intent, entry.account, builder ? { builder } : {});
-      await protectFilledEntry(ctx, sent, entry.account);
-      summary[sent.status === "REJECTED" || sent.status === "NOT_PLACED" ? "failed" : "dispatched"]++;
+      const claimed = await claimEntry(ctx, signal, entry, owner);
+      if (claimed === "BUSY") return void summary.busy++;
+      // Another run dispatched it meanwhile.
+      if (!claimed) return;
+      const { intent, lease } = claimed;
+      await holdingEntryLease(ctx, lease, async () => {
+        const sent = await sendIntent(ctx, intent, entry.account, { builder, lease });
+        await protectFilledEntry(ctx, sent, entry.account, lease);
+        summary[sent.status === "REJECTED" || sent.status === "NOT_PLACED" ? "failed" : "dispatched"]++;
+      });
     });
     if (page.length < PAGE_SIZE) return;
     after = page[page.length - 1].admission.clientId;
@@ -169,45 +185,55 @@ const entryIntentId = (signalId: string, clientId: number) =>
   "sig_" + sha256Hex(`${signalId}\u0000${clientId}`).slice(0, 28);
 
 /**
- * One transaction for the page: each record takes its intent id (only if it
- * has none yet: another run may have dispatched it) and its intent is
- * recorded SUBMITTING. A record whose account already has an entry in flight
- * becomes an ACCOUNT_BUSY refusal instead. Answers the intents to send.
+ * One transaction: the record takes its intent id (only if it has none yet:
+ * another run may have dispatched it, then this answers null), the account's
+ * entry lease is claimed and the intent recorded SUBMITTING. An account whose
+ * lease another entry holds, or with an entry whose outcome is still unknown,
+ * makes the record an ACCOUNT_BUSY refusal instead.
  */
-async function claimEntries(ctx: Ctx, signal: Signal, ready: Admitted[]) {
-  if (!ready.length) return [];
-  const now = ctx.clock.now();
-  return await withTransaction(ctx.db, async (tx) => {
-    const claims = JSON.stringify(ready.map(({ admission }) => ({
+function claimEntry(
+  ctx: Ctx,
+  signal: Signal,
+  entry: Admitted,
+  owner: string,
+): Promise<{ intent: IntentRow; lease: EntryLease } | "BUSY" | null> {
+  const { admission } = entry;
+  const draft = entryDraft(signal, entry);
+  return withTransaction(ctx.db, async (tx) => {
+    const ran = await takeRecord(tx).run({
+      signalId: signal.signalId,
       clientId: admission.clientId,
-      intentId: entryIntentId(signal.signalId, admission.clientId),
-    })));
-    const claimedClients = new Set(
-      // Materialized, the claims drive the join (one index look-up each); left to the planner,
-      // each record of the signal would scan the whole list.
-      (await tx.values<[number]>(sql`WITH claim(client_id, intent_id) AS MATERIALIZED
-          (SELECT value->>'clientId', value->>'intentId' FROM json_each(${claims}))
-        UPDATE ${admissions} SET intent_id = claim.intent_id FROM claim
-        WHERE ${admissions.signalId} = ${signal.signalId} AND ${admissions.clientId} = claim.client_id
-          AND ${admissions.intentId} IS NULL
-        RETURNING ${admissions.clientId}`)).map(([clientId]) => clientId),
-    );
-    const toSend = ready.filter(({ admission }) => claimedClients.has(admission.clientId));
-    const recorded = await insertSubmittingIntents(tx, toSend.map((entry) => entryDraft(signal, entry)), now);
-    const byClient = new Map(recorded.map((intent) => [intent.clientId, intent]));
-    const busy = toSend.filter(({ admission }) => !byClient.has(admission.clientId)).map((e) => e.admission.clientId);
-    if (busy.length) {
-      await tx.run(sql`UPDATE ${admissions} SET decision = 'REFUSED', code = 'ACCOUNT_BUSY', stage = 'DISPATCH',
-          detail = 'Outra entrada desta conta estava em andamento.', intent_id = NULL
-        WHERE ${admissions.signalId} = ${signal.signalId}
-          AND ${admissions.clientId} IN (SELECT value FROM json_each(${JSON.stringify(busy)}))`);
-    }
-    return toSend.flatMap((entry) => {
-      const intent = byClient.get(entry.admission.clientId);
-      return intent ? [{ entry, intent }] : [];
-    });
+      intentId: draft.intentId,
+    }) as unknown as RunResult;
+    if (!ran.changes) return null;
+    const lease = await claimEntryLease(tx, { clientId: admission.clientId, providerId: admission.providerId }, owner);
+    const intent = lease ? await insertSubmittingUnlessBusy(tx, draft, ctx.clock.now()) : null;
+    if (lease && intent) return { intent, lease };
+    if (lease) await releaseEntryLease(tx, lease);
+    await refuseAsBusy(tx).run({ signalId: signal.signalId, clientId: admission.clientId });
+    return "BUSY";
   });
 }
+
+const recordOfClient = and(
+  eq(admissions.signalId, sql.placeholder("signalId")),
+  eq(admissions.clientId, sql.placeholder("clientId")),
+);
+
+const takeRecord = preparedFor((db) =>
+  db.update(admissions).set({ intentId: sql`${sql.placeholder("intentId")}` })
+    .where(and(recordOfClient, isNull(admissions.intentId))).prepare()
+);
+
+const refuseAsBusy = preparedFor((db) =>
+  db.update(admissions).set({
+    decision: "REFUSED",
+    code: "ACCOUNT_BUSY",
+    stage: "DISPATCH",
+    detail: "Outra entrada desta conta estava em andamento.",
+    intentId: null,
+  }).where(recordOfClient).prepare()
+);
 
 function entryDraft(signal: Signal, { admission, partnerId, setup }: Admitted): IntentDraft {
   return {

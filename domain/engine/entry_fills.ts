@@ -11,6 +11,7 @@ import { positions, signals } from "../../db/schema.ts";
 import type { AccountRow } from "../accounts/load_account.ts";
 import type { Ctx } from "../context.ts";
 import { isZero } from "../../venues/decimal.ts";
+import { type EntryLease, EntryLeaseLost } from "../execution/entry_leases.ts";
 import type { IntentRow } from "../execution/intents.ts";
 import { openPositionFromFill, protectPosition } from "../execution/protection.ts";
 import { setupOfClient } from "../setups/setups.ts";
@@ -31,7 +32,17 @@ function holdsPosition(intent: IntentRow): boolean {
   return intent.status === "FILLED" || intent.status === "CANCELED" || intent.status === "EXPIRED";
 }
 
-export async function protectFilledEntry(ctx: Ctx, intent: IntentRow, account: AccountRow): Promise<void> {
+/**
+ * Open and protect the position of a filled entry, once. Under the entry's
+ * lease, only while it is still the caller's: a holder taken over leaves it
+ * to the new one.
+ */
+export async function protectFilledEntry(
+  ctx: Ctx,
+  intent: IntentRow,
+  account: AccountRow,
+  lease?: EntryLease,
+): Promise<void> {
   if (!holdsPosition(intent)) return;
   if (await positionOfEntry(ctx.db.read).get({ entryIntentId: intent.id })) return;
   const setup = valuesOf((await setupOfClient(ctx.db.read, intent.clientId, intent.providerId)) ?? null);
@@ -49,10 +60,10 @@ export async function protectFilledEntry(ctx: Ctx, intent: IntentRow, account: A
       ...plan,
       autoBreakEven: setup.autoBreakEven,
       signalId: intent.signalId,
-    });
+    }, lease);
   } catch (error) {
     // Another instance opened it first (one position per entry intent): that one protects it.
-    if (isUniqueViolation(error, "positions.entry_intent_id")) return;
+    if (isUniqueViolation(error, "positions.entry_intent_id") || error instanceof EntryLeaseLost) return;
     throw error;
   }
   await protectPosition(ctx, position, account);

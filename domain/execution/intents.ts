@@ -2,9 +2,10 @@
  * Intents: every venue action recorded before it is sent (spec, Intent). The
  * client order id is derived from the partner and the intent id, so the same
  * intent always names the same order at the venue, and what became of it can
- * be asked there. Entries (opensPosition) are serialized per account by a
- * partial unique index: a second entry while one is SUBMITTING or UNCERTAIN
- * is ACCOUNT_BUSY on any instance.
+ * be asked there. Entries (opensPosition) are serialized per account by the
+ * account's entry lease (entry_leases.ts) and, while an entry's outcome is
+ * unknown, by a partial unique index: a second entry while one is SUBMITTING
+ * or UNCERTAIN is ACCOUNT_BUSY on any instance.
  */
 import { and, eq, sql } from "drizzle-orm";
 import { type Executor, isUniqueViolation, preparedFor, type Tx } from "../../db/client.ts";
@@ -68,19 +69,12 @@ function intentRowOf(draft: IntentDraft, status: "PREPARED" | "SUBMITTING", now:
 }
 
 /**
- * Record many SUBMITTING intents in one transaction, each by the same
- * statement built once (a many-row statement costs more to build than to
- * run). A draft whose entry would be a second one in flight on its account
- * (or whose intent id exists) is left out: answers the rows recorded, and
- * the caller tells who is missing.
+ * Record a SUBMITTING intent unless it would be a second entry in flight on
+ * its account (or its intent id exists): answers the row, or null, without
+ * failing the caller's transaction (which goes on to record why).
  */
-export async function insertSubmittingIntents(tx: Tx, drafts: IntentDraft[], now: number): Promise<IntentRow[]> {
-  const recorded: IntentRow[] = [];
-  for (const draft of drafts) {
-    const row = await intentInsert.insertUnlessConflicting(tx, intentRowOf(draft, "SUBMITTING", now));
-    if (row) recorded.push(row);
-  }
-  return recorded;
+export async function insertSubmittingUnlessBusy(tx: Tx, draft: IntentDraft, now: number): Promise<IntentRow | null> {
+  return (await intentInsert.insertUnlessConflicting(tx, intentRowOf(draft, "SUBMITTING", now))) ?? null;
 }
 
 const intentOfPartner = preparedFor((db) =>

@@ -38,6 +38,7 @@ import {
   transitionIntent,
 } from "./intents.ts";
 import { placeLeg, type PositionRow, recordProtection, takeProfitQuantities } from "./protection.ts";
+import { claimEntryLease, type EntryLease, holdingEntryLease, newLeaseOwner } from "./entry_leases.ts";
 import { sendIntent } from "./send_intent.ts";
 import { reconcileAccount } from "./reconcile_account.ts";
 import { callVenue } from "../venues/call_venue.ts";
@@ -85,6 +86,8 @@ interface Resolved {
   access: EffectiveAccess;
   account: AccountRow;
   market: Market | null;
+  /** An opening's: the account's entry lease, held from its gates to its protection. */
+  lease?: EntryLease;
 }
 
 const required = <T>(value: T | undefined | null, field: string): T => {
@@ -195,13 +198,13 @@ function quantityOf(order: ManualOrder, market: Market): string {
 async function checkOpening(
   ctx: Ctx,
   order: ManualOrder,
-  { client, access, market }: Resolved,
+  { client, access, market, lease }: Resolved,
   entry: { quantity: string; price: string; leverage: number; setup: ReturnType<typeof valuesOf> },
 ): Promise<void> {
   let snapshot = await (await gateSnapshotsOf(ctx, client, access, "MANUAL"))(order.providerId);
   if (snapshot.readiness.reconciliationPending) {
     // A new entry waits for the account's open outcomes: settle them now (a query, never a resend), then judge.
-    await reconcileAccount(ctx, (await findAccount(ctx.db.read, client.id, order.providerId))!);
+    await reconcileAccount(ctx, (await findAccount(ctx.db.read, client.id, order.providerId))!, lease);
     snapshot = await (await gateSnapshotsOf(ctx, client, access, "MANUAL"))(order.providerId);
   }
   const decision = evaluateEntry(snapshot, "OPEN", { symbol: market!.symbol }, "MANUAL");
@@ -293,6 +296,25 @@ async function executeVenueOrder(ctx: Ctx, order: ManualOrder, resolved: Resolve
   if (existing && existing.status !== "NOT_PLACED" && existing.status !== "PREPARED") {
     return executionView(existing, 0);
   }
+  if (!isOpening(order)) return await sendVenueOrder(ctx, order, resolved, intentId, existing);
+  // An opening holds its account's entry lease from its gates to its protection: one entry at a time.
+  const account = { clientId: resolved.client.id, providerId: order.providerId };
+  const lease = await withTransaction(ctx.db, (tx) => claimEntryLease(tx, account, newLeaseOwner()));
+  if (!lease) throw new ApiError("ACCOUNT_BUSY");
+  return await holdingEntryLease(
+    ctx,
+    lease,
+    () => sendVenueOrder(ctx, order, { ...resolved, lease }, intentId, existing),
+  );
+}
+
+async function sendVenueOrder(
+  ctx: Ctx,
+  order: ManualOrder,
+  resolved: Resolved,
+  intentId: string,
+  existing: IntentRow | null,
+) {
   const started = performance.now();
   let intent: IntentRow;
   if (existing) {
@@ -311,7 +333,7 @@ async function executeVenueOrder(ctx: Ctx, order: ManualOrder, resolved: Resolve
       resolved.access.partner.builderFeeTenthsBps > 0
     ? { address: ctx.config.venueBBuilderAddress, feeTenthsBps: resolved.access.partner.builderFeeTenthsBps }
     : undefined;
-  const sent = await sendIntent(ctx, intent, resolved.account, builder ? { builder } : {});
+  const sent = await sendIntent(ctx, intent, resolved.account, { builder, lease: resolved.lease });
   if (sent.status === "NOT_PLACED") {
     // The venue took nothing. A refused credential is the client's to fix (reconnect), not a venue to wait
     // for: answered as such, as when a read before the order meets it, never as 503 PROVIDER_DOWN.
@@ -320,7 +342,7 @@ async function executeVenueOrder(ctx: Ctx, order: ManualOrder, resolved: Resolve
     }
     throw new ApiError("PROVIDER_DOWN", { message: sent.errorMessage ?? undefined });
   }
-  await protectFilledEntry(ctx, sent, resolved.account);
+  await protectFilledEntry(ctx, sent, resolved.account, resolved.lease);
   return executionView(sent, Math.round(performance.now() - started), builder?.feeTenthsBps);
 }
 

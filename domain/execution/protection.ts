@@ -19,6 +19,7 @@ import { newId } from "../ids.ts";
 import { cmp, isZero, mul, roundToStep, sub } from "../../venues/decimal.ts";
 import type { ProviderId } from "../../venues/types.ts";
 import { findMarket } from "../venues/markets.ts";
+import { assertHoldsEntryLease, type EntryLease } from "./entry_leases.ts";
 import { insertIntent, type IntentDraft, type IntentRow } from "./intents.ts";
 import { degradedReason } from "./protective_legs.ts";
 import { sendIntent, sendProtections } from "./send_intent.ts";
@@ -34,10 +35,19 @@ export interface ProtectionPlan {
 
 const positionInsert = rowInsert(positions);
 
-/** The position an entry's fill opened, with `position.opened` in the same transaction. */
-export async function openPositionFromFill(ctx: Ctx, entry: IntentRow, plan: ProtectionPlan): Promise<PositionRow> {
+/**
+ * The position an entry's fill opened, with `position.opened` in the same
+ * transaction; by the entry's holder only, while it still holds the lease.
+ */
+export async function openPositionFromFill(
+  ctx: Ctx,
+  entry: IntentRow,
+  plan: ProtectionPlan,
+  lease?: EntryLease,
+): Promise<PositionRow> {
   const now = ctx.clock.now();
   return await withTransaction(ctx.db, async (tx) => {
+    if (lease) await assertHoldsEntryLease(tx, lease);
     const position = await positionInsert.insert(tx, {
       positionId: newId("pos", now),
       clientId: entry.clientId,

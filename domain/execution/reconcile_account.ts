@@ -19,6 +19,7 @@ import { cancelTimedOutEntry, entryTimedOut } from "../engine/entry_timeout.ts";
 import { protectFilledEntry } from "../engine/entry_fills.ts";
 import { setupOfClient } from "../setups/setups.ts";
 import { valuesOf } from "../setups/setup_values.ts";
+import type { EntryLease } from "./entry_leases.ts";
 import { OPEN_STATUSES } from "./intents.ts";
 import { maintainPositions } from "./position_maintenance.ts";
 import { reconcileIntent } from "./reconcile_intent.ts";
@@ -58,7 +59,16 @@ export interface AccountReconciliation {
   replaced: number;
 }
 
-export async function reconcileAccount(ctx: Ctx, account: AccountRow): Promise<AccountReconciliation> {
+/**
+ * `lease`: the account's entry lease when the caller holds it (an opening
+ * settling the account before its gates, or a reconciliation that took over
+ * a silent holder's); positions are then opened only while it is still held.
+ */
+export async function reconcileAccount(
+  ctx: Ctx,
+  account: AccountRow,
+  lease?: EntryLease,
+): Promise<AccountReconciliation> {
   const providerId = account.providerId as ProviderId;
   const key = { clientId: account.clientId, providerId };
   const open = await ctx.db.read.select().from(intents)
@@ -76,12 +86,12 @@ export async function reconcileAccount(ctx: Ctx, account: AccountRow): Promise<A
     if (entryTimedOut(current, entryTimeoutMinutes, ctx.clock.now())) {
       current = await cancelTimedOutEntry(ctx, current, account);
     }
-    await protectFilledEntry(ctx, current, account);
+    await protectFilledEntry(ctx, current, account, lease);
   }
   // A process that died between an entry's fill and its position (the send's answer was recorded, the
   // position not yet opened) left a filled entry that no open intent points to: it opens and is protected here.
   for (const entry of await filledEntriesWithoutPosition(ctx.db.read).all(key)) {
-    await protectFilledEntry(ctx, entry, account);
+    await protectFilledEntry(ctx, entry, account, lease);
   }
 
   const [state] = await ctx.db.read.select().from(accountStates)

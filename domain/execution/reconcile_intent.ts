@@ -1,17 +1,20 @@
 /**
  * Settling an intent by asking the venue what became of its client order id,
  * never by sending it again. An order the venue does not know is NOT_PLACED
- * only once the venue's action window has passed since the send (after it,
- * the venue refuses the request even if it arrives); before that it stays
- * UNCERTAIN and is asked again later.
+ * only once its send's deadline has passed (send_intent.ts: the venue refuses
+ * the request after it, even if it arrives), with a margin for clock skew and
+ * transit; before that it stays UNCERTAIN and is asked again later.
  */
 import { wallClockNow } from "../clock.ts";
 import { withTransaction } from "../../db/client.ts";
 import { callWithAccount } from "../accounts/account_call.ts";
 import type { AccountRow } from "../accounts/load_account.ts";
 import type { Ctx } from "../context.ts";
-import type { ProviderId } from "../../venues/types.ts";
 import { intentById, type IntentRow, OPEN_STATUSES, orderChanges, transitionIntent } from "./intents.ts";
+import { sendDeadline } from "./send_intent.ts";
+
+/** How far our wall clock and the venue's may disagree, plus a request's time on the way. */
+const SKEW_AND_TRANSIT_MS = 1000;
 
 export interface IntentReconciliation {
   intent: IntentRow;
@@ -27,8 +30,8 @@ export async function reconcileIntent(ctx: Ctx, intent: IntentRow, account: Acco
     (venue, credentials) => venue.getOrder(credentials, intent.symbol, intent.clientOrderId),
   );
   const now = ctx.clock.now();
-  const windowMs = ctx.venues[intent.providerId as ProviderId].actionWindowMs;
-  const windowPassed = intent.sentWallAt === null || wallClockNow() > intent.sentWallAt + windowMs;
+  const deadline = sendDeadline(ctx, intent);
+  const windowPassed = deadline === undefined || wallClockNow() > deadline + SKEW_AND_TRANSIT_MS;
   const changes = order ? { ...orderChanges(order), reconciledAt: now } : windowPassed
     ? {
       status: "NOT_PLACED",

@@ -9,7 +9,14 @@ import { callWithAccount } from "../accounts/account_call.ts";
 import type { AccountRow } from "../accounts/load_account.ts";
 import type { Ctx } from "../context.ts";
 import { ApiError } from "../errors.ts";
-import { type PlaceOrderRequest, type ProtectionRequest, type ProviderId, VenueError } from "../../venues/types.ts";
+import {
+  type PlaceOrderRequest,
+  type ProtectionRequest,
+  type ProviderId,
+  type RequestDeadline,
+  VenueError,
+} from "../../venues/types.ts";
+import { assertHoldsEntryLease, type EntryLease, EntryLeaseLost } from "./entry_leases.ts";
 import { intentById, type IntentRow, orderChanges, transitionIntent } from "./intents.ts";
 
 /** Pt-BR messages of the venue refusals an intent records (the venue's own text may quote internals). */
@@ -18,6 +25,17 @@ const REFUSAL_MESSAGES: Record<string, string> = {
   INVALID_ORDER: "O provedor recusou a ordem (preço, quantidade ou parâmetros fora das regras do mercado).",
   TRIGGER_CROSSED: "O mercado já passou do preço de disparo: o provedor recusou a ordem, que dispararia na hora.",
 };
+
+/**
+ * The instant after which the venue refuses this intent's request: the venue's
+ * request lifetime from the moment the intent was recorded as sent. Whatever
+ * the adapter waits for (request budget, a nonce) comes out of that lifetime,
+ * so reconciliation may conclude from the venue's silence once it has passed.
+ */
+export function sendDeadline(ctx: Ctx, intent: IntentRow): RequestDeadline | undefined {
+  if (intent.sentWallAt === null) return undefined;
+  return intent.sentWallAt + ctx.venues[intent.providerId as ProviderId].requestTtlMs;
+}
 
 export function orderRequestOf(intent: IntentRow): PlaceOrderRequest {
   return {
@@ -50,33 +68,47 @@ function protectionRequestOf(intent: IntentRow): ProtectionRequest | null {
   };
 }
 
+export interface SendOptions {
+  /** VENUE_B openings: the builder fee they carry. */
+  builder?: PlaceOrderRequest["builder"];
+  /** An entry's: its outcome is recorded only while the lease is still the sender's. */
+  lease?: EntryLease;
+}
+
 /**
  * Place a SUBMITTING intent's order and record the outcome. Answers the
- * intent as recorded (if a reconciliation settled it meanwhile, as it stands).
+ * intent as recorded (if a reconciliation settled it meanwhile, or the
+ * entry's lease was taken over and its new holder settles it: as it stands).
  */
 export async function sendIntent(
   ctx: Ctx,
   intent: IntentRow,
   account: AccountRow,
-  extras: Pick<PlaceOrderRequest, "builder"> = {},
+  { builder, lease }: SendOptions = {},
 ): Promise<IntentRow> {
   let changes: Partial<IntentRow> & { status: string };
   try {
+    const deadline = sendDeadline(ctx, intent);
     const order = await callWithAccount(ctx, account, (venue, credentials) => {
       const protection = protectionRequestOf(intent);
       return protection
-        ? venue.placeProtection(credentials, protection)
-        : venue.placeOrder(credentials, { ...orderRequestOf(intent), ...extras });
+        ? venue.placeProtection(credentials, { ...protection, deadline })
+        : venue.placeOrder(credentials, { ...orderRequestOf(intent), ...(builder ? { builder } : {}), deadline });
     });
     changes = orderChanges(order);
   } catch (error) {
     changes = outcomeOfFailure(error);
   }
   const now = ctx.clock.now();
-  return await withTransaction(
-    ctx.db,
-    async (tx) => (await transitionIntent(tx, intent, changes, now)) ?? (await intentById(tx, intent.id)),
-  );
+  try {
+    return await withTransaction(ctx.db, async (tx) => {
+      if (lease) await assertHoldsEntryLease(tx, lease);
+      return (await transitionIntent(tx, intent, changes, now)) ?? (await intentById(tx, intent.id));
+    });
+  } catch (error) {
+    if (!(error instanceof EntryLeaseLost)) throw error;
+    return await intentById(ctx.db.read, intent.id);
+  }
 }
 
 /**
@@ -93,7 +125,11 @@ export async function sendProtections(ctx: Ctx, legs: IntentRow[], account: Acco
     const answers = await callWithAccount(
       ctx,
       account,
-      (venue, credentials) => venue.placeProtections!(credentials, legs.map((leg) => protectionRequestOf(leg)!)),
+      (venue, credentials) =>
+        venue.placeProtections!(
+          credentials,
+          legs.map((leg) => ({ ...protectionRequestOf(leg)!, deadline: sendDeadline(ctx, leg) })),
+        ),
     );
     outcomes = answers.map((answer) => answer instanceof VenueError ? outcomeOfFailure(answer) : orderChanges(answer));
   } catch (error) {

@@ -16,16 +16,14 @@
 import { wallClockNow } from "../clock.ts";
 import { and, eq, sql } from "drizzle-orm";
 import { type Database, preparedFor, type Tx, withTransaction } from "../../db/client.ts";
-import { storageFailure } from "../../db/connection.ts";
 import { idempotencyKeys } from "../../db/schema.ts";
 import { randomToken } from "../ids.ts";
-import { LeaseRenewal } from "../lease_renewal.ts";
+import { LeaseRenewal, releaseLease } from "../lease_renewal.ts";
 import { AnsweredMeanwhile, findKey, type KeyScope, RETENTION_MS, type StoredAnswer } from "./idempotency_keys.ts";
 
 /** How long a claim survives its owner's silence; the owner renews it three times per lease. */
 export const LEASE_MS = 30_000;
 /** Between attempts to free a key whose release the database refused. */
-const RELEASE_RETRY_MS = 250;
 
 const scopeMatches = and(
   eq(idempotencyKeys.partnerId, sql.placeholder("partnerId")),
@@ -143,33 +141,18 @@ export class KeyLease {
     if (!done) throw new AnsweredMeanwhile(await findKey(tx, this.scope, now));
   }
 
-  /** Free the key for a retry: only for outcomes where nothing happened. */
+  /**
+   * Free the key for a retry: only for outcomes where nothing happened. The
+   * caller already has its answer (try again); a release the database refuses
+   * frees the key as soon as it takes writes, so the retry does not meet
+   * IDEMPOTENCY_IN_PROGRESS until the lease runs out.
+   */
   async release(): Promise<void> {
     this.stop();
-    try {
-      await this.#release();
-    } catch (error) {
-      if (!storageFailure(error)) throw error;
-      // The database refused the write (locked by another process, full): the claim would hold the key
-      // until its lease runs out, answering the caller's retry IDEMPOTENCY_IN_PROGRESS meanwhile. The
-      // caller already has its answer (try again); free the key as soon as the database takes writes.
-      this.#releaseLater(wallClockNow() + this.leaseMs);
-    }
-  }
-
-  #release() {
-    return withTransaction(this.db, (tx) => releaseClaim(tx).get({ ...this.scope, owner: this.owner }));
-  }
-
-  #releaseLater(until: number): void {
-    setTimeout(async () => {
-      try {
-        await this.#release();
-      } catch (error) {
-        // Past the lease the claim is free anyway; anything but a storage failure will not pass by waiting.
-        if (storageFailure(error) && wallClockNow() < until) this.#releaseLater(until);
-      }
-    }, RELEASE_RETRY_MS);
+    await releaseLease(
+      () => withTransaction(this.db, (tx) => releaseClaim(tx).get({ ...this.scope, owner: this.owner })),
+      this.leaseMs,
+    );
   }
 
   /** Stop renewing (the work is over, or the process is leaving and the lease may run out). */

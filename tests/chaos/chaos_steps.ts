@@ -177,25 +177,36 @@ export async function recover(world: ChaosWorld): Promise<void> {
     await world.idempotent("POST", `/v1/users/${user}/payments/${paymentId}/confirm`, { txHash }, "confirm");
   }
   for (const name of ["reconcile", "protection-monitor", "reconcile", "webhook-delivery"]) await job(world, name);
-  // An order the dead process sent is only queried once the venue's action window (6 s) has passed: until
-  // then its fate, and its position's protection, are honestly unknown. Wait it out, then look again.
-  if (await unsettled(world)) {
-    await new Promise((resolve) => setTimeout(resolve, ACTION_WINDOW_MS));
+  // An order the dead process sent is only queried once its deadline (VENUE_A: 5 s after it was recorded, and a
+  // second of margin) has passed, and an account whose entry lease the dead process held is only reconciled once
+  // that lease has run out: until then its fate, and its position's protection, are honestly unknown. Wait both
+  // out, then look again.
+  const waitMs = await unsettledFor(world);
+  if (waitMs !== null) {
+    await new Promise((resolve) => setTimeout(resolve, waitMs));
     for (const name of ["reconcile", "protection-monitor", "reconcile"]) await job(world, name);
   }
 }
 
-/** VENUE_A's receive window (5 s) and a second of margin, as the adapter counts it. */
+/** VENUE_A's receive window (5 s) and a second of margin, as the service counts it, and some slack. */
 const ACTION_WINDOW_MS = 6_500;
 
-async function unsettled(world: ChaosWorld): Promise<boolean> {
+/**
+ * How long to wait before everything can be settled, or null when nothing is
+ * pending: the action window when an order's fate or a position's protection
+ * is unknown, or longer, until the last entry lease left held runs out.
+ */
+async function unsettledFor(world: ChaosWorld): Promise<number | null> {
   const db = await world.openDatabase();
   try {
-    const [[count]] = await db.read.values(
+    const [[pending, heldUntil]] = await db.read.values(
       `SELECT (SELECT count(*) FROM intents WHERE status IN ('SUBMITTING', 'UNCERTAIN'))
-        + (SELECT count(*) FROM positions WHERE status = 'OPEN' AND protection_status <> 'PROTECTED')`,
-    ) as [[number]];
-    return count > 0;
+          + (SELECT count(*) FROM positions WHERE status = 'OPEN' AND protection_status <> 'PROTECTED')
+          + (SELECT count(*) FROM entry_leases WHERE owner IS NOT NULL),
+        (SELECT max(leased_until) FROM entry_leases WHERE owner IS NOT NULL)`,
+    ) as [[number, number | null]];
+    if (pending === 0) return null;
+    return Math.max(ACTION_WINDOW_MS, (heldUntil ?? 0) - Date.now() + 500);
   } finally {
     db.close();
   }

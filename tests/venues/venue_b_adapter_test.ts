@@ -275,6 +275,30 @@ Deno.test("VENUE_B puts the builder on opening orders only", async () => {
   assert.equal((closing.orders as Record<string, unknown>[])[0].p, "2850");
 });
 
+Deno.test("VENUE_B signs an order to expire at its deadline, and keeps one whose deadline is too near", async () => {
+  await using sim = startSim();
+  const recorder = recordingFetch();
+  const { adapter, credentials } = await connectClient(sim, { adapter: { fetch: recorder.fetch } });
+  const request = {
+    symbol: "SOLUSDC",
+    side: "BUY" as const,
+    type: "LIMIT" as const,
+    quantity: "1",
+    price: "140",
+    reduceOnly: false,
+  };
+  const deadline = Date.now() + 3_000;
+  await adapter.placeOrder(credentials, { ...request, clientOrderId: "with-deadline", deadline });
+  const orderActions = () => recorder.bodies.filter(({ body }) => (body.action as { type?: string })?.type === "order");
+  assert.equal(orderActions()[0].body.expiresAfter, deadline, "expires at the deadline, before the usual time to live");
+  await assertVenueError(
+    adapter.placeOrder(credentials, { ...request, clientOrderId: "too-late", deadline: Date.now() + 100 }),
+    "UNAVAILABLE",
+  );
+  assert.equal(orderActions().length, 1, "the late one never left");
+  assert.equal(await adapter.getOrder(credentials, "SOLUSDC", "too-late"), null);
+});
+
 Deno.test("VENUE_B places with no read first; resubmitting a client order id answers the first order, never a second", async () => {
   await using sim = startSim();
   const recorder = recordingFetch();

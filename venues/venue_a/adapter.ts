@@ -125,8 +125,8 @@ export function createVenueAAdapter(deps: VenueAAdapterDeps): VenueAdapter {
     kind: "PERP_CEX",
     scheme: "API_KEY",
     capabilities: { builderFee: false, agentWallet: false, feeInOtherAsset: true, paymentLedger: false },
-    // The venue refuses a request whose timestamp is older than recvWindow; a second covers transit.
-    actionWindowMs: RECV_WINDOW_MS + 1000,
+    // The venue refuses a request whose timestamp is older than its recvWindow.
+    requestTtlMs: RECV_WINDOW_MS,
     placementWeight: WEIGHTS.orderMutation,
 
     // From the same cache as placements: a listing at most MARKETS_TTL_MS old costs nothing to callers.

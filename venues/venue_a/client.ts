@@ -3,11 +3,12 @@
  * request-weight budget and the mapping of every answer to data or a
  * `VenueError`. Nothing here knows about orders or markets.
  */
-import type { RequestBudget, VenueError } from "../types.ts";
+import type { RequestBudget, RequestDeadline, VenueError } from "../types.ts";
 import { encodeParams, type Params, signRequest } from "./auth.ts";
 import {
   API_KEY_HEADER,
   DEFAULT_WEIGHT_LIMIT_1M,
+  MAX_RECV_WINDOW_MS,
   READ_RETRY_DELAYS_MS,
   RECV_WINDOW_MS,
   USED_WEIGHT_HEADER,
@@ -34,6 +35,8 @@ export interface VenueRequest {
   countsOrder?: boolean;
   /** Present on SIGNED calls. */
   auth?: ApiKeyPair;
+  /** Signed orders: the instant after which the venue must refuse it (types.ts, RequestDeadline). */
+  deadline?: RequestDeadline;
   /** Names the call in error messages, in sentence case, e.g. "Placing the order". */
   action: string;
 }
@@ -135,6 +138,19 @@ type Outcome =
   | { ok: true; data: unknown }
   | { ok: false; failure: VenueFailure; transport?: "TIMEOUT" | "NETWORK" };
 
+/**
+ * A request with a deadline is valid at the venue until then and no longer
+ * (the venue refuses it once its timestamp is older than recvWindow), up to
+ * the venue's ceiling; without one, the usual window.
+ */
+function recvWindowOf(request: VenueRequest, localNow: number): number {
+  if (request.deadline === undefined) return RECV_WINDOW_MS;
+  return Math.min(MAX_RECV_WINDOW_MS, request.deadline - localNow);
+}
+
+/** Less than this left before the deadline and the request stays here: it could expire on the way. */
+const MIN_RECV_WINDOW_MS = 500;
+
 /** Builds the transport for one venue host. */
 export function createVenueAClient(options: VenueAClientOptions): VenueAClient {
   const { clock, timeoutMs } = options;
@@ -152,7 +168,7 @@ export function createVenueAClient(options: VenueAClientOptions): VenueAClient {
         params: request.params ?? {},
         secret: request.auth.secret,
         timestamp: clock.now(),
-        recvWindow: RECV_WINDOW_MS,
+        recvWindow: recvWindowOf(request, clock.localNow()),
       }));
       headers.set(API_KEY_HEADER, request.auth.apiKey);
     } else {
@@ -233,6 +249,9 @@ export function createVenueAClient(options: VenueAClientOptions): VenueAClient {
       if (request.countsOrder && request.auth) orders.reserve(request.auth.apiKey, clock.now());
       await options.budget?.spend(request.weight);
       budget.reserve(request.weight, clock.now());
+      if (recvWindowOf(request, clock.localNow()) < MIN_RECV_WINDOW_MS) {
+        throw localError("UNAVAILABLE", `${request.action}: not sent, its deadline passed while it waited to be sent`);
+      }
       const outcome = await send(request);
       if (outcome.ok) return outcome.data as T;
       const { failure, transport } = outcome;

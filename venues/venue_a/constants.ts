@@ -17,6 +17,8 @@ export const ORDER_COUNT_1M_HEADER = "X-MBX-ORDER-COUNT-1M";
 
 /** The venue's default; sent explicitly so a changed default cannot widen it silently. */
 export const RECV_WINDOW_MS = 5000;
+/** The longest recvWindow the venue takes. */
+export const MAX_RECV_WINDOW_MS = 60_000;
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
 /** Used until exchangeInfo tells us the real REQUEST_WEIGHT per minute. */

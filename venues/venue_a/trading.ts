@@ -119,6 +119,7 @@ export async function placeOrder(ctx: AdapterContext, keys: ApiKeyPair, order: P
       mutation: true,
       auth: keys,
       countsOrder: true,
+      deadline: order.deadline,
       action: "Placing the order",
     });
     return toOrder(placed);
@@ -135,7 +136,10 @@ async function placeConditional(
   ctx: AdapterContext,
   keys: ApiKeyPair,
   rules: MarketRules,
-  order: Pick<PlaceOrderRequest, "side" | "type" | "quantity" | "triggerPrice" | "reduceOnly" | "clientOrderId">,
+  order: Pick<
+    PlaceOrderRequest,
+    "side" | "type" | "quantity" | "triggerPrice" | "reduceOnly" | "clientOrderId" | "deadline"
+  >,
 ): Promise<Order> {
   const prepared = prepareOrder(rules, order);
   try {
@@ -159,6 +163,7 @@ async function placeConditional(
       mutation: true,
       auth: keys,
       countsOrder: true,
+      deadline: order.deadline,
       action: "Placing the conditional order",
     });
     return toProtectionOrder(placed);

@@ -61,8 +61,8 @@ export function createVenueBAdapter(deps: VenueBAdapterDeps): VenueAdapter {
     kind: "PERP_DEX",
     scheme: "AGENT_WALLET",
     capabilities: { builderFee: true, agentWallet: true, feeInOtherAsset: false, paymentLedger: true },
-    // Actions carry expiresAfter (ACTION_TTL_MS); a second covers clock skew and transit.
-    actionWindowMs: ACTION_TTL_MS + 1000,
+    // Actions carry expiresAfter, ACTION_TTL_MS after signing.
+    requestTtlMs: ACTION_TTL_MS,
     placementWeight: exchangeWeight({ orders: [{}] }),
 
     listMarkets: () => ctx.markets.listMarkets(),

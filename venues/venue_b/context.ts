@@ -4,7 +4,7 @@
  * opened and used to sign an L1 action.
  */
 import { ACTION_TTL_MS } from "./constants.ts";
-import type { HexAddress, SecretOpener, VenueCredentials } from "../types.ts";
+import type { HexAddress, RequestDeadline, SecretOpener, VenueCredentials } from "../types.ts";
 import type { ExchangeResponse, VenueBClient } from "./client.ts";
 import { venueError } from "./errors.ts";
 import type { MarketCatalog } from "./markets.ts";
@@ -56,18 +56,28 @@ export async function openAgentKey(ctx: VenueBContext, credentials: AgentCredent
 
 /**
  * Signs `action` (keys already in canonical order) with the agent key and
- * posts it, bound by expiresAfter so a lost answer cannot execute later.
+ * posts it, bound by expiresAfter so a lost answer cannot execute later: the
+ * usual time to live, or less when the caller's deadline comes sooner. With
+ * too little time left before that deadline the action is not sent at all.
  */
 export async function sendL1Action(
   ctx: VenueBContext,
   credentials: AgentCredentials,
   action: Record<string, unknown>,
+  deadline?: RequestDeadline,
 ): Promise<ExchangeResponse> {
   const privateKey = await openAgentKey(ctx, credentials);
   // Drawn before signing: a nonce is spent even when the action is then refused or never sent,
   // which the venue allows (it only refuses one it has seen or one below its 100 highest).
   const nonce = await ctx.nonces.next(credentials.agentAddress);
-  const expiresAfter = ctx.now() + ACTION_TTL_MS;
+  const now = ctx.now();
+  const expiresAfter = Math.min(now + ACTION_TTL_MS, deadline ?? Infinity);
+  if (expiresAfter - now < MIN_TIME_TO_LIVE_MS) {
+    throw venueError("UNAVAILABLE", "VENUE_B action not sent: its deadline passed while it waited to be sent");
+  }
   const signature = signL1Action(privateKey, { action, nonce, isMainnet: ctx.isMainnet, expiresAfter });
   return await ctx.client.exchange({ action, nonce, signature, expiresAfter });
 }
+
+/** Less than this left before the deadline and the action stays here: it could expire on the way. */
+const MIN_TIME_TO_LIVE_MS = 500;

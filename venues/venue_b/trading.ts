@@ -187,7 +187,9 @@ async function placeOrders(
     return { request, resolved, plan: await planOrder(ctx, request, resolved) };
   }));
   const action = { type: "order", orders: planned.map(({ plan }) => plan.wire), grouping: "na", ...builder };
-  const response = await sendL1Action(ctx, agent, action);
+  // One action for all of them: it must expire by the earliest of their deadlines.
+  const deadlines = requests.flatMap((request) => request.deadline === undefined ? [] : [request.deadline]);
+  const response = await sendL1Action(ctx, agent, action, deadlines.length ? Math.min(...deadlines) : undefined);
   return await Promise.all(planned.map(async ({ request, resolved, plan }, index) => {
     const result = response.data?.statuses[index] as WireOrderResult | undefined;
     const base: Order = {
