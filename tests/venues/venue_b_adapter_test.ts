@@ -275,18 +275,21 @@ Deno.test("VENUE_B puts the builder on opening orders only", async () => {
   assert.equal((closing.orders as Record<string, unknown>[])[0].p, "2850");
 });
 
+/** A buy of 1 SOL well below the market: it rests. */
+const restingSolBuy = {
+  symbol: "SOLUSDC",
+  side: "BUY" as const,
+  type: "LIMIT" as const,
+  quantity: "1",
+  price: "140",
+  reduceOnly: false,
+};
+
 Deno.test("VENUE_B signs an order to expire at its deadline, and keeps one whose deadline is too near", async () => {
   await using sim = startSim();
   const recorder = recordingFetch();
   const { adapter, credentials } = await connectClient(sim, { adapter: { fetch: recorder.fetch } });
-  const request = {
-    symbol: "SOLUSDC",
-    side: "BUY" as const,
-    type: "LIMIT" as const,
-    quantity: "1",
-    price: "140",
-    reduceOnly: false,
-  };
+  const request = restingSolBuy;
   const deadline = Date.now() + 3_000;
   await adapter.placeOrder(credentials, { ...request, clientOrderId: "with-deadline", deadline });
   const orderActions = () => recorder.bodies.filter(({ body }) => (body.action as { type?: string })?.type === "order");
@@ -303,15 +306,7 @@ Deno.test("VENUE_B places with no read first; resubmitting a client order id ans
   await using sim = startSim();
   const recorder = recordingFetch();
   const { adapter, credentials } = await connectClient(sim, { adapter: { fetch: recorder.fetch } });
-  const request = {
-    symbol: "SOLUSDC",
-    side: "BUY" as const,
-    type: "LIMIT" as const,
-    quantity: "1",
-    price: "140",
-    reduceOnly: false,
-    clientOrderId: "same-id",
-  };
+  const request = { ...restingSolBuy, clientOrderId: "same-id" };
   await adapter.listMarkets();
   recorder.bodies.length = 0;
   const first = await adapter.placeOrder(credentials, request);
