@@ -45,13 +45,33 @@ export async function insertIntent(
   now: number,
 ): Promise<IntentRow> {
   try {
-    const inserted = await intentInsert.insert(tx, intentRowOf(draft, status, now));
-    return inserted;
+    return await intentInsert.insert(tx, intentRowOf(draft, status, now));
   } catch (error) {
-    // intents_one_entry_in_flight
-    if (isUniqueViolation(error, "intents.client_id, intents.provider_id")) throw new ApiError("ACCOUNT_BUSY");
-    throw error;
+    throw accountBusyOr(error);
   }
+}
+
+/**
+ * A PREPARED intent (or a NOT_PLACED one, sent again) becomes SUBMITTING,
+ * stamped as sent now; an entry while another of the account is in flight
+ * is ACCOUNT_BUSY. Answers null when the intent moved meanwhile.
+ */
+export async function resubmitIntent(tx: Tx, intent: IntentRow, now: number): Promise<IntentRow | null> {
+  try {
+    return await transitionIntent(
+      tx,
+      intent,
+      { status: "SUBMITTING", submittedAt: now, sentWallAt: wallClockNow() },
+      now,
+    );
+  } catch (error) {
+    throw accountBusyOr(error);
+  }
+}
+
+/** A second entry in flight on one account (intents_one_entry_in_flight) is ACCOUNT_BUSY; anything else as it is. */
+function accountBusyOr(error: unknown): unknown {
+  return isUniqueViolation(error, "intents.client_id, intents.provider_id") ? new ApiError("ACCOUNT_BUSY") : error;
 }
 
 /** Every intent is recorded by one statement built once. */

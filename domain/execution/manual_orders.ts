@@ -35,6 +35,7 @@ import {
   type IntentDraft,
   intentListView,
   type IntentRow,
+  resubmitIntent,
   transitionIntent,
 } from "./intents.ts";
 import { placeLeg, type PositionRow, recordProtection, takeProfitQuantities } from "./protection.ts";
@@ -318,13 +319,7 @@ async function sendVenueOrder(
   const started = performance.now();
   let intent: IntentRow;
   if (existing) {
-    intent = (await withTransaction(ctx.db, (tx) =>
-      transitionIntent(
-        tx,
-        existing,
-        { status: "SUBMITTING", submittedAt: ctx.clock.now(), sentWallAt: wallClockNow() },
-        ctx.clock.now(),
-      ))) ?? existing;
+    intent = (await withTransaction(ctx.db, (tx) => resubmitIntent(tx, existing, ctx.clock.now()))) ?? existing;
   } else {
     const draft = await orderDraft(ctx, order, resolved, intentId);
     intent = await withTransaction(ctx.db, (tx) => insertIntent(tx, draft, "SUBMITTING", ctx.clock.now()));

@@ -169,3 +169,23 @@ Deno.test("entry lease: a VENUE_A send too near its deadline stays here; one wit
     await env.close();
   }
 });
+
+Deno.test("entry lease: a prepared opening sent while another entry's outcome is unknown is ACCOUNT_BUSY, never a 500", async () => {
+  const { env, partner } = await readyClient();
+  try {
+    const { client, draft, record } = await anaAtVenueA(env, partner.partnerId);
+    await expectJson(await putSetup(partner, completeSetup({ maxMarginPerTradeUsd: 100 })), 200);
+    await expectJson(await putAutomation(partner, automationBody({ enabled: false })), 200);
+    const body = opening({ intentId: "prepared-0001" });
+    await expectJson(await partner.call("POST", "/v1/orders/prepare", { body, headers: ik() }), 200);
+    // The lease is free, but an entry whose answer was lost still holds the account until a query settles it.
+    await record(draft("in-flight-0001"));
+    await expectError(await partner.call("POST", "/v1/orders/execute", { body, headers: ik() }), 409, "ACCOUNT_BUSY");
+    const [prepared] = await env.deps.db.read.select().from(intents).where(eq(intents.intentId, "prepared-0001"));
+    assert.equal(prepared.status, "PREPARED", "unchanged, to be sent once the account is free");
+    const [lease] = await env.deps.db.read.select().from(entryLeases).where(eq(entryLeases.clientId, client.id));
+    assert.equal(lease.owner, null, "the opening released the lease it claimed");
+  } finally {
+    await env.close();
+  }
+});
