@@ -1,22 +1,23 @@
 /**
  * Opening the database. `DATABASE_URL` decides the engine: a `file:` URL is the
  * embedded libSQL engine (the default, and the single-node production mode);
- * `libsql:`, `http(s):` and `ws(s):` reach a libSQL server through
- * `@libsql/client`. Both sit behind drizzle's proxy driver, so domain code sees
- * one `Db` type and never knows which it has.
+ * `libsql:`, `http(s):` and `ws(s):` reach a libSQL server over long-lived
+ * Hrana streams (remote.ts). Both sit behind drizzle's proxy driver, so domain
+ * code sees one `Db` type and never knows which it has.
  *
  * Reads and writes use separate connections. Every write goes through
  * `withTransaction`, which queues it on the one writer connection (see
  * write_queue.ts); reads never block it (WAL). The embedded read connection
- * refuses writes, so a write that bypasses a transaction fails loudly (a
- * remote server keeps no pragma across HTTP requests, so it cannot).
+ * refuses writes, so a write that bypasses a transaction fails loudly (sqld
+ * refuses `PRAGMA query_only`, so a remote one cannot).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { drizzle, type SqliteRemoteDatabase } from "drizzle-orm/sqlite-proxy";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 import type { SqlConnection } from "./connection.ts";
 import { openEmbedded } from "./embedded.ts";
-import { clientConnection } from "./remote.ts";
+import { clientConnection } from "./client_connection.ts";
+import { openRemote } from "./remote.ts";
 import * as schema from "./schema.ts";
 import { WriteQueue } from "./write_queue.ts";
 
@@ -46,9 +47,10 @@ const READER_BUSY_TIMEOUT_MS = 100;
 export interface OpenOptions {
   authToken?: string;
   /**
-   * `embedded` (the default for `file:`) or `client` (`@libsql/client`, the
-   * default for servers). Tests pass `client` with a `file:` URL to run the
-   * remote code path, since no libSQL server can be installed on these machines.
+   * `embedded` (the default for `file:`) or `client` (the default for
+   * servers, reached over Hrana streams). Tests pass `client` with a `file:`
+   * URL for `@libsql/client` over the file: a connection that answers
+   * asynchronously, as a server does, without starting one.
    */
   engine?: "embedded" | "client";
 }
@@ -70,11 +72,11 @@ async function openFile(url: string): Promise<{ reader: SqlConnection; writer: S
   return { reader, writer };
 }
 
-async function openClient(url: string, authToken?: string) {
-  // The web build needs no native module, so remote URLs also work on edge runtimes; it cannot open files.
-  const local = url.startsWith("file:");
-  if (local) await ensureParentDir(url);
-  const { createClient } = local ? await import("@libsql/client") : await import("@libsql/client/web");
+async function openClient(url: string, authToken?: string): Promise<{ reader: SqlConnection; writer: SqlConnection }> {
+  // Streams need no native module, so remote URLs also work on edge runtimes.
+  if (!url.startsWith("file:")) return openRemote(url, authToken);
+  await ensureParentDir(url);
+  const { createClient } = await import("@libsql/client");
   const writer = clientConnection(createClient({ url, authToken }));
   const reader = clientConnection(createClient({ url, authToken }));
   await writer.exec("PRAGMA foreign_keys = ON");

@@ -1,12 +1,13 @@
 /**
  * One database connection as drizzle's proxy driver sees it: run a statement
- * and hand back rows as arrays. Two implementations sit behind it, chosen by
- * `openDatabase` from the URL: the embedded libSQL engine (`embedded.ts`) and a
- * libSQL server reached through `@libsql/client` (`remote.ts`).
+ * and hand back rows as arrays. The implementations behind it are chosen by
+ * `openDatabase` from the URL: the embedded libSQL engine (`embedded.ts`), a
+ * libSQL server over Hrana streams (`remote.ts`), and `@libsql/client` over a
+ * local file for tests (`client_connection.ts`).
  *
  * Transactions are explicit (`begin`/`commit`/`rollback`) rather than SQL text,
- * because a remote server needs a transaction object to keep the statements of
- * one transaction on one stream.
+ * because a remote connection must keep the statements of one transaction on
+ * the stream that began it, and know when that stream is gone.
  */
 export type QueryMethod = "run" | "all" | "get" | "values";
 
@@ -43,6 +44,12 @@ export interface RunResult {
 }
 
 /**
+ * The code of a libSQL server that could not be reached: its connection
+ * dropped, or would not open (`remote.ts`).
+ */
+export const SERVER_UNREACHABLE = "SERVER_UNREACHABLE";
+
+/**
  * The SQLite result code of a failure (`SQLITE_BUSY`, `SQLITE_CONSTRAINT_PRIMARYKEY`…),
  * looking through drizzle's wrapper, which keeps the driver's error as `cause`.
  */
@@ -55,6 +62,14 @@ export function sqliteCode(error: unknown): string | undefined {
   return undefined;
 }
 
+function hasCode(error: unknown, wanted: string): boolean {
+  for (let current = error, depth = 0; current && depth < 4; depth++) {
+    if ((current as { code?: unknown }).code === wanted) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 export function isBusy(error: unknown): boolean {
   const code = sqliteCode(error);
   return code === "SQLITE_BUSY" || code?.startsWith("SQLITE_BUSY_") === true || code === "SQLITE_LOCKED";
@@ -63,11 +78,15 @@ export function isBusy(error: unknown): boolean {
 /**
  * Why the storage itself, not the statement, failed: another process holds the
  * lock past the writer's wait (`BUSY`), the disk is full (`FULL`), or the
- * file cannot be read or written (`IO`). SQLite rolls the statement (and on
- * FULL and IO the transaction) back, so nothing of it was kept, and the same
- * request can succeed once the cause is gone. Undefined for anything else.
+ * file cannot be read or written, or the libSQL server cannot be reached
+ * (`IO`). SQLite rolls the statement (and on FULL and IO the transaction)
+ * back, so nothing of it was kept, and the same request can succeed once the
+ * cause is gone. (A server rolls back the transaction of a connection that
+ * dropped; only a COMMIT whose answer was lost with it may have landed.)
+ * Undefined for anything else.
  */
 export function storageFailure(error: unknown): "BUSY" | "FULL" | "IO" | undefined {
+  if (hasCode(error, SERVER_UNREACHABLE)) return "IO";
   const code = sqliteCode(error);
   if (!code) return undefined;
   if (isBusy(error) || code.startsWith("SQLITE_LOCKED")) return "BUSY";

@@ -1,14 +1,26 @@
 /**
- * The whole partner flow on the `@libsql/client` engine (the code path of a
- * remote libSQL server), against a local file: no libSQL server can be
- * installed on these machines, so this is as far as the remote path can run.
+ * The whole partner flow in one process on the asynchronous engines: a libSQL
+ * server (sqld) over Hrana streams, and `@libsql/client` over a local file.
  */
 import assert from "node:assert/strict";
-import { startTestEnv } from "../_helpers/env.ts";
+import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
 import { createPartner, expectJson } from "../_helpers/http.ts";
+import { startSqld } from "../_helpers/sqld.ts";
+
+Deno.test("the API works unchanged on a libSQL server", async () => {
+  const sqld = await startSqld();
+  try {
+    await partnerFlow(await startTestEnv({ databaseUrl: sqld.url }));
+  } finally {
+    await sqld.stop();
+  }
+});
 
 Deno.test("the API works unchanged on the @libsql/client engine", async () => {
-  const env = await startTestEnv({ engine: "client" });
+  await partnerFlow(await startTestEnv({ engine: "client" }));
+});
+
+async function partnerFlow(env: TestEnv): Promise<void> {
   try {
     const partner = await createPartner(env);
     const create = (id: string, key: string) =>
@@ -30,4 +42,4 @@ Deno.test("the API works unchanged on the @libsql/client engine", async () => {
   } finally {
     await env.close();
   }
-});
+}

@@ -1,7 +1,7 @@
 /**
- * The db/ layer on both of its engines: the embedded libSQL engine, and
- * `@libsql/client` (the remote path, run here against a local file because no
- * libSQL server can be installed on these machines).
+ * The db/ layer on the embedded libSQL engine and on `@libsql/client` over a
+ * local file (asynchronous, as a server is). On a libSQL server itself:
+ * remote_test.ts.
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";

@@ -29,7 +29,7 @@ export interface FleetOptions {
   env?: Record<string, string>;
   /**
    * `file` (default): one libSQL file shared by the processes. `server`: a
-   * libSQL server (sqld), reached through `@libsql/client` over HTTP, as in production.
+   * libSQL server (sqld), reached over Hrana streams, as in production.
    * Default: `FLEET_DATABASE`, else `file`.
    */
   database?: "file" | "server";

@@ -1,0 +1,59 @@
+/**
+ * `@libsql/client` over a local `file:` database: the `client` engine of
+ * `openDatabase`, which tests use for a connection that answers
+ * asynchronously, as a server does, without one. (A libSQL server itself is
+ * reached over long-lived Hrana streams: remote.ts.) A write transaction is a
+ * client transaction object: statements between `begin` and `commit` must go
+ * through it.
+ */
+import type { Client, InStatement, Transaction } from "@libsql/client";
+import type { QueryMethod, RunResult, SqlConnection, SqlParam } from "./connection.ts";
+
+export function clientConnection(client: Client): SqlConnection {
+  let open: Transaction | null = null;
+  const target = () => open ?? client;
+
+  return {
+    async query(sql: string, params: SqlParam[], method: QueryMethod) {
+      const result = await target().execute({ sql, args: params } as InStatement);
+      // Rows are array-like objects with named properties; drizzle maps arrays by position.
+      if (method === "get") return { rows: result.rows.length ? Array.from(result.rows[0]) : undefined };
+      if (method === "run") {
+        const changed: RunResult = {
+          rows: [],
+          changes: result.rowsAffected,
+          lastInsertRowid: Number(result.lastInsertRowid ?? 0),
+        };
+        return changed;
+      }
+      return { rows: result.rows.map((row) => Array.from(row)) };
+    },
+    async exec(sql: string) {
+      await target().execute(sql);
+    },
+    async begin() {
+      open = await client.transaction("write");
+    },
+    async commit() {
+      const tx = open;
+      open = null;
+      await tx?.commit();
+    },
+    async rollback() {
+      const tx = open;
+      open = null;
+      if (!tx) return;
+      try {
+        await tx.rollback();
+      } finally {
+        tx.close();
+      }
+    },
+    inTransaction() {
+      return open !== null && !open.closed;
+    },
+    close() {
+      client.close();
+    },
+  };
+}

@@ -1,0 +1,397 @@
+/**
+ * The db/ layer on a libSQL server (sqld) over long-lived Hrana streams
+ * (db/remote.ts): what every instance relies on (a read sees the latest
+ * commit, whoever made it; a duplicate is a unique violation; a failing unit
+ * rolls back alone), and what happens when a connection drops: a read is sent
+ * once more on a fresh stream, a write inside a transaction never is (it fails
+ * as a storage failure, having kept nothing), and the next statements reopen.
+ * Drops are made by restarting sqld, or by a TCP relay that cuts its
+ * connections, holding the server's answers first so that a statement is in
+ * flight when it does. SQLITE_BUSY, which sqld never answers (it waits for
+ * its write lock itself), comes from a scripted Hrana server.
+ */
+import assert from "node:assert/strict";
+import { eq } from "drizzle-orm";
+import { type Database, isUniqueViolation, openDatabase, withTransaction } from "../../db/client.ts";
+import { isBusy, sqliteCode, storageFailure } from "../../db/connection.ts";
+import { openRemote, remoteEndpoint } from "../../db/remote.ts";
+import { settings } from "../../db/schema.ts";
+import { WriteQueue } from "../../db/write_queue.ts";
+import { type Sqld, startSqld } from "../_helpers/sqld.ts";
+
+async function withServer(test: (sqld: Sqld) => Promise<void>): Promise<void> {
+  const sqld = await startSqld();
+  try {
+    await test(sqld);
+  } finally {
+    await sqld.stop();
+  }
+}
+
+async function failureOf(work: unknown): Promise<unknown> {
+  return await Promise.resolve(work).then(() => assert.fail("expected a failure"), (error: unknown) => error);
+}
+
+const put = (db: Database, key: string) => withTransaction(db, (tx) => tx.insert(settings).values({ key, value: "v" }));
+const keys = async (db: Database) => (await db.read.select().from(settings)).map((row) => row.key).sort();
+
+Deno.test("remote: a read sees a write another instance committed, at once", () =>
+  withServer(async (sqld) => {
+    const [writer, reader] = [await openDatabase(sqld.url), await openDatabase(sqld.url)];
+    try {
+      for (let i = 0; i < 20; i++) {
+        // Reads pipelined on the reader's stream around each commit: none may keep an older snapshot.
+        const around = Array.from({ length: 10 }, () => reader.read.select().from(settings));
+        await put(writer, `k${i}`);
+        await Promise.all(around);
+        const [row] = await reader.read.select().from(settings).where(eq(settings.key, `k${i}`));
+        assert.equal(row?.value, "v", `k${i} is read on the other instance right after its commit`);
+      }
+    } finally {
+      writer.close();
+      reader.close();
+    }
+  }));
+
+Deno.test("remote: a duplicate is a unique violation with the server's SQLite code, and the writer goes on", () =>
+  withServer(async (sqld) => {
+    const db = await openDatabase(sqld.url);
+    try {
+      await put(db, "once");
+      const error = await failureOf(put(db, "once"));
+      assert.ok(isUniqueViolation(error, "settings.key"), String(error));
+      assert.equal(sqliteCode(error), "SQLITE_CONSTRAINT");
+      assert.equal(storageFailure(error), undefined);
+      await put(db, "after");
+      assert.deepEqual(await keys(db), ["after", "once"]);
+    } finally {
+      db.close();
+    }
+  }));
+
+Deno.test("remote: concurrent write units share a transaction, and a failing one rolls back alone", () =>
+  withServer(async (sqld) => {
+    const db = await openDatabase(sqld.url);
+    try {
+      const write = (key: string, fail: boolean) =>
+        withTransaction(db, async (tx) => {
+          await tx.insert(settings).values({ key, value: "v" });
+          if (fail) throw new Error(`unit ${key} fails`);
+          return key;
+        });
+      const before = db.writes.stats;
+      const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => write(`k${i}`, i % 5 === 2)));
+      const failed = outcomes.flatMap((o, i) => (o.status === "rejected" ? [`k${i}`] : []));
+      assert.deepEqual(failed, ["k2", "k7", "k12", "k17"]);
+      const expected = Array.from({ length: 20 }, (_, i) => `k${i}`).filter((k) => !failed.includes(k)).sort();
+      assert.deepEqual(await keys(db), expected);
+      const stats = db.writes.stats;
+      assert.ok(stats.groups - before.groups < stats.units - before.units, "units shared commits");
+    } finally {
+      db.close();
+    }
+  }));
+
+Deno.test("remote: integers, reals, text, blobs and nulls come back as @libsql/client answered them", () =>
+  withServer(async (sqld) => {
+    const { reader, writer } = openRemote(sqld.url);
+    try {
+      await writer.exec("CREATE TABLE t (i INTEGER, r REAL, s TEXT, b BLOB, n)");
+      const run = await writer.query("INSERT INTO t VALUES (?, ?, ?, ?, ?)", [
+        2 ** 53 - 1,
+        1.5,
+        "ação 😀",
+        new Uint8Array([0, 255]),
+        null,
+      ], "run");
+      assert.deepEqual(run, { rows: [], changes: 1, lastInsertRowid: 1 });
+      const [row] = (await reader.query("SELECT * FROM t", [], "all")).rows as unknown[][];
+      assert.deepEqual(row.slice(0, 3), [2 ** 53 - 1, 1.5, "ação 😀"]);
+      assert.ok(row[3] instanceof ArrayBuffer);
+      assert.deepEqual([...new Uint8Array(row[3] as ArrayBuffer)], [0, 255]);
+      assert.equal(row[4], null);
+      assert.deepEqual((await reader.query("SELECT i FROM t", [], "get")).rows, [2 ** 53 - 1]);
+      assert.equal((await reader.query("SELECT i FROM t WHERE 0", [], "get")).rows, undefined);
+      assert.deepEqual((await reader.query("SELECT i, s FROM t", [], "values")).rows, [[2 ** 53 - 1, "ação 😀"]]);
+      assert.ok(await failureOf(reader.query("SELECT 9007199254740993", [], "get")) instanceof RangeError);
+      // Foreign keys are enforced on every stream (a pragma of the connection, which each stream is).
+      await writer.exec("CREATE TABLE parent (id INTEGER PRIMARY KEY)");
+      await writer.exec("CREATE TABLE child (parent_id INTEGER REFERENCES parent (id))");
+      const refused = await failureOf(writer.query("INSERT INTO child VALUES (?)", [1], "run"));
+      assert.match(String(refused), /FOREIGN KEY constraint failed/);
+    } finally {
+      reader.close();
+      writer.close();
+    }
+  }));
+
+Deno.test("remote: a statement of more than 1 KB is not held back 40 ms by Nagle's algorithm", () =>
+  withServer(async (sqld) => {
+    const { writer } = openRemote(sqld.url);
+    try {
+      await writer.exec("CREATE TABLE t (v TEXT)");
+      const times: number[] = [];
+      for (let i = 0; i < 9; i++) {
+        const started = performance.now();
+        await writer.query("INSERT INTO t VALUES (?)", ["x".repeat(2_000)], "run");
+        times.push(performance.now() - started);
+      }
+      // Over Deno's own WebSocket each took 44 ms (the payload waited for the ACK of its frame's header).
+      assert.ok(times.sort((a, b) => a - b)[4] < 20, `median ${times[4].toFixed(1)} ms`);
+    } finally {
+      writer.close();
+    }
+  }));
+
+Deno.test("remote: after the server restarts, the transactions it cut fail as storage failures and keep nothing; the next reads and writes reopen", () =>
+  withServer(async (sqld) => {
+    const db = await openDatabase(sqld.url);
+    try {
+      await put(db, "before");
+      assert.deepEqual(await keys(db), ["before"]);
+      // A unit that writes again after the restart, and a group whose second unit comes after it.
+      for (const writesAfter of [true, false]) {
+        let entered!: () => void;
+        const inside = new Promise<void>((resolve) => entered = resolve);
+        let resume!: () => void;
+        const restarted = new Promise<void>((resolve) => resume = resolve);
+        const cut = withTransaction(db, async (tx) => {
+          await tx.insert(settings).values({ key: "cut-1", value: "v" });
+          entered();
+          await restarted;
+          if (writesAfter) await tx.insert(settings).values({ key: "cut-2", value: "v" });
+        });
+        const joined = writesAfter ? null : put(db, "joined");
+        await inside;
+        await sqld.restart();
+        resume();
+        for (const error of [await failureOf(cut), ...joined ? [await failureOf(joined)] : []]) {
+          assert.equal(storageFailure(error), "IO", String(error));
+          assert.equal(sqliteCode(error), undefined);
+        }
+        assert.deepEqual(await keys(db), ["before"], "the read reopened, and nothing of the cut transaction was kept");
+      }
+      await put(db, "after");
+      assert.deepEqual(await keys(db), ["after", "before"]);
+    } finally {
+      db.close();
+    }
+  }));
+
+Deno.test("remote: a read in flight when its connection drops is answered on a fresh one; a write in flight fails and is not sent again", () =>
+  withServer(async (sqld) => {
+    const relay = startRelay(new URL(sqld.url).port);
+    const db = await openDatabase(relay.url);
+    try {
+      await put(db, "before");
+      assert.deepEqual(await keys(db), ["before"]);
+      const opened = relay.connections;
+
+      relay.holdAnswers();
+      const read = keys(db);
+      await delay(50);
+      relay.cut();
+      assert.deepEqual(await read, ["before"], "the read was sent once more on a fresh connection");
+      assert.equal(relay.connections, opened + 1, "one new connection: the reader's");
+
+      const error = await failureOf(withTransaction(db, async (tx) => {
+        relay.holdAnswers();
+        setTimeout(() => relay.cut(), 50);
+        await tx.insert(settings).values({ key: "in-flight", value: "v" });
+      }));
+      assert.equal(storageFailure(error), "IO", String(error));
+      // Sent again on a fresh stream, the insert would have run outside any transaction, and stayed.
+      assert.deepEqual(await keys(db), ["before"], "the insert died with its transaction");
+      await put(db, "after");
+      assert.deepEqual(await keys(db), ["after", "before"]);
+    } finally {
+      db.close();
+      await relay.close();
+    }
+  }));
+
+Deno.test("remote: SQLITE_BUSY from the server is a busy failure, and the write queue waits it out", async () => {
+  const server = startScriptedServer({ busyBegins: 2 });
+  const { writer } = openRemote(server.url);
+  try {
+    const error = await failureOf(writer.begin());
+    assert.ok(isBusy(error), String(error));
+    assert.equal(storageFailure(error), "BUSY");
+    const queue = new WriteQueue(writer, writer);
+    await queue.run((connection) => Promise.resolve(connection.query("INSERT INTO t VALUES (1)", [], "run")));
+    assert.deepEqual(server.statements, [
+      "PRAGMA foreign_keys = ON",
+      "BEGIN IMMEDIATE",
+      "BEGIN IMMEDIATE",
+      "BEGIN IMMEDIATE",
+      "INSERT INTO t VALUES (1)",
+      "COMMIT",
+    ]);
+  } finally {
+    writer.close();
+    await server.close();
+  }
+});
+
+Deno.test("remote: a transaction SQLite ended by itself is seen as ended, so the write queue does not go on outside it", async () => {
+  const server = startScriptedServer({ busyBegins: 0, fullInserts: true });
+  const { writer } = openRemote(server.url);
+  try {
+    await writer.begin();
+    assert.equal(writer.inTransaction(), true);
+    const error = await failureOf(writer.query("INSERT INTO t VALUES (1)", [], "run"));
+    assert.equal(storageFailure(error), "FULL");
+    assert.equal(writer.inTransaction(), false);
+    await writer.rollback();
+    assert.ok(!server.statements.includes("ROLLBACK"), "nothing left to roll back");
+  } finally {
+    writer.close();
+    await server.close();
+  }
+});
+
+Deno.test("remote: database URLs map to the WebSocket endpoint of their host", () => {
+  assert.deepEqual(remoteEndpoint("libsql://db-org.turso.io", "jwt"), {
+    url: "wss://db-org.turso.io",
+    authToken: "jwt",
+  });
+  assert.deepEqual(remoteEndpoint("libsql://127.0.0.1:8080?tls=0"), {
+    url: "ws://127.0.0.1:8080",
+    authToken: undefined,
+  });
+  assert.deepEqual(remoteEndpoint("https://db.example.com/?authToken=t"), {
+    url: "wss://db.example.com/",
+    authToken: "t",
+  });
+  assert.deepEqual(remoteEndpoint("http://127.0.0.1:8080"), { url: "ws://127.0.0.1:8080/", authToken: undefined });
+  assert.deepEqual(remoteEndpoint("wss://db.example.com"), { url: "wss://db.example.com/", authToken: undefined });
+  assert.throws(() => remoteEndpoint("libsql://db.example.com?tls=0"), /must name its port/);
+  assert.throws(() => remoteEndpoint("libsql://db.example.com?sync=1"), /query parameter "sync"/);
+  assert.throws(() => remoteEndpoint("postgres://db.example.com"), /scheme "postgres:"/);
+});
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * A TCP relay in front of sqld. `holdAnswers` stops passing what the server
+ * sends on the open connections (requests still reach it); `cut` closes
+ * them. Connections opened later pass everything.
+ */
+function startRelay(port: string) {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const open = new Set<{ client: Deno.Conn; server: Deno.Conn; held: boolean }>();
+  const pumps: Promise<void>[] = [];
+  let connections = 0;
+
+  async function pump(from: Deno.Conn, to: Deno.Conn, held: () => boolean) {
+    const buffer = new Uint8Array(64 * 1024);
+    try {
+      for (;;) {
+        const read = await from.read(buffer);
+        if (read === null) break;
+        while (held()) await delay(5);
+        for (let written = 0; written < read;) written += await to.write(buffer.subarray(written, read));
+      }
+    } catch {
+      // Cut: the other side is closed below.
+    } finally {
+      for (const conn of [from, to]) {
+        try {
+          conn.close();
+        } catch {
+          // Already closed.
+        }
+      }
+    }
+  }
+
+  const accepting = (async () => {
+    for await (const client of listener) {
+      connections++;
+      const server = await Deno.connect({ hostname: "127.0.0.1", port: Number(port) });
+      const pair = { client, server, held: false };
+      open.add(pair);
+      pumps.push(pump(client, server, () => false), pump(server, client, () => pair.held));
+    }
+  })();
+
+  return {
+    url: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`,
+    get connections() {
+      return connections;
+    },
+    holdAnswers() {
+      for (const pair of open) pair.held = true;
+    },
+    cut() {
+      for (const pair of open) {
+        pair.held = false;
+        pair.client.close();
+      }
+      open.clear();
+    },
+    async close() {
+      this.cut();
+      listener.close();
+      await accepting.catch(() => {});
+      await Promise.all(pumps);
+    },
+  };
+}
+
+/**
+ * A Hrana 3 server over WebSocket that answers from a script instead of a
+ * database: BEGIN IMMEDIATE is refused with SQLITE_BUSY `busyBegins` times,
+ * an INSERT with SQLITE_FULL ending the transaction when `fullInserts`; every
+ * other statement succeeds. It records the SQL it was sent.
+ */
+function startScriptedServer(script: { busyBegins: number; fullInserts?: boolean }) {
+  const statements: string[] = [];
+  let busy = script.busyBegins;
+  let autocommit = true;
+  const answer = (request: Record<string, unknown>): Record<string, unknown> => {
+    if (request.type === "execute") {
+      const sql = (request.stmt as { sql: string }).sql;
+      statements.push(sql);
+      if (sql === "BEGIN IMMEDIATE" && busy > 0) {
+        busy--;
+        throw { message: "database is locked", code: "SQLITE_BUSY" };
+      }
+      if (sql.startsWith("INSERT") && script.fullInserts) {
+        autocommit = true;
+        throw { message: "database or disk is full", code: "SQLITE_FULL" };
+      }
+      if (sql.startsWith("BEGIN")) autocommit = false;
+      if (sql === "COMMIT" || sql === "ROLLBACK") autocommit = true;
+      return {
+        type: "execute",
+        result: { cols: [], rows: [], affected_row_count: 1, last_insert_rowid: null },
+      };
+    }
+    if (request.type === "get_autocommit") return { type: "get_autocommit", is_autocommit: autocommit };
+    return { type: request.type };
+  };
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+    // Set by hand: Deno's check of the offered protocols expects ", " between them, and `ws` sends ",".
+    const { socket, response } = Deno.upgradeWebSocket(request);
+    response.headers.set("sec-websocket-protocol", "hrana3");
+    socket.onmessage = (event) => {
+      const message = JSON.parse(event.data);
+      if (message.type === "hello") return socket.send(JSON.stringify({ type: "hello_ok" }));
+      try {
+        const ok = answer(message.request);
+        socket.send(JSON.stringify({ type: "response_ok", request_id: message.request_id, response: ok }));
+      } catch (error) {
+        socket.send(JSON.stringify({ type: "response_error", request_id: message.request_id, error }));
+      }
+    };
+    return response;
+  });
+  return {
+    url: `ws://127.0.0.1:${server.addr.port}`,
+    statements,
+    close: () => server.shutdown(),
+  };
+}
