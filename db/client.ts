@@ -53,11 +53,13 @@ export interface OpenOptions {
    * asynchronously, as a server does, without starting one.
    */
   engine?: "embedded" | "client";
+  /** A libSQL server: how long a statement waits for its answer before its connection counts as dead (remote.ts). */
+  statementTimeoutMs?: number;
 }
 
 export async function openDatabase(url: string, options: OpenOptions = {}): Promise<Database> {
   const engine = options.engine ?? (url.startsWith("file:") ? "embedded" : "client");
-  const { reader, writer } = engine === "embedded" ? await openFile(url) : await openClient(url, options.authToken);
+  const { reader, writer } = engine === "embedded" ? await openFile(url) : await openClient(url, options);
   return assemble(reader, writer);
 }
 
@@ -72,9 +74,12 @@ async function openFile(url: string): Promise<{ reader: SqlConnection; writer: S
   return { reader, writer };
 }
 
-async function openClient(url: string, authToken?: string): Promise<{ reader: SqlConnection; writer: SqlConnection }> {
+async function openClient(
+  url: string,
+  { authToken, statementTimeoutMs }: OpenOptions,
+): Promise<{ reader: SqlConnection; writer: SqlConnection }> {
   // Streams need no native module, so remote URLs also work on edge runtimes.
-  if (!url.startsWith("file:")) return openRemote(url, authToken);
+  if (!url.startsWith("file:")) return openRemote(url, authToken, statementTimeoutMs);
   await ensureParentDir(url);
   const { createClient } = await import("@libsql/client");
   const writer = clientConnection(createClient({ url, authToken }));

@@ -49,6 +49,9 @@ export interface RunResult {
  */
 export const SERVER_UNREACHABLE = "SERVER_UNREACHABLE";
 
+/** sqld's code for a transaction it rolled back because another writer waited too long for its lock. */
+const SERVER_TRANSACTION_TIMEOUT = "TRANSACTION_TIMEOUT";
+
 /**
  * The SQLite result code of a failure (`SQLITE_BUSY`, `SQLITE_CONSTRAINT_PRIMARYKEY`…),
  * looking through drizzle's wrapper, which keeps the driver's error as `cause`.
@@ -87,6 +90,9 @@ export function isBusy(error: unknown): boolean {
  */
 export function storageFailure(error: unknown): "BUSY" | "FULL" | "IO" | undefined {
   if (hasCode(error, SERVER_UNREACHABLE)) return "IO";
+  // sqld waits up to 5 s for its write lock, then takes it from the transaction holding it and rolls that one back:
+  // the holder's next statement answers TRANSACTION_TIMEOUT. Nothing of it was kept: another writer was in the way.
+  if (hasCode(error, SERVER_TRANSACTION_TIMEOUT)) return "BUSY";
   const code = sqliteCode(error);
   if (!code) return undefined;
   if (isBusy(error) || code.startsWith("SQLITE_LOCKED")) return "BUSY";

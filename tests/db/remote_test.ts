@@ -14,7 +14,8 @@ import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { type Database, isUniqueViolation, openDatabase, withTransaction } from "../../db/client.ts";
 import { isBusy, sqliteCode, storageFailure } from "../../db/connection.ts";
-import { openRemote, remoteEndpoint } from "../../db/remote.ts";
+import { openRemote } from "../../db/remote.ts";
+import { remoteEndpoint } from "../../db/remote_endpoint.ts";
 import { settings } from "../../db/schema.ts";
 import { WriteQueue } from "../../db/write_queue.ts";
 import { type Sqld, startSqld } from "../_helpers/sqld.ts";
@@ -210,6 +211,30 @@ Deno.test("remote: a read in flight when its connection drops is answered on a f
     }
   }));
 
+Deno.test("remote: a connection that goes silent without closing fails its statements after the timeout, then reopens", () =>
+  withServer(async (sqld) => {
+    const relay = startRelay(new URL(sqld.url).port);
+    const db = await openDatabase(relay.url, { statementTimeoutMs: 300 });
+    try {
+      await put(db, "before");
+      let started = 0;
+      const error = await failureOf(withTransaction(db, async (tx) => {
+        relay.holdAnswers();
+        started = performance.now();
+        await tx.insert(settings).values({ key: "unanswered", value: "v" });
+      }));
+      assert.equal(storageFailure(error), "IO", String(error));
+      assert.ok(performance.now() - started < 5_000, "failed at its timeout, not held for ever");
+      // The read's connection went silent too: after its timeout it is sent once more on a fresh one, which answers.
+      assert.deepEqual(await keys(db), ["before"], "the silent connection's transaction was rolled back");
+      await put(db, "after");
+      assert.deepEqual(await keys(db), ["after", "before"]);
+    } finally {
+      db.close();
+      await relay.close();
+    }
+  }));
+
 Deno.test("remote: SQLITE_BUSY from the server is a busy failure, and the write queue waits it out", async () => {
   const server = startScriptedServer({ busyBegins: 2 });
   const { writer } = openRemote(server.url);
@@ -233,22 +258,24 @@ Deno.test("remote: SQLITE_BUSY from the server is a busy failure, and the write 
   }
 });
 
-Deno.test("remote: a transaction SQLite ended by itself is seen as ended, so the write queue does not go on outside it", async () => {
-  const server = startScriptedServer({ busyBegins: 0, fullInserts: true });
-  const { writer } = openRemote(server.url);
-  try {
-    await writer.begin();
-    assert.equal(writer.inTransaction(), true);
-    const error = await failureOf(writer.query("INSERT INTO t VALUES (1)", [], "run"));
-    assert.equal(storageFailure(error), "FULL");
-    assert.equal(writer.inTransaction(), false);
-    await writer.rollback();
-    assert.ok(!server.statements.includes("ROLLBACK"), "nothing left to roll back");
-  } finally {
-    writer.close();
-    await server.close();
-  }
-});
+for (const [code, failure] of [["SQLITE_FULL", "FULL"], ["TRANSACTION_TIMEOUT", "BUSY"]] as const) {
+  Deno.test(`remote: a transaction the server ended by itself (${code}) is seen as ended, a ${failure} storage failure, so the write queue does not go on outside it`, async () => {
+    const server = startScriptedServer({ busyBegins: 0, failInserts: code });
+    const { writer } = openRemote(server.url);
+    try {
+      await writer.begin();
+      assert.equal(writer.inTransaction(), true);
+      const error = await failureOf(writer.query("INSERT INTO t VALUES (1)", [], "run"));
+      assert.equal(storageFailure(error), failure);
+      assert.equal(writer.inTransaction(), false);
+      await writer.rollback();
+      assert.ok(!server.statements.includes("ROLLBACK"), "nothing left to roll back");
+    } finally {
+      writer.close();
+      await server.close();
+    }
+  });
+}
 
 Deno.test("remote: database URLs map to the WebSocket endpoint of their host", () => {
   assert.deepEqual(remoteEndpoint("libsql://db-org.turso.io", "jwt"), {
@@ -347,7 +374,8 @@ function startRelay(port: string) {
  * an INSERT with SQLITE_FULL ending the transaction when `fullInserts`; every
  * other statement succeeds. It records the SQL it was sent.
  */
-function startScriptedServer(script: { busyBegins: number; fullInserts?: boolean }) {
+/** `failInserts`: every INSERT fails with this code, and the server ends the transaction (as SQLite on a full disk). */
+function startScriptedServer(script: { busyBegins: number; failInserts?: "SQLITE_FULL" | "TRANSACTION_TIMEOUT" }) {
   const statements: string[] = [];
   let busy = script.busyBegins;
   let autocommit = true;
@@ -359,9 +387,9 @@ function startScriptedServer(script: { busyBegins: number; fullInserts?: boolean
         busy--;
         throw { message: "database is locked", code: "SQLITE_BUSY" };
       }
-      if (sql.startsWith("INSERT") && script.fullInserts) {
+      if (sql.startsWith("INSERT") && script.failInserts) {
         autocommit = true;
-        throw { message: "database or disk is full", code: "SQLITE_FULL" };
+        throw { message: "the statement failed", code: script.failInserts };
       }
       if (sql.startsWith("BEGIN")) autocommit = false;
       if (sql === "COMMIT" || sql === "ROLLBACK") autocommit = true;
