@@ -30,10 +30,10 @@
  * (the connection, the statement cache, the write queue), drizzle itself
  * (building SQL, mapping rows) or anything else (Hono, zod, the domain).
  * Against a server the engine runs in sqld, whose CPU is shown beside the
- * instances'; the service's "SQLite" share is then its @libsql/client (the
- * requests to the server and their answers).
+ * instances'; the service's "SQLite" share is then its Hrana client
+ * (`@libsql/hrana-client`: the requests to the server and their answers).
  * A write waiting for another process's lock sleeps (write_queue.ts backs
- * off 1 to 50 ms): that shows in the writes' latency, not in anyone's CPU.
+ * off 1 to 25 ms): that shows in the writes' latency, not in anyone's CPU.
  */
 import { openDatabase } from "../../db/client.ts";
 import { freePort, MAIN, waitUntilUp } from "../_helpers/server.ts";
