@@ -7,7 +7,7 @@
  * through it.
  */
 import type { Client, InStatement, Transaction } from "@libsql/client";
-import type { QueryMethod, RunResult, SqlConnection, SqlParam } from "./connection.ts";
+import { answerOf, type QueryMethod, type SqlConnection, type SqlParam } from "./connection.ts";
 
 export function clientConnection(client: Client): SqlConnection {
   let open: Transaction | null = null;
@@ -16,17 +16,9 @@ export function clientConnection(client: Client): SqlConnection {
   return {
     async query(sql: string, params: SqlParam[], method: QueryMethod) {
       const result = await target().execute({ sql, args: params } as InStatement);
-      // Rows are array-like objects with named properties; drizzle maps arrays by position.
-      if (method === "get") return { rows: result.rows.length ? Array.from(result.rows[0]) : undefined };
-      if (method === "run") {
-        const changed: RunResult = {
-          rows: [],
-          changes: result.rowsAffected,
-          lastInsertRowid: Number(result.lastInsertRowid ?? 0),
-        };
-        return changed;
-      }
-      return { rows: result.rows.map((row) => Array.from(row)) };
+      // Rows are array-like objects with named properties.
+      const answer = { rows: result.rows, changes: result.rowsAffected, lastInsertRowid: result.lastInsertRowid };
+      return answerOf(method, answer, (row) => Array.from(row));
     },
     async exec(sql: string) {
       await target().execute(sql);

@@ -44,6 +44,28 @@ export interface RunResult {
 }
 
 /**
+ * A driver's answer as drizzle's proxy driver takes it for `method`: rows as
+ * arrays (drizzle maps them by position), the first row alone for `get`, and
+ * for `run` what the statement changed.
+ */
+export function answerOf<Row>(
+  method: QueryMethod,
+  result: { rows: Row[]; changes: number; lastInsertRowid: bigint | number | null | undefined },
+  asArray: (row: Row) => unknown[],
+): { rows: unknown } {
+  if (method === "get") return { rows: result.rows.length ? asArray(result.rows[0]) : undefined };
+  if (method === "run") {
+    const changed: RunResult = {
+      rows: [],
+      changes: result.changes,
+      lastInsertRowid: Number(result.lastInsertRowid ?? 0),
+    };
+    return changed;
+  }
+  return { rows: result.rows.map(asArray) };
+}
+
+/**
  * The code of a libSQL server that could not be reached: its connection
  * dropped, or would not open (`remote.ts`).
  */

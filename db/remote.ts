@@ -41,13 +41,7 @@
  * Here: the two connections and their rules. The socket and its stream are
  * remote_link.ts; a URL's endpoint remote_endpoint.ts; values remote_values.ts.
  */
-import {
-  type QueryMethod,
-  type RunResult,
-  SERVER_UNREACHABLE,
-  type SqlConnection,
-  type SqlParam,
-} from "./connection.ts";
+import { answerOf, type QueryMethod, SERVER_UNREACHABLE, type SqlConnection, type SqlParam } from "./connection.ts";
 import { type RemoteEndpoint, remoteEndpoint } from "./remote_endpoint.ts";
 import { isUnreachable, LibsqlServerError, Link, STATEMENT_TIMEOUT_MS } from "./remote_link.ts";
 import { fromProto, type ProtoResult } from "./remote_values.ts";
@@ -84,16 +78,8 @@ class StreamConnection implements SqlConnection {
 
   async query(sql: string, params: SqlParam[], method: QueryMethod): Promise<{ rows: unknown }> {
     const result = await this.#run(sql, params, method !== "run");
-    if (method === "get") return { rows: result.rows.length ? result.rows[0].map(fromProto) : undefined };
-    if (method === "run") {
-      const changed: RunResult = {
-        rows: [],
-        changes: result.affectedRowCount,
-        lastInsertRowid: Number(result.lastInsertRowid ?? 0),
-      };
-      return changed;
-    }
-    return { rows: result.rows.map((row) => row.map(fromProto)) };
+    const answer = { rows: result.rows, changes: result.affectedRowCount, lastInsertRowid: result.lastInsertRowid };
+    return answerOf(method, answer, (row) => row.map(fromProto));
   }
 
   async exec(sql: string): Promise<void> {

@@ -8,6 +8,7 @@ import { eq } from "drizzle-orm";
 import { type Database, openDatabase, withTransaction } from "../../db/client.ts";
 import { clients, partners, settings } from "../../db/schema.ts";
 import { findClient } from "../../domain/clients/load_client.ts";
+import { assertFailingUnitsRollBackAlone } from "./write_units.ts";
 
 const ENGINES = ["embedded", "client"] as const;
 
@@ -20,21 +21,7 @@ for (const engine of ENGINES) {
   Deno.test(`db (${engine}): concurrent write units commit together, and a failing one rolls back alone`, async () => {
     const db = await fresh(engine);
     try {
-      const write = (key: string, fail: boolean) =>
-        withTransaction(db, async (tx) => {
-          await tx.insert(settings).values({ key, value: "v" });
-          if (fail) throw new Error(`unit ${key} fails`);
-          return key;
-        });
-      const outcomes = await Promise.allSettled(
-        Array.from({ length: 20 }, (_, i) => write(`k${i}`, i % 5 === 2)),
-      );
-      const failed = outcomes.flatMap((o, i) => (o.status === "rejected" ? [`k${i}`] : []));
-      assert.deepEqual(failed, ["k2", "k7", "k12", "k17"]);
-      const stored = (await db.read.select().from(settings)).map((row) => row.key).sort();
-      const expected = Array.from({ length: 20 }, (_, i) => `k${i}`).filter((k) => !failed.includes(k)).sort();
-      assert.deepEqual(stored, expected);
-      if (engine === "embedded") assert.ok(db.writes.stats.groups < db.writes.stats.units, "units shared commits");
+      await assertFailingUnitsRollBackAlone(db, engine === "embedded");
     } finally {
       db.close();
     }

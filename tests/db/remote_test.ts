@@ -16,6 +16,7 @@ import { type Database, isUniqueViolation, openDatabase, withTransaction } from 
 import { isBusy, sqliteCode, storageFailure } from "../../db/connection.ts";
 import { openRemote } from "../../db/remote.ts";
 import { remoteEndpoint } from "../../db/remote_endpoint.ts";
+import { assertFailingUnitsRollBackAlone } from "./write_units.ts";
 import { settings } from "../../db/schema.ts";
 import { WriteQueue } from "../../db/write_queue.ts";
 import { type Sqld, startSqld } from "../_helpers/sqld.ts";
@@ -74,20 +75,7 @@ Deno.test("remote: concurrent write units share a transaction, and a failing one
   withServer(async (sqld) => {
     const db = await openDatabase(sqld.url);
     try {
-      const write = (key: string, fail: boolean) =>
-        withTransaction(db, async (tx) => {
-          await tx.insert(settings).values({ key, value: "v" });
-          if (fail) throw new Error(`unit ${key} fails`);
-          return key;
-        });
-      const before = db.writes.stats;
-      const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => write(`k${i}`, i % 5 === 2)));
-      const failed = outcomes.flatMap((o, i) => (o.status === "rejected" ? [`k${i}`] : []));
-      assert.deepEqual(failed, ["k2", "k7", "k12", "k17"]);
-      const expected = Array.from({ length: 20 }, (_, i) => `k${i}`).filter((k) => !failed.includes(k)).sort();
-      assert.deepEqual(await keys(db), expected);
-      const stats = db.writes.stats;
-      assert.ok(stats.groups - before.groups < stats.units - before.units, "units shared commits");
+      await assertFailingUnitsRollBackAlone(db, true);
     } finally {
       db.close();
     }
