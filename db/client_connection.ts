@@ -9,7 +9,16 @@
 import type { Client, InStatement, Transaction } from "@libsql/client";
 import { answerOf, type QueryMethod, type SqlConnection, type SqlParam } from "./connection.ts";
 
+/**
+ * Every client made, kept reachable for the life of the process: its local
+ * databases are the `libsql` engine's, whose native finalizer can crash the
+ * process when the garbage collector reclaims one (embedded.ts; seen once in
+ * a parallel run of tests/db/database_test.ts on this engine).
+ */
+const opened: Client[] = [];
+
 export function clientConnection(client: Client): SqlConnection {
+  opened.push(client);
   let open: Transaction | null = null;
   const target = () => open ?? client;
 
