@@ -237,6 +237,9 @@ export const intents = sqliteTable("intents", {
     .where(sql`opens_position = 1 AND status IN ('SUBMITTING', 'UNCERTAIN')`),
   // A position's protective legs, read by every reconciliation and protection-monitor run.
   index("intents_position").on(t.positionId),
+  // An account's entries still open at the venue: the engine checks them under the entry lease before it sends.
+  index("intents_open_entries").on(t.clientId, t.providerId)
+    .where(sql`opens_position = 1 AND status IN ('SUBMITTING', 'UNCERTAIN', 'ACCEPTED', 'PARTIALLY_FILLED')`),
 ]);
 
 /**

@@ -18,7 +18,16 @@
 import { and, asc, count, eq, gt, isNull, lte, sql } from "drizzle-orm";
 import { preparedFor, withTransaction } from "../../db/client.ts";
 import type { RunResult } from "../../db/connection.ts";
-import { accountStates, admissions, clients, clientSetups, providerAccounts, signals } from "../../db/schema.ts";
+import {
+  accountStates,
+  admissions,
+  clients,
+  clientSetups,
+  intents,
+  positions,
+  providerAccounts,
+  signals,
+} from "../../db/schema.ts";
 import { callWithAccount } from "../accounts/account_call.ts";
 import type { AccountRow } from "../accounts/load_account.ts";
 import { eachInPool } from "../concurrency.ts";
@@ -190,6 +199,13 @@ const entryIntentId = (signalId: string, clientId: number) =>
  * entry lease is claimed and the intent recorded SUBMITTING. An account whose
  * lease another entry holds, or with an entry whose outcome is still unknown,
  * makes the record an ACCOUNT_BUSY refusal instead.
+ *
+ * Under the lease the account's one slot is judged again: the admission was
+ * decided when the signal came, and a paced fan-out reaches an account
+ * minutes later, by when another signal's entry or a manual opening may
+ * hold it (admissions not yet sent count nowhere else). An open position or
+ * an entry still open at the venue makes the record a POSITION_COUNT_CAP
+ * refusal.
  */
 function claimEntry(
   ctx: Ctx,
@@ -206,14 +222,39 @@ function claimEntry(
       intentId: draft.intentId,
     }) as unknown as RunResult;
     if (!ran.changes) return null;
-    const lease = await claimEntryLease(tx, { clientId: admission.clientId, providerId: admission.providerId }, owner);
-    const intent = lease ? await insertSubmittingUnlessBusy(tx, draft, ctx.clock.now()) : null;
+    const key = { clientId: admission.clientId, providerId: admission.providerId };
+    const lease = await claimEntryLease(tx, key, owner);
+    const slotTaken = lease !== null && await slotHeld(tx).get(key) !== undefined;
+    const intent = lease && !slotTaken ? await insertSubmittingUnlessBusy(tx, draft, ctx.clock.now()) : null;
     if (lease && intent) return { intent, lease };
     if (lease) await releaseEntryLease(tx, lease);
-    await refuseAsBusy(tx).run({ signalId: signal.signalId, clientId: admission.clientId });
+    const refusal = slotTaken ? SLOT_TAKEN : ACCOUNT_BUSY;
+    await refuseAtClaim(tx).run({ signalId: signal.signalId, clientId: admission.clientId, ...refusal });
     return "BUSY";
   });
 }
+
+const ACCOUNT_BUSY = { code: "ACCOUNT_BUSY", detail: "Outra entrada desta conta estava em andamento." };
+const SLOT_TAKEN = {
+  code: "POSITION_COUNT_CAP",
+  detail: "Quando a entrada ia sair, a conta já tinha uma posição real ou entrada pendente.",
+};
+
+/** The account holds an open position, or an entry still open at the venue (its one slot is taken). */
+const slotHeld = preparedFor((db) =>
+  db.select({ one: sql`1` }).from(positions).where(and(
+    eq(positions.status, "OPEN"),
+    eq(positions.clientId, sql.placeholder("clientId")),
+    eq(positions.providerId, sql.placeholder("providerId")),
+  )).union(
+    db.select({ one: sql`1` }).from(intents).where(and(
+      eq(intents.clientId, sql.placeholder("clientId")),
+      eq(intents.providerId, sql.placeholder("providerId")),
+      // The terms of the partial index intents_open_entries, so it serves this look-up.
+      sql`opens_position = 1 AND status IN ('SUBMITTING', 'UNCERTAIN', 'ACCEPTED', 'PARTIALLY_FILLED')`,
+    )),
+  ).limit(1).prepare()
+);
 
 const recordOfClient = and(
   eq(admissions.signalId, sql.placeholder("signalId")),
@@ -225,12 +266,12 @@ const takeRecord = preparedFor((db) =>
     .where(and(recordOfClient, isNull(admissions.intentId))).prepare()
 );
 
-const refuseAsBusy = preparedFor((db) =>
+const refuseAtClaim = preparedFor((db) =>
   db.update(admissions).set({
     decision: "REFUSED",
-    code: "ACCOUNT_BUSY",
+    code: sql`${sql.placeholder("code")}`,
     stage: "DISPATCH",
-    detail: "Outra entrada desta conta estava em andamento.",
+    detail: sql`${sql.placeholder("detail")}`,
     intentId: null,
   }).where(recordOfClient).prepare()
 );

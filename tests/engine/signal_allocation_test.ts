@@ -8,7 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { asc, eq } from "drizzle-orm";
-import { intents } from "../../db/schema.ts";
+import { withTransaction } from "../../db/client.ts";
+import { intents, positions } from "../../db/schema.ts";
 import { credentialsOf, findAccount } from "../../domain/accounts/load_account.ts";
 import { findClient } from "../../domain/clients/load_client.ts";
 import { dispatchAdmitted } from "../../domain/engine/dispatch_entries.ts";
@@ -16,7 +17,7 @@ import { evaluateSignal } from "../../domain/engine/evaluate_signal.ts";
 import type { TestEnv } from "../_helpers/env.ts";
 import { expectJson, operator } from "../_helpers/http.ts";
 import { connectedVenueA } from "../connect/connect_fixture.ts";
-import { engineCtx } from "../execution/execution_fixture.ts";
+import { engineCtx, judgedSignal } from "../execution/execution_fixture.ts";
 import {
   automationBody,
   BTC_POLICY,
@@ -40,14 +41,6 @@ const signal = (signalId: string) => ({
   stopLossPrice: 63010,
   takeProfits: [{ price: 67010, share: 1 }],
   confidence: 80,
-});
-
-/** The same signal as the domain takes it (judged and allocated, not sent). */
-const judged = (signalId: string) => ({
-  ...signal(signalId),
-  entryPrice: "65010",
-  stopLossPrice: "63010",
-  takeProfits: [{ price: "67010", share: "1" }],
 });
 
 /** Three clients with connected accounts, complete setups (entries of 0.003 BTC, about 195 USD) and automation. */
@@ -91,19 +84,19 @@ Deno.test("allocation: a distribution limit leaves accounts out in turn, the lef
     );
     const ctx = engineCtx(env);
     // Judged and allocated only (nothing sent), so every account stays eligible for the next signal.
-    await evaluateSignal(ctx, judged("rot-1"));
+    await evaluateSignal(ctx, judgedSignal("rot-1"));
     assert.deepEqual(await verdicts(env, "rot-1"), {
       ana: "ADMITTED",
       bia: "ADMITTED",
       caio: "SIGNAL_DISTRIBUTION_LIMIT",
     });
-    await evaluateSignal(ctx, judged("rot-2"));
+    await evaluateSignal(ctx, judgedSignal("rot-2"));
     assert.deepEqual(await verdicts(env, "rot-2"), {
       ana: "ADMITTED",
       bia: "SIGNAL_DISTRIBUTION_LIMIT",
       caio: "ADMITTED",
     }, "caio, left out before, goes first");
-    await evaluateSignal(ctx, judged("rot-3"));
+    await evaluateSignal(ctx, judgedSignal("rot-3"));
     assert.deepEqual(await verdicts(env, "rot-3"), {
       ana: "ADMITTED",
       bia: "ADMITTED",
@@ -198,9 +191,12 @@ Deno.test("dispatch: each signal's sends begin at another admitted account and w
         .where(eq(intents.signalId, signalId)).orderBy(asc(intents.id));
       return sent.map(({ clientId }) => ids[clientId]);
     };
-    await evaluateSignal(ctx, judged("order-1"));
-    await evaluateSignal(ctx, judged("order-2"));
+    await evaluateSignal(ctx, judgedSignal("order-1"));
+    await evaluateSignal(ctx, judgedSignal("order-2"));
     const first = await sendOrder("order-1");
+    // Each account's one slot is judged again when its entry goes: the first signal's positions are marked closed
+    // (in the database alone: this test is about the order of sends) so the second signal's entries may go too.
+    await withTransaction(env.deps.db, (tx) => tx.update(positions).set({ status: "CLOSED" }));
     const second = await sendOrder("order-2");
     assert.deepEqual([...first].sort(), USERS, "every admitted account is sent once");
     assert.deepEqual([...second].sort(), USERS);

@@ -7,13 +7,15 @@
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
-import { intents, positions } from "../../db/schema.ts";
+import { admissions, intents, positions } from "../../db/schema.ts";
 import { credentialsOf, findAccount } from "../../domain/accounts/load_account.ts";
 import { findClient } from "../../domain/clients/load_client.ts";
+import { dispatchAdmitted } from "../../domain/engine/dispatch_entries.ts";
+import { evaluateSignal } from "../../domain/engine/evaluate_signal.ts";
 import type { TestEnv } from "../_helpers/env.ts";
 import { expectJson, operator } from "../_helpers/http.ts";
 import { automationBody, completeSetup, putAutomation, putSetup, readyClient } from "../setup/setup_fixture.ts";
-import { signal } from "../execution/execution_fixture.ts";
+import { engineCtx, judgedSignal, signal } from "../execution/execution_fixture.ts";
 
 async function tradingClient() {
   const { env, partner } = await readyClient();
@@ -134,6 +136,28 @@ Deno.test("dispatch: a resting entry is protected when it fills, or cancelled at
       assert.equal(cancelled.status, "CANCELED");
       assert.equal(cancelled.errorCode, "ENTRY_TIMEOUT");
     });
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("dispatch: two signals judged before either is sent trade once; the second finds the slot taken when it goes", async () => {
+  const { env, client, account } = await tradingClient();
+  try {
+    const ctx = engineCtx(env);
+    // A paced fan-out reaches an account minutes after its admission: both signals were judged on a free account.
+    await evaluateSignal(ctx, judgedSignal("first-0001"));
+    await evaluateSignal(ctx, judgedSignal("second-0001"));
+    assert.equal((await dispatchAdmitted(ctx, "first-0001")).dispatched, 1);
+    const second = await dispatchAdmitted(ctx, "second-0001");
+    assert.equal(second.dispatched, 0);
+    const [record] = await env.deps.db.read.select().from(admissions).where(eq(admissions.signalId, "second-0001"));
+    assert.deepEqual([record.decision, record.code, record.stage], ["REFUSED", "POSITION_COUNT_CAP", "DISPATCH"]);
+    const entries = (await env.deps.db.read.select().from(intents).where(eq(intents.clientId, client.id)))
+      .filter((intent) => intent.type === "ENTRY");
+    assert.equal(entries.length, 1, "one entry recorded");
+    const snapshot = await env.deps.venues.VENUE_A.getAccount(credentialsOf(account));
+    assert.deepEqual(snapshot.positions.map((p) => p.quantity), ["0.003"], "one position at the venue");
   } finally {
     await env.close();
   }

@@ -7,6 +7,7 @@ import { findAccount } from "../../domain/accounts/load_account.ts";
 import { findClient } from "../../domain/clients/load_client.ts";
 import type { Ctx } from "../../domain/context.ts";
 import { insertIntent, type IntentDraft } from "../../domain/execution/intents.ts";
+import type { SignalInput } from "../../domain/engine/evaluate_signal.ts";
 import type { TestEnv } from "../_helpers/env.ts";
 
 /** The engine acts as a system job. */
@@ -70,6 +71,19 @@ export const signal = (signalId: string, entryPrice = 65010) => ({
   stopLossPrice: entryPrice - 2000,
   takeProfits: [{ price: entryPrice + 2000, share: 0.5 }, { price: entryPrice + 4000, share: 0.5 }],
   confidence: 80,
+});
+
+/**
+ * The trend-follow signal at 65,010 as the domain takes it (evaluateSignal:
+ * judged and allocated, nothing sent), one target at 67,010.
+ */
+export const judgedSignal = (signalId: string): SignalInput => ({
+  ...signal(signalId),
+  providerId: "VENUE_A",
+  side: "BUY",
+  entryPrice: "65010",
+  stopLossPrice: "63010",
+  takeProfits: [{ price: "67010", share: "1" }],
 });
 
 /** The same signal on VENUE_B's BTCUSDC (its BTC perpetual). */

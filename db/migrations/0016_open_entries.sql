@@ -1,0 +1,1 @@
+CREATE INDEX `intents_open_entries` ON `intents` (`client_id`,`provider_id`) WHERE opens_position = 1 AND status IN ('SUBMITTING', 'UNCERTAIN', 'ACCEPTED', 'PARTIALLY_FILLED');
