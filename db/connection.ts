@@ -79,20 +79,21 @@ const SERVER_TRANSACTION_TIMEOUT = "TRANSACTION_TIMEOUT";
  * looking through drizzle's wrapper, which keeps the driver's error as `cause`.
  */
 export function sqliteCode(error: unknown): string | undefined {
-  for (let current = error, depth = 0; current && depth < 4; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === "string" && code.startsWith("SQLITE_")) return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
+  return codeOf(error, (code) => code.startsWith("SQLITE_"));
 }
 
 function hasCode(error: unknown, wanted: string): boolean {
+  return codeOf(error, (code) => code === wanted) !== undefined;
+}
+
+/** The first code on the error or its causes that `wanted` accepts. */
+function codeOf(error: unknown, wanted: (code: string) => boolean): string | undefined {
   for (let current = error, depth = 0; current && depth < 4; depth++) {
-    if ((current as { code?: unknown }).code === wanted) return true;
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && wanted(code)) return code;
     current = (current as { cause?: unknown }).cause;
   }
-  return false;
+  return undefined;
 }
 
 export function isBusy(error: unknown): boolean {

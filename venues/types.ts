@@ -259,6 +259,9 @@ export interface PlaceOrderRequest {
  */
 export type RequestDeadline = number;
 
+/** Less than this left before its deadline and a request is not sent: it could expire on the way. */
+export const DEADLINE_MIN_TIME_LEFT_MS = 500;
+
 export interface ModifyOrderRequest {
   symbol: string;
   clientOrderId: string;

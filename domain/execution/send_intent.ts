@@ -37,7 +37,8 @@ export function sendDeadline(ctx: Ctx, intent: IntentRow): RequestDeadline | und
   return intent.sentWallAt + ctx.venues[intent.providerId as ProviderId].requestTtlMs;
 }
 
-export function orderRequestOf(intent: IntentRow): PlaceOrderRequest {
+/** The intent's order, with its send's deadline. */
+function orderRequestOf(ctx: Ctx, intent: IntentRow): PlaceOrderRequest {
   return {
     symbol: intent.symbol,
     side: intent.side as PlaceOrderRequest["side"],
@@ -49,6 +50,7 @@ export function orderRequestOf(intent: IntentRow): PlaceOrderRequest {
     ...(intent.timeInForce === null ? {} : { timeInForce: intent.timeInForce as PlaceOrderRequest["timeInForce"] }),
     reduceOnly: intent.reduceOnly,
     clientOrderId: intent.clientOrderId,
+    deadline: sendDeadline(ctx, intent),
   };
 }
 
@@ -56,7 +58,7 @@ export function orderRequestOf(intent: IntentRow): PlaceOrderRequest {
  * Protective intents go through the venue's conditional-order path (VENUE_A:
  * algo orders; VENUE_B: tpsl triggers), except one executed at once (MARKET).
  */
-function protectionRequestOf(intent: IntentRow): ProtectionRequest | null {
+function protectionRequestOf(ctx: Ctx, intent: IntentRow): ProtectionRequest | null {
   if ((intent.type !== "STOP_LOSS" && intent.type !== "TAKE_PROFIT") || intent.orderType === "MARKET") return null;
   return {
     symbol: intent.symbol,
@@ -65,6 +67,7 @@ function protectionRequestOf(intent: IntentRow): ProtectionRequest | null {
     triggerPrice: intent.triggerPrice!,
     quantity: intent.quantity,
     clientOrderId: intent.clientOrderId,
+    deadline: sendDeadline(ctx, intent),
   };
 }
 
@@ -88,12 +91,11 @@ export async function sendIntent(
 ): Promise<IntentRow> {
   let changes: Partial<IntentRow> & { status: string };
   try {
-    const deadline = sendDeadline(ctx, intent);
     const order = await callWithAccount(ctx, account, (venue, credentials) => {
-      const protection = protectionRequestOf(intent);
+      const protection = protectionRequestOf(ctx, intent);
       return protection
-        ? venue.placeProtection(credentials, { ...protection, deadline })
-        : venue.placeOrder(credentials, { ...orderRequestOf(intent), ...(builder ? { builder } : {}), deadline });
+        ? venue.placeProtection(credentials, protection)
+        : venue.placeOrder(credentials, { ...orderRequestOf(ctx, intent), ...(builder ? { builder } : {}) });
     });
     changes = orderChanges(order);
   } catch (error) {
@@ -125,11 +127,7 @@ export async function sendProtections(ctx: Ctx, legs: IntentRow[], account: Acco
     const answers = await callWithAccount(
       ctx,
       account,
-      (venue, credentials) =>
-        venue.placeProtections!(
-          credentials,
-          legs.map((leg) => ({ ...protectionRequestOf(leg)!, deadline: sendDeadline(ctx, leg) })),
-        ),
+      (venue, credentials) => venue.placeProtections!(credentials, legs.map((leg) => protectionRequestOf(ctx, leg)!)),
     );
     outcomes = answers.map((answer) => answer instanceof VenueError ? outcomeOfFailure(answer) : orderChanges(answer));
   } catch (error) {

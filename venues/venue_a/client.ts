@@ -3,7 +3,7 @@
  * request-weight budget and the mapping of every answer to data or a
  * `VenueError`. Nothing here knows about orders or markets.
  */
-import type { RequestBudget, RequestDeadline, VenueError } from "../types.ts";
+import { DEADLINE_MIN_TIME_LEFT_MS, type RequestBudget, type RequestDeadline, type VenueError } from "../types.ts";
 import { encodeParams, type Params, signRequest } from "./auth.ts";
 import {
   API_KEY_HEADER,
@@ -148,9 +148,6 @@ function recvWindowOf(request: VenueRequest, localNow: number): number {
   return Math.min(MAX_RECV_WINDOW_MS, request.deadline - localNow);
 }
 
-/** Less than this left before the deadline and the request stays here: it could expire on the way. */
-const MIN_RECV_WINDOW_MS = 500;
-
 /** Builds the transport for one venue host. */
 export function createVenueAClient(options: VenueAClientOptions): VenueAClient {
   const { clock, timeoutMs } = options;
@@ -249,7 +246,7 @@ export function createVenueAClient(options: VenueAClientOptions): VenueAClient {
       if (request.countsOrder && request.auth) orders.reserve(request.auth.apiKey, clock.now());
       await options.budget?.spend(request.weight);
       budget.reserve(request.weight, clock.now());
-      if (recvWindowOf(request, clock.localNow()) < MIN_RECV_WINDOW_MS) {
+      if (recvWindowOf(request, clock.localNow()) < DEADLINE_MIN_TIME_LEFT_MS) {
         throw localError("UNAVAILABLE", `${request.action}: not sent, its deadline passed while it waited to be sent`);
       }
       const outcome = await send(request);

@@ -4,7 +4,13 @@
  * opened and used to sign an L1 action.
  */
 import { ACTION_TTL_MS } from "./constants.ts";
-import type { HexAddress, RequestDeadline, SecretOpener, VenueCredentials } from "../types.ts";
+import {
+  DEADLINE_MIN_TIME_LEFT_MS,
+  type HexAddress,
+  type RequestDeadline,
+  type SecretOpener,
+  type VenueCredentials,
+} from "../types.ts";
 import type { ExchangeResponse, VenueBClient } from "./client.ts";
 import { venueError } from "./errors.ts";
 import type { MarketCatalog } from "./markets.ts";
@@ -72,12 +78,9 @@ export async function sendL1Action(
   const nonce = await ctx.nonces.next(credentials.agentAddress);
   const now = ctx.now();
   const expiresAfter = Math.min(now + ACTION_TTL_MS, deadline ?? Infinity);
-  if (expiresAfter - now < MIN_TIME_TO_LIVE_MS) {
+  if (expiresAfter - now < DEADLINE_MIN_TIME_LEFT_MS) {
     throw venueError("UNAVAILABLE", "VENUE_B action not sent: its deadline passed while it waited to be sent");
   }
   const signature = signL1Action(privateKey, { action, nonce, isMainnet: ctx.isMainnet, expiresAfter });
   return await ctx.client.exchange({ action, nonce, signature, expiresAfter });
 }
-
-/** Less than this left before the deadline and the action stays here: it could expire on the way. */
-const MIN_TIME_TO_LIVE_MS = 500;
