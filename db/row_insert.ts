@@ -30,6 +30,8 @@ export function rowInsert<T extends SQLiteTable>(table: T, options: { replaceOn?
       throw new Error(`rowInsert cannot complete ${name}: its default is computed when written`);
     }
   }
+  // The key of a row updated in place is not the last inserted rowid.
+  if (options.replaceOn && generatedKey) throw new Error("rowInsert upserts only tables whose key is not generated");
   // Placeholders inside sql``, encoded here: drizzle's own encoding of a placeholder turns null into "null" or 0.
   const values = () => Object.fromEntries(columns.map(([name]) => [name, sql`${sql.placeholder(name)}`])) as never;
   const completed = (row: Row): Record<string, unknown> =>
@@ -47,10 +49,7 @@ export function rowInsert<T extends SQLiteTable>(table: T, options: { replaceOn?
   );
   const upsert = preparedFor((db: Executor) => {
     const target = options.replaceOn;
-    // The key of a row updated in place is not the last inserted rowid.
-    if (!target || generatedKey) {
-      throw new Error("rowInsert upserts on a unique key given as replaceOn, without a generated key");
-    }
+    if (!target) throw new Error("rowInsert upserts on a unique key given as replaceOn");
     const replaced = columns.filter(([, column]) => !target.includes(column as SQLiteColumn));
     const set = Object.fromEntries(
       replaced.map(([name, column]) => [name, sql`excluded.${sql.identifier(column.name)}`]),

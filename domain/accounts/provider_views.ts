@@ -21,7 +21,7 @@ export async function listProviderViews(ctx: Ctx, input: { externalUserId: strin
   const client = await loadClient(ctx.db.read, partnerId, input.externalUserId);
   const access = await effectiveAccessOf(ctx, partnerId);
   const connectionOf = await connectionsOf(ctx.db.read, client.id, ctx.clock.now());
-  const snapshotOf = await gateSnapshotsOf(ctx, client, access);
+  const { snapshotOf } = await gateSnapshotsOf(ctx, client, access);
   const builderFee = access.partner.builderFeeTenthsBps;
   const billing = await billingStandingOf(ctx.db.read, client.id, ctx.clock.now());
   const providers = [];

@@ -82,8 +82,7 @@ export async function getAutomation(ctx: Ctx, input: { externalUserId: string })
   const partnerId = partnerOf(ctx);
   const client = await loadClient(ctx.db.read, partnerId, input.externalUserId);
   const access = await effectiveAccessOf(ctx, partnerId);
-  const snapshotOf = await gateSnapshotsOf(ctx, client, access);
-  const rows = await automationRowsOf(ctx.db.read, client.id);
+  const { snapshotOf, automations: rows } = await gateSnapshotsOf(ctx, client, access);
   const providers = [];
   for (const providerId of contractProviders(access)) {
     const snapshot = await snapshotOf(providerId);

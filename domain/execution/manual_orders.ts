@@ -202,11 +202,11 @@ async function checkOpening(
   { client, access, market, lease }: Resolved,
   entry: { quantity: string; price: string; leverage: number; setup: ReturnType<typeof valuesOf> },
 ): Promise<void> {
-  let snapshot = await (await gateSnapshotsOf(ctx, client, access, "MANUAL"))(order.providerId);
+  let snapshot = await (await gateSnapshotsOf(ctx, client, access, "MANUAL")).snapshotOf(order.providerId);
   if (snapshot.readiness.reconciliationPending) {
     // A new entry waits for the account's open outcomes: settle them now (a query, never a resend), then judge.
     await reconcileAccount(ctx, (await findAccount(ctx.db.read, client.id, order.providerId))!, lease);
-    snapshot = await (await gateSnapshotsOf(ctx, client, access, "MANUAL"))(order.providerId);
+    snapshot = await (await gateSnapshotsOf(ctx, client, access, "MANUAL")).snapshotOf(order.providerId);
   }
   const decision = evaluateEntry(snapshot, "OPEN", { symbol: market!.symbol }, "MANUAL");
   if (decision.newEntries === "BLOCKED") throw entryRefusal(decision);

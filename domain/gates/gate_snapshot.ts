@@ -41,7 +41,7 @@ type StrategyRow = typeof strategies.$inferSelect;
 const setupsOfClient = preparedFor((db) =>
   db.select().from(clientSetups).where(eq(clientSetups.clientId, sql.placeholder("clientId"))).prepare()
 );
-const automationsOfClient = preparedFor((db) =>
+const automationRowsOfClient = preparedFor((db) =>
   db.select().from(automations).where(eq(automations.clientId, sql.placeholder("clientId"))).prepare()
 );
 const strategiesOfClientAutomations = preparedFor((db) =>
@@ -86,7 +86,7 @@ const openPositionsOfClient = preparedFor((db) =>
 
 /** A client's automations, one row per provider. */
 export async function automationRowsOf(db: Executor, clientId: number): Promise<AutomationRow[]> {
-  return await automationsOfClient(db).all({ clientId });
+  return await automationRowsOfClient(db).all({ clientId });
 }
 
 /** The stored rows of one client the gates read, loaded together. */
@@ -196,7 +196,9 @@ export function buildGateSnapshot(sources: SnapshotSources): GateSnapshot {
 
 /**
  * For one client's views: each provider's snapshot, with the position slots
- * read live at the venue (only when every earlier gate could pass).
+ * read live at the venue (only when every earlier gate could pass), and the
+ * client's automation rows the snapshots were judged on (the automation view
+ * shows them).
  */
 export async function gateSnapshotsOf(
   ctx: Ctx,
@@ -210,7 +212,7 @@ export async function gateSnapshotsOf(
   const realExecution = await realExecutionByProvider(ctx);
   const billing = await billingStandingOf(ctx.db.read, client.id, now);
 
-  return async (providerId: ProviderId): Promise<GateSnapshot> => {
+  const snapshotOf = async (providerId: ProviderId): Promise<GateSnapshot> => {
     const setupRow = rows.setups.find((row) => row.providerId === providerId) ?? null;
     const automation = rows.automations.find((row) => row.providerId === providerId) ?? null;
     const { state, account } = connectionOf(providerId);
@@ -252,6 +254,7 @@ export async function gateSnapshotsOf(
     }
     return buildGateSnapshot(sources);
   };
+  return { snapshotOf, automations: rows.automations };
 }
 
 /**
