@@ -172,6 +172,7 @@ const SCALAR_FIELDS = [
   "externalUserId",
   "providerId",
   "positionId",
+  "paymentId",
   "job",
   // outcomes
   "kind",

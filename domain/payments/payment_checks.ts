@@ -3,7 +3,10 @@
  * one is needed); a SUBMITTED one (its transaction seen but not credited:
  * awaiting confirmations, or not yet verifiable) is checked again on chain
  * with the hash it was given, until a day after its expiry, then EXPIRED. A
- * check credits exactly as the partner's confirmation does.
+ * check credits exactly as the partner's confirmation does. Each payment is
+ * checked on its own: one that fails in an unforeseen way (a corrupt row, an
+ * answer nobody expected) is logged with its id and counted as `failed`, and
+ * the payments behind it are still checked.
  */
 import { and, asc, eq, lte } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
@@ -12,7 +15,9 @@ import { DAY_MS } from "../clock.ts";
 import { yieldToEventLoop } from "../concurrency.ts";
 import type { Ctx } from "../context.ts";
 import { ApiError } from "../errors.ts";
+import { errorFields } from "../logger.ts";
 import { settle } from "./confirm_payment.ts";
+import type { PaymentRow } from "./payment_view.ts";
 import { checkSendLedger } from "./venue_b_send.ts";
 
 const BATCH = 100;
@@ -23,10 +28,12 @@ export interface PaymentCheckSummary {
   expired: number;
   checked: number;
   credited: number;
+  /** Checks that failed unexpectedly (logged with the payment's id); tried again at the next run. */
+  failed: number;
 }
 
 export async function checkPayments(ctx: Ctx): Promise<PaymentCheckSummary> {
-  const summary: PaymentCheckSummary = { expired: 0, checked: 0, credited: 0 };
+  const summary: PaymentCheckSummary = { expired: 0, checked: 0, credited: 0, failed: 0 };
   const now = ctx.clock.now();
   const expired = await withTransaction(ctx.db, (tx) =>
     tx.update(payments).set({ status: "EXPIRED", updatedAt: now })
@@ -36,31 +43,40 @@ export async function checkPayments(ctx: Ctx): Promise<PaymentCheckSummary> {
   const submitted = await ctx.db.read.select().from(payments)
     .where(eq(payments.status, "SUBMITTED")).orderBy(asc(payments.expiresAt)).limit(BATCH);
   for (const payment of submitted) {
-    if (payment.expiresAt + SUBMITTED_GRACE_MS <= now) {
-      await withTransaction(ctx.db, (tx) =>
-        tx.update(payments).set({ status: "EXPIRED", updatedAt: now })
-          .where(and(eq(payments.paymentId, payment.paymentId), eq(payments.status, "SUBMITTED"))));
-      summary.expired++;
-      continue;
-    }
-    summary.checked++;
     try {
-      if (payment.method === "VENUE_B_USD_SEND") {
-        const [session] = await ctx.db.read.select().from(paymentSessions)
-          .where(eq(paymentSessions.paymentId, payment.paymentId));
-        const outcome = await checkSendLedger(ctx, payment, session.signedNonce!);
-        if (outcome.status === "CONFIRMED") summary.credited++;
-        continue;
-      }
-      const outcome = await settle(ctx, payment, payment.txHash!, {
-        transaction: (work) => withTransaction(ctx.db, work),
-      });
-      if (outcome.credited) summary.credited++;
+      await checkSubmitted(ctx, payment, now, summary);
     } catch (error) {
-      // The hash credited another payment meanwhile, or the like: the payment keeps its reason.
-      if (!(error instanceof ApiError)) throw error;
+      if (error instanceof ApiError) {
+        // The hash credited another payment meanwhile, or the like: the payment keeps its reason.
+      } else {
+        summary.failed++;
+        ctx.logger.error("payment check failed", { paymentId: payment.paymentId, ...errorFields(error) });
+      }
     }
     await yieldToEventLoop();
   }
   return summary;
+}
+
+/** One submitted payment: expired past its grace, else looked for again (counted in `summary`). */
+async function checkSubmitted(ctx: Ctx, payment: PaymentRow, now: number, summary: PaymentCheckSummary) {
+  if (payment.expiresAt + SUBMITTED_GRACE_MS <= now) {
+    await withTransaction(ctx.db, (tx) =>
+      tx.update(payments).set({ status: "EXPIRED", updatedAt: now })
+        .where(and(eq(payments.paymentId, payment.paymentId), eq(payments.status, "SUBMITTED"))));
+    summary.expired++;
+    return;
+  }
+  summary.checked++;
+  if (payment.method === "VENUE_B_USD_SEND") {
+    const [session] = await ctx.db.read.select().from(paymentSessions)
+      .where(eq(paymentSessions.paymentId, payment.paymentId));
+    const outcome = await checkSendLedger(ctx, payment, session.signedNonce!);
+    if (outcome.status === "CONFIRMED") summary.credited++;
+    return;
+  }
+  const outcome = await settle(ctx, payment, payment.txHash!, {
+    transaction: (work) => withTransaction(ctx.db, work),
+  });
+  if (outcome.credited) summary.credited++;
 }

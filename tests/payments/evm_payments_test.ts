@@ -10,7 +10,9 @@ import { bytesToHex } from "@noble/hashes/utils.js";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { withTransaction } from "../../db/client.ts";
+import { payments } from "../../db/schema.ts";
 import { createObligation } from "../../domain/billing/fee_obligations.ts";
+import { newId } from "../../domain/ids.ts";
 import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
 import { createPartner, expectError, expectJson, operator, type TestPartner } from "../_helpers/http.ts";
 import { startChain, type TestChain } from "../_helpers/evm/chain.ts";
@@ -315,6 +317,60 @@ Deno.test("deposit invoices: an exclusive address per invoice from the operator'
     const paid = await expectJson(await confirm(w, first.invoice.paymentId, hash), 200);
     assert.deepEqual([paid.credited, paid.payment.method, paid.payment.status], [true, "DEPOSIT_INVOICE", "CONFIRMED"]);
     assert.equal((await paidEvents(w)).length, 1);
+  } finally {
+    await stop(w);
+  }
+});
+
+Deno.test("payments job: a payment whose check throws is logged and counted, the EVM payment behind it is credited", async () => {
+  const w = await world();
+  try {
+    await operator(w.env, "PUT", "/operator/v1/payment-recipients/bnb", { address: RECIPIENT });
+    // A corrupt row ahead of it in the job's order: a submitted VENUE_B send whose page session is gone, so
+    // the nonce it was signed with cannot be read (its check throws a TypeError, not an ApiError).
+    const usdc = await obligation(w, "corrupt", 49_900_000, "VENUE_B");
+    const now = w.env.clock.now();
+    const corruptId = newId("pay", now);
+    await withTransaction(w.env.deps.db, (tx) =>
+      tx.insert(payments).values({
+        paymentId: corruptId,
+        partnerId: "payer",
+        clientId: w.clientId,
+        obligationId: usdc.obligationId,
+        method: "VENUE_B_USD_SEND",
+        status: "SUBMITTED",
+        amountMicros: 49_900_000,
+        networkId: "venue_b",
+        tokenSymbol: "USDC",
+        tokenDecimals: 6,
+        tokenAmount: "49900000",
+        recipient: RECIPIENT,
+        payerAddress: w.payer,
+        issuedAt: now,
+        issuedWallAt: Date.now(),
+        expiresAt: now + 60_000,
+        updatedAt: now,
+      }));
+    const owed = await obligation(w, "behind");
+    const { payment } = await expectJson(await instruct(w, owed.obligationId, { networkId: "bnb" }), 200);
+    const hash = await w.bnb.transfer(w.tokens.bnbUsdt, PAYER, RECIPIENT, BigInt(payment.tokenAmount));
+    assert.equal(
+      (await expectJson(await confirm(w, payment.paymentId, hash), 202)).code,
+      "PAYMENT_AWAITING_CONFIRMATIONS",
+    );
+    await w.bnb.mine(2);
+
+    const job = await expectJson(await operator(w.env, "POST", "/operator/v1/jobs/payments/run"), 200);
+    assert.deepEqual([job.summary.checked, job.summary.credited, job.summary.failed], [2, 1, 1]);
+    const credited = await expectJson(await w.partner.call("GET", `/v1/users/ana/payments/${payment.paymentId}`), 200);
+    assert.equal(credited.payment.status, "CONFIRMED");
+    const line = w.env.logs.map((text) => JSON.parse(text)).find((entry) => entry.message === "payment check failed");
+    assert.ok(line, "the failure is logged");
+    assert.deepEqual([line.level, line.paymentId, line.errorClass], [
+      "error",
+      corruptId,
+      "TypeError",
+    ]);
   } finally {
     await stop(w);
   }
