@@ -762,15 +762,27 @@ export const paymentSessions = sqliteTable("payment_sessions", {
 
 /**
  * The operator's extended public key per network, from which each deposit
- * invoice gets an address of its own (the next unused index); the private
- * key never reaches the service.
+ * invoice gets an address of its own (the next unused index of that key, in
+ * deposit_xpub_counters); the private key never reaches the service.
  */
 export const depositXpubs = sqliteTable("deposit_xpubs", {
   networkId: text("network_id").primaryKey(),
+  /** The key new invoices derive from. */
+  xpub: text("xpub").notNull(),
+  updatedAt: ms("updated_at").notNull(),
+});
+
+/**
+ * The next unused index of every key a network has ever used. A key set
+ * again goes on from its own counter, which never goes back: an address is
+ * handed out once.
+ */
+export const depositXpubCounters = sqliteTable("deposit_xpub_counters", {
+  networkId: text("network_id").notNull(),
   xpub: text("xpub").notNull(),
   nextIndex: integer("next_index").notNull(),
   updatedAt: ms("updated_at").notNull(),
-});
+}, (t) => [primaryKey({ columns: [t.networkId, t.xpub] })]);
 
 /**
  * An instruction to pay one obligation, and what became of it (spec,
@@ -821,6 +833,8 @@ export const payments = sqliteTable("payments", {
   uniqueIndex("payments_credited_tx").on(t.networkId, t.txHash).where(sql`status = 'CONFIRMED'`),
   index("payments_obligation").on(t.obligationId),
   index("payments_open").on(t.status, t.expiresAt),
+  // Whether an invoice address was ever handed out (deposit_invoices.ts claims past any that was).
+  index("payments_recipient").on(t.networkId, t.recipient),
 ]);
 
 // ---------------------------------------------------------------- events (outbox)

@@ -9,9 +9,9 @@ import { HDKey } from "@scure/bip32";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { type Tx, withTransaction } from "../../db/client.ts";
-import { depositXpubs } from "../../db/schema.ts";
+import { depositXpubCounters, depositXpubs, payments } from "../../db/schema.ts";
 import { actorLabel, type Ctx } from "../context.ts";
 import { ApiError } from "../errors.ts";
 
@@ -30,36 +30,47 @@ export async function setDepositXpub(ctx: Ctx, input: { networkId: string; xpub:
   }
   const now = ctx.clock.now();
   return await withTransaction(ctx.db, async (tx) => {
-    const [row] = await tx.insert(depositXpubs).values({
-      networkId: input.networkId,
-      xpub: input.xpub,
-      nextIndex: 0,
-      updatedAt: now,
-    }).onConflictDoUpdate({
-      target: depositXpubs.networkId,
-      // A new key starts its own indexes; the same key again keeps counting (no address is handed out twice).
-      set: {
-        xpub: input.xpub,
-        nextIndex: sql`CASE WHEN ${depositXpubs.xpub} = ${input.xpub} THEN ${depositXpubs.nextIndex} ELSE 0 END`,
-        updatedAt: now,
-      },
-    }).returning();
-    ctx.logger.info("deposit xpub set", { networkId: row.networkId, actor: actorLabel(ctx.actor) });
-    return { networkId: row.networkId, nextIndex: row.nextIndex };
+    await tx.insert(depositXpubs).values({ networkId: input.networkId, xpub: input.xpub, updatedAt: now })
+      .onConflictDoUpdate({ target: depositXpubs.networkId, set: { xpub: input.xpub, updatedAt: now } });
+    // Every key keeps its own counter for good: a key set again (A, then B, then A) goes on where it stopped.
+    const [counter] = await tx.insert(depositXpubCounters)
+      .values({ networkId: input.networkId, xpub: input.xpub, nextIndex: 0, updatedAt: now })
+      .onConflictDoUpdate({
+        target: [depositXpubCounters.networkId, depositXpubCounters.xpub],
+        set: { updatedAt: now },
+      }).returning();
+    ctx.logger.info("deposit xpub set", { networkId: input.networkId, actor: actorLabel(ctx.actor) });
+    return { networkId: input.networkId, nextIndex: counter.nextIndex };
   });
 }
 
 /**
  * The next invoice address of the network, claimed inside the caller's
- * transaction (the index moves on with the invoice, or not at all). Null
- * when the operator configured no key.
+ * transaction (the index moves on with the invoice, or not at all, and the
+ * write lock makes two instances' claims take turns). An address some
+ * payment of the network already has is passed over: a key replaced before
+ * counters were kept per key, or the same key written another way (another
+ * version prefix), starts below addresses it handed out. Null when the
+ * operator configured no key.
  */
 export async function claimInvoiceAddress(tx: Tx, networkId: string) {
-  const [claimed] = await tx.update(depositXpubs).set({ nextIndex: sql`${depositXpubs.nextIndex} + 1` })
-    .where(eq(depositXpubs.networkId, networkId))
-    .returning({ xpub: depositXpubs.xpub, index: sql<number>`${depositXpubs.nextIndex} - 1` });
-  if (!claimed) return null;
-  return { index: claimed.index, address: invoiceAddress(claimed.xpub, claimed.index) };
+  for (;;) {
+    const [claimed] = await tx.update(depositXpubCounters)
+      .set({ nextIndex: sql`${depositXpubCounters.nextIndex} + 1` })
+      .where(and(
+        eq(depositXpubCounters.networkId, networkId),
+        eq(
+          depositXpubCounters.xpub,
+          sql`(SELECT ${depositXpubs.xpub} FROM ${depositXpubs} WHERE ${depositXpubs.networkId} = ${networkId})`,
+        ),
+      ))
+      .returning({ xpub: depositXpubCounters.xpub, index: sql<number>`${depositXpubCounters.nextIndex} - 1` });
+    if (!claimed) return null;
+    const address = invoiceAddress(claimed.xpub, claimed.index);
+    const [used] = await tx.select({ one: sql`1` }).from(payments)
+      .where(and(eq(payments.networkId, networkId), eq(payments.recipient, address))).limit(1);
+    if (!used) return { index: claimed.index, address };
+  }
 }
 
 /** The address at `<xpub>/0/<index>`: keccak of the uncompressed public key, last 20 bytes. */
