@@ -824,6 +824,14 @@ export const payments = sqliteTable("payments", {
   overpaidTokenAmount: text("overpaid_token_amount"),
   /** `<CODE>: <message>` of the last check that did not credit. */
   failureReason: text("failure_reason"),
+  /**
+   * EVM: the block the credited transfer was last seen in, and when it lay
+   * under the network's finality depth (`EVM_FINALITY`); until then each
+   * payments run reads it again, and a reorg that took it away reopens the
+   * obligation (review REORGED).
+   */
+  txBlock: integer("tx_block"),
+  finalAt: ms("final_at"),
   updatedAt: ms("updated_at").notNull(),
 }, (t) => [
   // No two open instructions of a token to one recipient on a network ask for the same amount.
@@ -835,7 +843,25 @@ export const payments = sqliteTable("payments", {
   index("payments_open").on(t.status, t.expiresAt),
   // Whether an invoice address was ever handed out (deposit_invoices.ts claims past any that was).
   index("payments_recipient").on(t.networkId, t.recipient),
+  // The instructions a scanned range of blocks may pay (by the time they were issued).
+  index("payments_network_issued").on(t.networkId, t.issuedWallAt),
+  // Credited transfers not yet final, read again by each payments run.
+  index("payments_not_final").on(t.confirmedAt)
+    .where(sql`status = 'CONFIRMED' AND final_at IS NULL AND method <> 'VENUE_B_USD_SEND'`),
 ]);
+
+/**
+ * How far the payments scan has read each network's Transfer logs: the
+ * next block to read and the hash of the one before it, so a reorg under
+ * the cursor is noticed (the hash changed) and the scan reads that stretch
+ * again.
+ */
+export const evmScanCursors = sqliteTable("evm_scan_cursors", {
+  networkId: text("network_id").primaryKey(),
+  nextBlock: integer("next_block").notNull(),
+  lastBlockHash: text("last_block_hash"),
+  updatedAt: ms("updated_at").notNull(),
+});
 
 // ---------------------------------------------------------------- events (outbox)
 
