@@ -19,6 +19,7 @@ import {
 import { yieldToEventLoop } from "../concurrency.ts";
 import type { Ctx } from "../context.ts";
 import { emitEvent } from "../events/emit_event.ts";
+import { errorFields } from "../logger.ts";
 import { newId } from "../ids.ts";
 import { type ContractRow, loadContractVersions } from "../partners/load_partner.ts";
 import { insertStatement, markPortionsStated, periodReference } from "./statement_writes.ts";
@@ -41,19 +42,42 @@ interface LateWork extends Pair {
   periodStart: number;
 }
 
-/** Adjust every stated period that gained confirmed portions; answers the ADJUSTMENT statements written. */
-export async function adjustStatedPeriods(ctx: Ctx): Promise<number> {
-  let written = 0;
+export interface AdjustmentSummary {
+  adjustments: number;
+  /** Pairs whose adjustment failed this run (logged; retried by the next run): the others are still adjusted. */
+  failedPairs: number;
+}
+
+/** Adjust every stated period that gained confirmed portions. */
+export async function adjustStatedPeriods(ctx: Ctx): Promise<AdjustmentSummary> {
+  const summary: AdjustmentSummary = { adjustments: 0, failedPairs: 0 };
+  const failed: string[] = [];
   for (;;) {
-    const work = await lateWork(ctx.db.read);
-    if (!work.length) return written;
-    for (const item of work) written += await adjustPair(ctx, item);
+    const work = await lateWork(ctx.db.read, failed);
+    if (!work.length) return summary;
+    for (const item of work) {
+      try {
+        summary.adjustments += await adjustPair(ctx, item);
+      } catch (error) {
+        // One pair's odd record never stops the adjustments of the others; it is not asked for again this run.
+        failed.push(pairKey(item));
+        summary.failedPairs++;
+        ctx.logger.error("period adjustment failed", {
+          partnerId: item.partnerId,
+          providerId: item.providerId,
+          ...errorFields(error),
+        });
+      }
+    }
     await yieldToEventLoop();
   }
 }
 
-/** Pairs with confirmed portions no statement counted, in periods already closed (the earliest per pair). */
-async function lateWork(db: Executor): Promise<LateWork[]> {
+/**
+ * Pairs with confirmed portions no statement counted, in periods already
+ * closed (the earliest per pair), leaving out the pairs that failed this run.
+ */
+async function lateWork(db: Executor, failed: string[]): Promise<LateWork[]> {
   const rows = await db.values<[number, string, string, number]>(sql`
     SELECT p.client_id, p.provider_id, c.partner_id, min(pc.period_start)
     FROM ${performancePortions} p
@@ -61,6 +85,7 @@ async function lateWork(db: Executor): Promise<LateWork[]> {
     JOIN ${periodCloses} pc ON pc.partner_id = c.partner_id AND pc.status = 'DONE'
       AND p.closed_at >= pc.period_start AND p.closed_at < pc.period_end
     WHERE p.status = 'CONFIRMED' AND p.statement_id IS NULL
+      AND p.client_id || ':' || p.provider_id NOT IN (SELECT value FROM json_each(${JSON.stringify(failed)}))
     GROUP BY p.client_id, p.provider_id
     LIMIT ${PAIRS_PER_BATCH}`);
   return rows.map(([clientId, providerId, partnerId, periodStart]) => ({

@@ -18,11 +18,12 @@ import { createObligation, performanceFeeSource, recordCredit } from "../billing
 import { yieldToEventLoop } from "../concurrency.ts";
 import type { Ctx } from "../context.ts";
 import { emitEvent } from "../events/emit_event.ts";
+import { errorFields } from "../logger.ts";
 import { newId } from "../ids.ts";
 import { type ContractRow, loadContractVersions } from "../partners/load_partner.ts";
 import { type CarryPolicy, periodFigures } from "./figures.ts";
 import { insertStatement, markPagePortionsStated, periodReference } from "./statement_writes.ts";
-import { carriesIn, creditBalances, pairKey, type PairSums, periodPairsPage } from "./period_reads.ts";
+import { carriesIn, creditBalances, pairKey, periodPairsPage } from "./period_reads.ts";
 import { adjustStatedPeriods } from "./adjust_periods.ts";
 import { statementView } from "./statement_view.ts";
 
@@ -34,23 +35,51 @@ export interface PeriodCloseSummary {
   statements: number;
   obligations: number;
   adjustments: number;
+  /** Partners whose close failed this run (logged; retried by the next run): the others still close. */
+  failedPartners: number;
+  /** Client and provider pairs whose late facts could not be adjusted this run (logged; retried next run). */
+  failedPairs: number;
 }
 
 export async function closePeriods(ctx: Ctx): Promise<PeriodCloseSummary> {
-  const summary: PeriodCloseSummary = { periodsClosed: 0, statements: 0, obligations: 0, adjustments: 0 };
+  const summary: PeriodCloseSummary = {
+    periodsClosed: 0,
+    statements: 0,
+    obligations: 0,
+    adjustments: 0,
+    failedPartners: 0,
+    failedPairs: 0,
+  };
   const partnerIds = await ctx.db.read.select({ partnerId: partners.partnerId }).from(partners);
   for (const { partnerId } of partnerIds) {
-    const versions = await loadContractVersions(ctx.db.read, partnerId);
-    for (;;) {
-      const period = await periodToClose(ctx, partnerId, versions);
-      if (!period || period.end > ctx.clock.now()) break;
-      await closePeriod(ctx, partnerId, period, summary);
-      summary.periodsClosed++;
+    try {
+      await closePartnerPeriods(ctx, partnerId, summary);
+    } catch (error) {
+      // One partner's odd record (a contract no close can use) never stops the close of the others.
+      summary.failedPartners++;
+      ctx.logger.error("period close failed", { partnerId, ...errorFields(error) });
     }
   }
-  summary.adjustments = await adjustStatedPeriods(ctx);
+  const adjusted = await adjustStatedPeriods(ctx);
+  summary.adjustments = adjusted.adjustments;
+  summary.failedPairs = adjusted.failedPairs;
   return summary;
 }
+
+async function closePartnerPeriods(ctx: Ctx, partnerId: string, summary: PeriodCloseSummary) {
+  const versions = await loadContractVersions(ctx.db.read, partnerId);
+  for (;;) {
+    const period = await periodToClose(ctx, partnerId, versions);
+    if (!period || period.end > ctx.clock.now()) return;
+    await closePeriod(ctx, partnerId, period, summary);
+    summary.periodsClosed++;
+  }
+}
+
+type PageOutcome =
+  | "PERIOD_DONE"
+  | { moved: true; after: number }
+  | { moved: false; after: number; statements: number; obligations: number };
 
 interface OpenPeriod {
   start: number;
@@ -85,20 +114,16 @@ async function closePeriod(ctx: Ctx, partnerId: string, period: OpenPeriod, summ
     }).onConflictDoNothing());
   let after = period.afterClientId;
   for (;;) {
-    const page = await periodPairsPage(ctx.db.read, partnerId, period, after, CLIENTS_PER_PAGE);
-    if (!page.length) break;
-    const next = page[page.length - 1].clientId;
-    const written = await statePage(ctx, partnerId, period, page, after, next);
-    if (written === null) {
+    const written = await statePage(ctx, partnerId, period, after);
+    if (written === "PERIOD_DONE") break;
+    if (written.moved) {
       // Another instance stated this page first: continue from where it is.
-      const [row] = await ctx.db.read.select({ after: periodCloses.afterClientId }).from(periodCloses)
-        .where(and(eq(periodCloses.partnerId, partnerId), eq(periodCloses.periodStart, period.start)));
-      after = row.after;
+      after = written.after;
       continue;
     }
     summary.statements += written.statements;
     summary.obligations += written.obligations;
-    after = next;
+    after = written.after;
     await yieldToEventLoop();
   }
   await withTransaction(ctx.db, (tx) =>
@@ -108,29 +133,32 @@ async function closePeriod(ctx: Ctx, partnerId: string, period: OpenPeriod, summ
 
 /**
  * One page of ORIGINAL statements in one transaction, claimed by moving the
- * period's cursor from `from` to `to` (null when another instance moved it).
+ * period's cursor past the page's last client. What the statements sum, the
+ * carry they bring in and the credit they use are read inside that
+ * transaction: a result confirmed meanwhile (the reconcile job runs beside
+ * the close) is then either summed here or, confirmed after the commit, left
+ * uncounted for an ADJUSTMENT; never marked counted without being summed.
  */
 async function statePage(
   ctx: Ctx,
   partnerId: string,
   period: OpenPeriod,
-  page: PairSums[],
   from: number,
-  to: number,
-): Promise<{ statements: number; obligations: number } | null> {
+): Promise<PageOutcome> {
   const contract = period.contract;
   const policy = contract.carryPolicy as CarryPolicy;
-  const carries = policy === "CARRY" ? await carriesIn(ctx.db.read, page, period.start) : new Map<string, number>();
-  const balances = await creditBalances(ctx.db.read, page);
   const now = ctx.clock.now();
   return await withTransaction(ctx.db, async (tx) => {
-    const claimed = await tx.update(periodCloses).set({ afterClientId: to })
-      .where(and(
-        eq(periodCloses.partnerId, partnerId),
-        eq(periodCloses.periodStart, period.start),
-        eq(periodCloses.afterClientId, from),
-      )).returning({ after: periodCloses.afterClientId });
-    if (!claimed.length) return null;
+    const [cursor] = await tx.select({ after: periodCloses.afterClientId }).from(periodCloses)
+      .where(and(eq(periodCloses.partnerId, partnerId), eq(periodCloses.periodStart, period.start)));
+    if (cursor.after !== from) return { moved: true, after: cursor.after };
+    const page = await periodPairsPage(tx, partnerId, period, from, CLIENTS_PER_PAGE);
+    if (!page.length) return "PERIOD_DONE";
+    const to = page[page.length - 1].clientId;
+    await tx.update(periodCloses).set({ afterClientId: to })
+      .where(and(eq(periodCloses.partnerId, partnerId), eq(periodCloses.periodStart, period.start)));
+    const carries = policy === "CARRY" ? await carriesIn(tx, page, period.start) : new Map<string, number>();
+    const balances = await creditBalances(tx, page);
     const reference = periodReference(period);
     let obligationsMade = 0;
     const stated: { clientId: number; providerId: string; statementId: string }[] = [];
@@ -175,6 +203,6 @@ async function statePage(
       });
     }
     await markPagePortionsStated(tx, stated, period);
-    return { statements: page.length, obligations: obligationsMade };
+    return { moved: false, after: to, statements: page.length, obligations: obligationsMade };
   });
 }

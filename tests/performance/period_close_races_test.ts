@@ -1,0 +1,122 @@
+/**
+ * The period close under what runs beside it: a result confirmed while a
+ * page is being stated (the reconcile job runs every minute) is either in
+ * that statement's sums or left for an ADJUSTMENT, never marked counted
+ * without being summed; and one partner whose close fails never stops the
+ * close of the others.
+ */
+import assert from "node:assert/strict";
+import { eq, sql } from "drizzle-orm";
+import type { Database } from "../../db/client.ts";
+import { withTransaction } from "../../db/client.ts";
+import { contractVersions } from "../../db/schema.ts";
+import type { Ctx } from "../../domain/context.ts";
+import { closePeriods } from "../../domain/performance/close_periods.ts";
+import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
+import { createPartner, expectJson } from "../_helpers/http.ts";
+import { ik } from "../setup/setup_fixture.ts";
+import { billingContract, clientIdOf, fundingReadThrough, recordTrade, type TradeFacts } from "./trade_fixture.ts";
+
+async function partnerWithClient(env: TestEnv, partnerId: string) {
+  const partner = await createPartner(env, { partnerId, contract: billingContract() });
+  await expectJson(await partner.call("POST", "/v1/users", { body: { externalUserId: "ana" }, headers: ik() }), 201);
+  return { partner, clientId: await clientIdOf(env, "ana", partnerId) };
+}
+
+function noFees(positionId: string, exitAt: string, pnl: string): TradeFacts {
+  return {
+    positionId,
+    entries: [{ tradeId: `${positionId}-e`, quantity: "0.01", fee: "0", at: "2026-11-03T00:00:00Z" }],
+    exits: [{ tradeId: `${positionId}-x`, quantity: "0.01", realizedPnl: pnl, fee: "0", at: exitAt }],
+  };
+}
+
+/**
+ * The database as the close sees it, with `before` run (and committed) ahead
+ * of every write transaction the close queues after its first.
+ */
+function writesInterleavedWith(db: Database, before: () => Promise<void>): Database {
+  let units = 0;
+  const writes = {
+    run: async <T>(work: Parameters<Database["writes"]["run"]>[0]) => {
+      if (units++ > 0) await before();
+      return await db.writes.run(work) as T;
+    },
+  } as unknown as Database["writes"];
+  return { ...db, writes };
+}
+
+const closeCtx = (env: TestEnv, db: Database): Ctx => ({
+  ...env.deps,
+  db,
+  actor: { kind: "system", job: "period-close" },
+  requestId: "test",
+});
+
+Deno.test("period close: a result confirmed while its page is being stated is summed by the statement that counts it", async () => {
+  const env = await startTestEnv();
+  try {
+    const { partner, clientId } = await partnerWithClient(env, "race");
+    await recordTrade(env, partner.partnerId, clientId, "VENUE_A", noFees("p1", "2026-11-05T00:00:00Z", "10"));
+    // Closed on Nov 20 while funding was read only up to Nov 15: pending when the close starts.
+    await recordTrade(env, partner.partnerId, clientId, "VENUE_A", {
+      ...noFees("p2", "2026-11-20T00:00:00Z", "100"),
+      fundingKnownThrough: "2026-11-15T00:00:00Z",
+    });
+    env.clock.freeze(Date.parse("2026-12-01T00:05:00Z"));
+    let confirmed = false;
+    const db = writesInterleavedWith(env.deps.db, async () => {
+      if (confirmed) return;
+      confirmed = true;
+      // A reconciliation reads the funding and confirms p2 between the close's start and its page.
+      await fundingReadThrough(env, clientId, "VENUE_A", "2100-01-01T00:00:00Z");
+    });
+    const summary = await closePeriods(closeCtx(env, db));
+    assert.equal(confirmed, true, "the reconciliation ran inside the close");
+    const late = await closePeriods(closeCtx(env, env.deps.db));
+    const statements = (await expectJson(await partner.call("GET", "/v1/users/ana/statements"), 200)).statements;
+    // Whichever statement counts p2, the period's figures are 10 + 100 = 110 and its fee 22.00, charged once.
+    const net = statements.reduce((sum: number, s: { netPerformanceUsd: number }) => sum + s.netPerformanceUsd, 0);
+    const fee = statements.reduce((sum: number, s: { performanceFeeUsd: number }) => sum + s.performanceFeeUsd, 0);
+    assert.deepEqual([net, fee], [110, 22], JSON.stringify({ summary, late, statements }));
+    const obligations = (await expectJson(await partner.call("GET", "/v1/users/ana/obligations"), 200)).obligations;
+    assert.equal(obligations.reduce((sum: number, o: { amountUsd: number }) => sum + o.amountUsd, 0), 22);
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("period close: a partner whose close fails, or a pair whose adjustment fails, is reported and skipped; the others still close", async () => {
+  const env = await startTestEnv();
+  const breakContract = (partnerId: string) =>
+    // A contract row no close can use (written before values were validated, or by hand).
+    withTransaction(env.deps.db, (tx) =>
+      tx.update(contractVersions).set({ performanceFeePercent: sql`'not a number'` })
+        .where(eq(contractVersions.partnerId, partnerId)));
+  try {
+    const broken = await partnerWithClient(env, "broken");
+    const lateBroken = await partnerWithClient(env, "late-broken");
+    const healthy = await partnerWithClient(env, "healthy");
+    for (const { partner, clientId } of [broken, lateBroken, healthy]) {
+      await recordTrade(env, partner.partnerId, clientId, "VENUE_A", noFees("p1", "2026-11-05T00:00:00Z", "10"));
+    }
+    await breakContract("broken");
+    env.clock.freeze(Date.parse("2026-12-01T00:05:00Z"));
+    const summary = await closePeriods(closeCtx(env, env.deps.db));
+    assert.deepEqual([summary.periodsClosed, summary.statements, summary.failedPartners], [2, 2, 1]);
+    assert.ok(env.logs.some((line) => line.includes("period close failed") && line.includes("broken")));
+
+    // Late facts of November for both closed partners; one of them can no longer be adjusted.
+    for (const { partner, clientId } of [lateBroken, healthy]) {
+      await recordTrade(env, partner.partnerId, clientId, "VENUE_A", noFees("p2", "2026-11-06T00:00:00Z", "5"));
+    }
+    await breakContract("late-broken");
+    env.clock.freeze(Date.parse("2026-12-02T00:00:00Z"));
+    const late = await closePeriods(closeCtx(env, env.deps.db));
+    assert.deepEqual([late.adjustments, late.failedPairs], [1, 1]);
+    const stated = await expectJson(await healthy.partner.call("GET", "/v1/users/ana/statements"), 200);
+    assert.deepEqual(stated.statements.map((s: { performanceFeeUsd: number }) => s.performanceFeeUsd), [1, 2]);
+  } finally {
+    await env.close();
+  }
+});
