@@ -798,7 +798,13 @@ export const payments = sqliteTable("payments", {
   obligationId: text("obligation_id").notNull().references(() => obligations.obligationId),
   /** EVM_TRANSFER | VENUE_B_USD_SEND | DEPOSIT_INVOICE */
   method: text("method").notNull(),
-  /** PENDING | SUBMITTED | CONFIRMED | EXPIRED */
+  /**
+   * PENDING | SUBMITTED | CONFIRMED (its transfer paid the obligation) |
+   * EXPIRED | SUPERSEDED (the obligation's amount changed or it was settled
+   * since: no new money is asked for it, a transfer already made is still
+   * honoured) | REVIEW (a transfer arrived for it after its obligation was
+   * settled: it paid nothing, all of it waits for a person)
+   */
   status: text("status").notNull(),
   amountMicros: integer("amount_micros").notNull(),
   networkId: text("network_id"),
@@ -819,7 +825,7 @@ export const payments = sqliteTable("payments", {
   issuedWallAt: ms("issued_wall_at").notNull(),
   expiresAt: ms("expires_at").notNull(),
   confirmedAt: ms("confirmed_at"),
-  /** Why a confirmed payment needs a person (OVERPAID), null otherwise. */
+  /** Why a received transfer needs a person (OVERPAID, OBLIGATION_ALREADY_SETTLED), null otherwise. */
   review: text("review"),
   overpaidTokenAmount: text("overpaid_token_amount"),
   /** `<CODE>: <message>` of the last check that did not credit. */
@@ -837,8 +843,8 @@ export const payments = sqliteTable("payments", {
   // No two open instructions of a token to one recipient on a network ask for the same amount.
   uniqueIndex("payments_open_amount_to").on(t.networkId, t.tokenAddress, t.recipient, t.tokenAmount)
     .where(sql`status IN ('PENDING', 'SUBMITTED')`),
-  // One transaction credits one obligation, whichever instance confirms it.
-  uniqueIndex("payments_credited_tx").on(t.networkId, t.txHash).where(sql`status = 'CONFIRMED'`),
+  // One transaction credits one obligation, whichever instance confirms it; one held for review credits none.
+  uniqueIndex("payments_credited_tx").on(t.networkId, t.txHash).where(sql`status IN ('CONFIRMED', 'REVIEW')`),
   index("payments_obligation").on(t.obligationId),
   index("payments_open").on(t.status, t.expiresAt),
   // Whether an invoice address was ever handed out (deposit_invoices.ts claims past any that was).
