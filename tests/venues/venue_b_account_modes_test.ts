@@ -8,9 +8,11 @@
  * @nktkas/hyperliquid SDK, an independent client of the same wire.
  */
 import assert from "node:assert/strict";
-import { HttpTransport, InfoClient } from "@nktkas/hyperliquid";
+import { ExchangeClient, HttpTransport, InfoClient } from "@nktkas/hyperliquid";
+import { privateKeyToAccount } from "viem/accounts";
 import { cmp, sub } from "../../venues/decimal.ts";
-import { connectClient, startSim } from "./venue_b_fixture.ts";
+import { USDC_TOKEN } from "../../venues/venue_b/constants.ts";
+import { connectClient, fundedWallet, startSim } from "./venue_b_fixture.ts";
 
 const MODES = [
   { abstraction: "default", collateral: "perp" },
@@ -70,6 +72,50 @@ Deno.test("VENUE_B getAccount takes balances from where the account's mode keeps
         sameAmount(usdc.total, perp.marginSummary.accountValue, "total from the perp state");
         sameAmount(usdc.free, perp.withdrawable, "free from the perp state");
       }
+    });
+  }
+});
+
+Deno.test("VENUE_B simulator takes a unified or portfolio-margin account's sendAsset only through spot", async (t) => {
+  await using sim = startSim();
+  const transport = new HttpTransport({ apiUrl: sim.baseUrl, isTestnet: false });
+  const info = new InfoClient({ transport });
+  const platform = await fundedWallet(sim, "1");
+  for (const { abstraction, collateral } of MODES) {
+    await t.step(abstraction, async () => {
+      const payer = await fundedWallet(sim, "100");
+      await sim.control("PUT", `/wallets/${payer.address}/abstraction`, { abstraction });
+      const wallet = new ExchangeClient({
+        transport,
+        wallet: privateKeyToAccount(payer.privateKey),
+        signatureChainId: "0xa4b1",
+      });
+      const send = (sourceDex: string, destinationDex: string, amount: string) =>
+        wallet.sendAsset({
+          destination: platform.address,
+          sourceDex,
+          destinationDex,
+          token: USDC_TOKEN.mainnet,
+          amount,
+        });
+      const since = Date.now() - 1;
+      if (collateral === "spot") {
+        // The venue's own refusal of a perp-to-perp send from a pooled account.
+        await assert.rejects(send("", "", "1"), /Unified account only supports sending assets through spot/);
+        await assert.rejects(send("spot", "", "1"), /Unified account only supports sending assets through spot/);
+        await send("spot", "spot", "2");
+      } else {
+        await send("", "", "2");
+        await send("", "spot", "3");
+      }
+      const ledger = await info.userNonFundingLedgerUpdates({ user: payer.address, startTime: since });
+      const sends = ledger.map((update) => update.delta).filter((delta) => delta.type === "send");
+      assert.deepEqual(
+        sends.map((delta) => [delta.sourceDex, delta.destinationDex, delta.token, delta.amount]),
+        collateral === "spot"
+          ? [["spot", "spot", "USDC", "2.0"]]
+          : [["", "", "USDC", "2.0"], ["", "spot", "USDC", "3.0"]],
+      );
     });
   }
 });

@@ -1,6 +1,6 @@
 /**
- * The simulator's user-signed actions: approveAgent, approveBuilderFee and
- * usdSend. Each returns null when applied or the venue's refusal text.
+ * The simulator's user-signed actions: approveAgent, approveBuilderFee,
+ * usdSend and sendAsset. Each returns null when applied or the venue's refusal text.
  */
 import { add, cmp, isDecimal, sub } from "../../decimal.ts";
 import type { HexAddress } from "../../types.ts";
@@ -14,6 +14,7 @@ import {
   nextHash,
   type SimState,
   type SimUser,
+  usesSpotCollateral,
   wire,
   withdrawable,
 } from "./state.ts";
@@ -115,21 +116,38 @@ export interface SendAssetFields {
   fromSubAccount: string;
 }
 
+/** The venue's refusal of a sendAsset from a pooled account that names a perp dex. */
+const POOLED_SEND_REFUSAL = "Unified account only supports sending assets through spot";
+/** `sendAsset`'s name of the spot balance; "" is the main perp dex. */
+const SPOT_DEX = "spot";
+
 /**
- * sendAsset of USDC between two perp balances (sourceDex and destinationDex
- * ""), recorded as a `send` delta carrying the signed nonce. Other dexes,
- * tokens and sub-accounts are beyond this simulator and refused.
+ * sendAsset of USDC, recorded as a `send` delta carrying the signed nonce and
+ * the dexes it names. What the venue takes follows the sender's mode: a
+ * unified-account or portfolio-margin account keeps its USDC in spot and may
+ * send only through spot (sourceDex and destinationDex "spot"); a standard one
+ * (default, disabled, dexAbstraction) sends from its main perp balance, to the
+ * destination's perp or spot balance. The simulator keeps one USDC balance per
+ * account, so the receiving dex changes only what the ledger says. Other
+ * dexes, tokens and sub-accounts are beyond this simulator and refused.
  */
 export function sendAsset(state: SimState, user: SimUser, action: SendAssetFields, nonce: number): string | null {
-  if (action.sourceDex !== "" || action.destinationDex !== "") return "Only perp-to-perp transfers are simulated.";
+  if (usesSpotCollateral(user)) {
+    if (action.sourceDex !== SPOT_DEX || action.destinationDex !== SPOT_DEX) return POOLED_SEND_REFUSAL;
+  } else {
+    if (action.sourceDex !== "") return "Sends from a standard account's spot or HIP-3 balance are not simulated.";
+    if (action.destinationDex !== "" && action.destinationDex !== SPOT_DEX) {
+      return "Sends to a HIP-3 dex are not simulated.";
+    }
+  }
   if (action.fromSubAccount !== "") return "Sub-account transfers are not simulated.";
   if (action.token !== (state.isMainnet ? USDC_TOKEN.mainnet : USDC_TOKEN.testnet)) return "Invalid token.";
   return moveUsdc(state, user, action, nonce, (fee) => ({
     type: "send",
     user: user.address,
     destination: action.destination.toLowerCase(),
-    sourceDex: "",
-    destinationDex: "",
+    sourceDex: action.sourceDex,
+    destinationDex: action.destinationDex,
     token: "USDC",
     amount: wire(action.amount),
     usdcValue: wire(action.amount),
