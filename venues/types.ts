@@ -324,12 +324,19 @@ export interface LedgerEntry {
   time: number;
   hash: HexAddress;
   type: string;
-  /** For usdSend: sender, destination, amount (USDC decimal), nonce. */
+  /** For a transfer: sender, destination, amount (a decimal of `token`), nonce. */
   user: HexAddress;
   destination: HexAddress | null;
   amount: Decimal;
+  /** The token's name as the venue reports it ("USDC"). */
   token: string;
   nonce: number | null;
+  /**
+   * For a VENUE_B `send`: the balances it moved between, as signed ("" the
+   * main perp dex, "spot", or a HIP-3 dex's name); null for other entries.
+   */
+  sourceDex: string | null;
+  destinationDex: string | null;
 }
 
 /**
@@ -346,10 +353,14 @@ export interface WalletApprovals {
   builderApproval(
     input: { builder: HexAddress; maxFeeTenthsBps: number; signatureChainId: HexAddress },
   ): UserSignedAction["action"];
-  /** A transfer of `amount` USDC to `destination` whose ledger entry carries its signed nonce (a payment). */
+  /**
+   * A transfer of `amount` USDC from `from` to `destination` whose ledger
+   * entry carries its signed nonce (a payment). Where it is taken from
+   * depends on `from`'s account, which the venue is asked about.
+   */
   usdcTransfer(
-    input: { destination: HexAddress; amount: Decimal; signatureChainId: HexAddress },
-  ): UserSignedAction["action"];
+    input: { from: HexAddress; destination: HexAddress; amount: Decimal; signatureChainId: HexAddress },
+  ): Promise<UserSignedAction["action"]>;
   /** The action as `eth_signTypedData_v4` takes it (JSON-safe). */
   typedDataForWallet(action: UserSignedAction["action"]): Record<string, unknown>;
   /** The signed action from the wallet's 65-byte hex signature; throws RangeError when malformed. */

@@ -14,7 +14,7 @@ import { and, eq } from "drizzle-orm";
 import { type Tx, withTransaction } from "../../db/client.ts";
 import { rowInsert } from "../../db/row_insert.ts";
 import { clients, partners, payments, paymentSessions, settings } from "../../db/schema.ts";
-import { formatDec } from "../../venues/decimal.ts";
+import { cmp, formatDec, isDecimal } from "../../venues/decimal.ts";
 import type { HexAddress, LedgerEntry, UserSignedAction, VenueAdapter } from "../../venues/types.ts";
 import { VenueError } from "../../venues/types.ts";
 import { findAccount } from "../accounts/load_account.ts";
@@ -25,13 +25,14 @@ import { withPartnerTransaction } from "../credentials/partner_transaction.ts";
 import type { Ctx } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { newId, randomSecret, sha256Hex } from "../ids.ts";
-import { usdToMicros } from "../money.ts";
 import { callVenue } from "../venues/call_venue.ts";
 import { creditPayment } from "./confirm_payment.ts";
 import { type PaymentRow, paymentView } from "./payment_view.ts";
 
 const SESSION_TTL_MS = 15 * MINUTE_MS;
 const WALLET_SETTING = "venue_b_payment_wallet";
+/** The one token this method pays in, by the name the venue's ledger gives it. */
+const USDC = "USDC";
 /** The ledger is read from a little before the instruction: venue and service clocks differ. */
 const LEDGER_MARGIN_MS = MINUTE_MS;
 const paymentInsert = rowInsert(payments);
@@ -145,11 +146,15 @@ export async function startSend(ctx: Ctx, ticket: string, input: { walletAddress
   const wallet = input.walletAddress.toLowerCase();
   if (wallet !== payment.payerAddress) throw new ApiError("WALLET_MISMATCH");
   const approvals = venueB(ctx).walletApprovals!;
-  const action = approvals.usdcTransfer({
-    destination: payment.recipient as HexAddress,
-    amount: formatDec({ units: BigInt(payment.tokenAmount!), scale: 6 }),
-    signatureChainId: input.chainId,
-  });
+  // The venue takes the send from where the payer's account keeps its USDC (asked of the venue): built once
+  // here, kept with the session, checked against the ledger as signed.
+  const action = await callVenue(ctx, "VENUE_B", () =>
+    approvals.usdcTransfer({
+      from: payment.payerAddress as HexAddress,
+      destination: payment.recipient as HexAddress,
+      amount: formatDec({ units: BigInt(payment.tokenAmount!), scale: 6 }),
+      signatureChainId: input.chainId,
+    }));
   await withTransaction(ctx.db, (tx) =>
     tx.update(paymentSessions).set({ walletAddress: wallet, pendingAction: action })
       .where(and(eq(paymentSessions.paymentId, session.paymentId), eq(paymentSessions.status, "OPEN"))));
@@ -203,7 +208,8 @@ export async function submitSendSignature(
   }
   const now = ctx.clock.now();
   await withTransaction(ctx.db, async (tx) => {
-    await tx.update(paymentSessions).set({ status: "SIGNED", signedNonce: signed.nonce, pendingAction: null })
+    // The signed send stays with the session: the ledger check binds on its nonce, token and dexes.
+    await tx.update(paymentSessions).set({ status: "SIGNED", signedNonce: signed.nonce, pendingAction: signed.action })
       .where(eq(paymentSessions.paymentId, session.paymentId));
     await tx.update(payments).set({ status: "SUBMITTED", failureReason: null, updatedAt: now })
       .where(and(eq(payments.paymentId, payment.paymentId), eq(payments.status, "PENDING")));
@@ -214,10 +220,13 @@ export async function submitSendSignature(
 
 /**
  * Credit the payment if the payer's ledger shows the transfer signed in its
- * session (a `send` with that nonce, to the platform wallet, of the exact
- * amount). Otherwise say what is missing: the transfer with that nonce for
- * another amount, a compatible transfer that names no nonce (reviewed by a
- * person, never credited here), or nothing yet.
+ * session (a USDC `send` with that nonce and the dexes signed, to the
+ * platform wallet, of the exact amount). Otherwise say what is missing: the
+ * transfer with that nonce for another amount, a compatible transfer that
+ * names no nonce or other dexes than signed (reviewed by a person, never
+ * credited here), or nothing yet. Entries of other tokens are no payment in
+ * USDC; amounts are compared as exact decimals, so no entry (dust with more
+ * decimals than USDC's 6, say) can make the check fail.
  */
 export async function checkSendLedger(ctx: Ctx, payment: PaymentRow, nonce: number) {
   let ledger: LedgerEntry[];
@@ -226,13 +235,19 @@ export async function checkSendLedger(ctx: Ctx, payment: PaymentRow, nonce: numb
   } catch {
     return await pending(ctx, payment, "PAYMENT_AWAITING_LEDGER", "O ledger do provedor não pôde ser lido agora.");
   }
+  const signed = await signedSend(ctx, payment.paymentId, nonce);
   const toPlatform = ledger.filter((entry) =>
-    entry.user === payment.payerAddress && entry.destination === payment.recipient
+    entry.token === USDC && entry.user === payment.payerAddress && entry.destination === payment.recipient
   );
-  const bound = toPlatform.find((entry) => entry.type === "send" && entry.nonce === nonce);
+  const bound = signed &&
+    toPlatform.find((entry) =>
+      entry.type === "send" && entry.nonce === nonce && entry.sourceDex === signed.sourceDex &&
+      entry.destinationDex === signed.destinationDex
+    );
   const exact = BigInt(payment.tokenAmount!);
+  const owed = formatDec({ units: exact, scale: 6 });
   if (bound) {
-    if (BigInt(usdToMicros(bound.amount)) !== exact) {
+    if (!sameAmount(bound.amount, owed)) {
       return await pending(ctx, payment, "PAYMENT_AMOUNT_MISMATCH", "O envio assinado tem outro valor.");
     }
     const now = ctx.clock.now();
@@ -241,15 +256,35 @@ export async function checkSendLedger(ctx: Ctx, payment: PaymentRow, nonce: numb
     const [current] = await ctx.db.read.select().from(payments).where(eq(payments.paymentId, payment.paymentId));
     return current.status === "CONFIRMED" ? { status: "CONFIRMED" as const } : { status: "SUBMITTED" as const };
   }
-  if (toPlatform.some((entry) => BigInt(usdToMicros(entry.amount)) === exact)) {
+  if (toPlatform.some((entry) => sameAmount(entry.amount, owed))) {
     return await pending(
       ctx,
       payment,
       "PAYMENT_LEDGER_BINDING_AMBIGUOUS",
-      "Há uma transferência compatível sem o nonce desta sessão; ela será revisada manualmente.",
+      "Há uma transferência compatível sem o nonce desta sessão ou entre saldos diferentes dos assinados; ela será " +
+        "revisada manualmente.",
     );
   }
   return await pending(ctx, payment, "PAYMENT_AWAITING_LEDGER", "O envio ainda não aparece no ledger do provedor.");
+}
+
+/**
+ * The dexes of the send signed in the payment's session under `nonce`. A
+ * session signed before the send was kept with it signed perp to perp (the
+ * only send built then); a kept send under another nonce binds nothing.
+ */
+async function signedSend(ctx: Ctx, paymentId: string, nonce: number) {
+  const [session] = await ctx.db.read.select({ action: paymentSessions.pendingAction }).from(paymentSessions)
+    .where(eq(paymentSessions.paymentId, paymentId));
+  const action = session?.action;
+  if (!action) return { sourceDex: "", destinationDex: "" };
+  if (action.nonce !== nonce) return null;
+  return { sourceDex: String(action.sourceDex), destinationDex: String(action.destinationDex) };
+}
+
+/** Whether a ledger amount is exactly `owed`; any text at all may come in, and none throws. */
+function sameAmount(amount: string, owed: string): boolean {
+  return isDecimal(amount) && cmp(amount, owed) === 0;
 }
 
 async function pending(ctx: Ctx, payment: PaymentRow, code: string, message: string) {

@@ -10,7 +10,10 @@ import { withTransaction } from "../../db/client.ts";
 import { payments, paymentSessions } from "../../db/schema.ts";
 import { createObligation } from "../../domain/billing/fee_obligations.ts";
 import { findClient } from "../../domain/clients/load_client.ts";
+import type { UserSignedAction } from "../../venues/types.ts";
+import { USDC_TOKEN } from "../../venues/venue_b/constants.ts";
 import { generateAgentKey, splitSignature, usdSendAction, walletTypedData } from "../../venues/venue_b/signing.ts";
+import type { WireUserAbstraction } from "../../venues/venue_b/wire.ts";
 import type { TestEnv } from "../_helpers/env.ts";
 import { call, expectError, expectJson, operator, type TestPartner } from "../_helpers/http.ts";
 import { connectWallet, fund, openPage, signAsWallet, type Wallet, walletSetUp } from "../connect/connect_fixture.ts";
@@ -75,6 +78,63 @@ async function sign(request: (path: string, body: unknown) => Promise<Response>,
     200,
   );
   return await request("/signature", { signature: await signAsWallet(wallet, typedData) });
+}
+
+/** The payer's account mode, set at the venue (the venue's own way is the user-signed userSetAbstraction). */
+async function setMode(env: TestEnv, address: string, abstraction: WireUserAbstraction) {
+  const response = await fetch(`${env.venueUrls.venueB}/_control/wallets/${address}/abstraction`, {
+    method: "PUT",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ abstraction }),
+  });
+  assert.equal(response.status, 200, await response.text());
+}
+
+/** The payer's wallet signs `action` itself and relays it, outside the page. */
+async function sendOwn(env: TestEnv, wallet: Wallet, action: UserSignedAction["action"]) {
+  const signature = await signAsWallet(wallet, walletTypedData(action));
+  await env.deps.venues.VENUE_B.submitUserSignedAction!({
+    action,
+    nonce: (action.nonce ?? action.time)!,
+    signature: splitSignature(signature),
+  });
+}
+
+/** A sendAsset of USDC the payer signs on their own, in the QA network's (testnet) terms. */
+function ownSend(destination: string, amount: string, dexes: { sourceDex: string; destinationDex: string }) {
+  return {
+    type: "sendAsset",
+    signatureChainId: "0xa4b1",
+    hyperliquidChain: "Testnet",
+    destination: destination.toLowerCase(),
+    ...dexes,
+    token: USDC_TOKEN.testnet,
+    amount,
+    fromSubAccount: "",
+    nonce: Date.now(),
+  };
+}
+
+/** The session's send as the page asked the wallet to sign it. */
+async function sessionAction(env: TestEnv, paymentId: string) {
+  const [session] = await env.deps.db.read.select().from(paymentSessions)
+    .where(eq(paymentSessions.paymentId, paymentId));
+  return session.pendingAction as UserSignedAction["action"] & { nonce: number };
+}
+
+/** As if the page's signature had been relayed and its answer lost: the job looks for the send in the ledger. */
+async function markSigned(env: TestEnv, paymentId: string) {
+  const action = await sessionAction(env, paymentId);
+  await withTransaction(env.deps.db, async (tx) => {
+    await tx.update(paymentSessions).set({ status: "SIGNED", signedNonce: action.nonce })
+      .where(eq(paymentSessions.paymentId, paymentId));
+    await tx.update(payments).set({ status: "SUBMITTED" }).where(eq(payments.paymentId, paymentId));
+  });
+  return action;
+}
+
+async function paymentOf(partner: TestPartner, paymentId: string) {
+  return (await expectJson(await partner.call("GET", `/v1/users/ana/payments/${paymentId}`), 200)).payment;
 }
 
 Deno.test("VENUE_B USD send: the principal signs the service's sendAsset, credited by the ledger's nonce, once", async () => {
@@ -207,6 +267,11 @@ Deno.test("VENUE_B USD send never sent (the egress budget is spent): 503 PROVIDE
     const owed = await obligation(env, partner.partnerId, clientId, "budget");
     const instruction = await expectJson(await instruct(partner, owed.obligationId), 200);
     const page = await openPayPage(env, instruction.paymentUrl);
+    // The send is built from the payer's account mode, read at the venue while the budget lasts.
+    const { typedData } = await expectJson(
+      await page.request("/wallet", { walletAddress: wallet.address, chainId: "0xa4b1" }),
+      200,
+    );
     const budget = env.deps.egressBudgets.VENUE_B;
     for (;;) {
       try {
@@ -217,12 +282,118 @@ Deno.test("VENUE_B USD send never sent (the egress budget is spent): 503 PROVIDE
     }
     // Found by the fuzzer: this answered 400 PAYMENT_REJECTED ("the venue refused the signed send") and
     // wrote that on the payment, though the venue never saw the request.
-    await expectError(await sign(page.request, wallet), 503, "PROVIDER_DOWN");
+    await expectError(
+      await page.request("/signature", { signature: await signAsWallet(wallet, typedData) }),
+      503,
+      "PROVIDER_DOWN",
+    );
+    // Nor can a new send be built without asking the venue.
+    await expectError(
+      await page.request("/wallet", { walletAddress: wallet.address, chainId: "0xa4b1" }),
+      503,
+      "PROVIDER_DOWN",
+    );
     const payment = (await expectJson(
       await partner.call("GET", `/v1/users/ana/payments/${instruction.payment.paymentId}`),
       200,
     )).payment;
     assert.deepEqual([payment.status, payment.failureReason], ["PENDING", null]);
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("VENUE_B USD send: a unified-account or portfolio-margin payer signs a spot-to-spot sendAsset, which the venue takes and the ledger credits", async (t) => {
+  for (const mode of ["unifiedAccount", "portfolioMargin"] as const) {
+    await t.step(mode, async () => {
+      const { env, partner, wallet, platform, clientId } = await setUp();
+      try {
+        await setMode(env, wallet.address, mode);
+        const owed = await obligation(env, partner.partnerId, clientId, `pooled-${mode}`);
+        const instruction = await expectJson(await instruct(partner, owed.obligationId), 200);
+        const page = await openPayPage(env, instruction.paymentUrl);
+        const { typedData } = await expectJson(
+          await page.request("/wallet", { walletAddress: wallet.address, chainId: "0xa4b1" }),
+          200,
+        );
+        // The venue refuses a pooled account's send that names the perp dex ("" / ""): only spot goes.
+        assert.deepEqual(
+          [typedData.primaryType, typedData.message.sourceDex, typedData.message.destinationDex],
+          ["HyperliquidTransaction:SendAsset", "spot", "spot"],
+        );
+        const outcome = await expectJson(
+          await page.request("/signature", { signature: await signAsWallet(wallet, typedData) }),
+          200,
+        );
+        assert.equal(outcome.status, "CONFIRMED");
+        const payment = await paymentOf(partner, instruction.payment.paymentId);
+        assert.equal(payment.status, "CONFIRMED");
+        const ledger = await env.deps.venues.VENUE_B.getLedger!(wallet.address.toLowerCase() as `0x${string}`, 0);
+        const send = ledger.find((entry) => entry.type === "send")!;
+        assert.deepEqual(
+          [send.hash, send.token, send.sourceDex, send.destinationDex, send.destination],
+          [payment.txHash, "USDC", "spot", "spot", platform],
+        );
+      } finally {
+        await env.close();
+      }
+    });
+  }
+});
+
+Deno.test("VENUE_B USD send: a send with the session's nonce and amount into another dex than the one signed is not the payment", async () => {
+  const { env, partner, wallet, platform, clientId } = await setUp();
+  try {
+    const owed = await obligation(env, partner.partnerId, clientId, "other-dex");
+    const instruction = await expectJson(await instruct(partner, owed.obligationId), 200);
+    const page = await openPayPage(env, instruction.paymentUrl);
+    await expectJson(await page.request("/wallet", { walletAddress: wallet.address, chainId: "0xa4b1" }), 200);
+    const signed = await sessionAction(env, instruction.payment.paymentId);
+    assert.deepEqual([signed.sourceDex, signed.destinationDex], ["", ""], "a standard payer sends perp to perp");
+    // The payer signs, with the session's nonce, the same amount to the platform's spot balance instead.
+    await sendOwn(env, wallet, { ...signed, destinationDex: "spot" });
+    await markSigned(env, instruction.payment.paymentId);
+    const ledger = await env.deps.venues.VENUE_B.getLedger!(wallet.address.toLowerCase() as `0x${string}`, 0);
+    const send = ledger.find((entry) => entry.type === "send")!;
+    assert.deepEqual(
+      [send.nonce, send.amount, send.token, send.destination, send.destinationDex],
+      [signed.nonce, "49.9", "USDC", platform, "spot"],
+    );
+
+    const job = await expectJson(await operator(env, "POST", "/operator/v1/jobs/payments/run"), 200);
+    assert.deepEqual([job.summary.checked, job.summary.credited], [1, 0]);
+    const payment = await paymentOf(partner, instruction.payment.paymentId);
+    assert.equal(payment.status, "SUBMITTED");
+    assert.match(payment.failureReason, /^PAYMENT_LEDGER_BINDING_AMBIGUOUS: /);
+    const obligations = (await expectJson(await partner.call("GET", "/v1/users/ana/obligations"), 200)).obligations;
+    assert.equal(obligations[0].status, "OPEN");
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("VENUE_B USD send: 0.0000001 USDC of dust from the payer in the ledger does not stop the check of the payment", async () => {
+  const { env, partner, wallet, clientId, platform } = await setUp();
+  try {
+    // Spot USDC has 8 decimals at the venue: a pooled account can send less than a micro-dollar.
+    await setMode(env, wallet.address, "unifiedAccount");
+    await sendOwn(env, wallet, ownSend(platform, "0.0000001", { sourceDex: "spot", destinationDex: "spot" }));
+    const owed = await obligation(env, partner.partnerId, clientId, "dust");
+    const instruction = await expectJson(await instruct(partner, owed.obligationId), 200);
+    const page = await openPayPage(env, instruction.paymentUrl);
+    await expectJson(await page.request("/wallet", { walletAddress: wallet.address, chainId: "0xa4b1" }), 200);
+    const signed = await markSigned(env, instruction.payment.paymentId);
+
+    // Only the dust is in the ledger yet: the payment waits, the job goes on.
+    let job = await expectJson(await operator(env, "POST", "/operator/v1/jobs/payments/run"), 200);
+    assert.deepEqual([job.summary.checked, job.summary.credited, job.summary.failed], [1, 0, 0]);
+    assert.match((await paymentOf(partner, instruction.payment.paymentId)).failureReason, /^PAYMENT_AWAITING_LEDGER: /);
+
+    // The signed send lands: credited, the dust beside it changes nothing.
+    await sendOwn(env, wallet, signed);
+    job = await expectJson(await operator(env, "POST", "/operator/v1/jobs/payments/run"), 200);
+    assert.deepEqual([job.summary.checked, job.summary.credited, job.summary.failed], [1, 1, 0]);
+    assert.equal((await paymentOf(partner, instruction.payment.paymentId)).status, "CONFIRMED");
   } finally {
     await env.close();
   }

@@ -12,6 +12,7 @@ import { ExchangeClient, HttpTransport, InfoClient } from "@nktkas/hyperliquid";
 import { privateKeyToAccount } from "viem/accounts";
 import { cmp, sub } from "../../venues/decimal.ts";
 import { USDC_TOKEN } from "../../venues/venue_b/constants.ts";
+import { signUserSignedAction } from "../../venues/venue_b/signing.ts";
 import { connectClient, fundedWallet, startSim } from "./venue_b_fixture.ts";
 
 const MODES = [
@@ -115,6 +116,32 @@ Deno.test("VENUE_B simulator takes a unified or portfolio-margin account's sendA
         collateral === "spot"
           ? [["spot", "spot", "USDC", "2.0"]]
           : [["", "", "USDC", "2.0"], ["", "spot", "USDC", "3.0"]],
+      );
+    });
+  }
+});
+
+Deno.test("VENUE_B builds a payer's USDC send from where the payer's mode keeps it, and reads its dexes back from the ledger", async (t) => {
+  await using sim = startSim();
+  const platform = await fundedWallet(sim, "1");
+  for (const { abstraction, collateral } of MODES) {
+    await t.step(abstraction, async () => {
+      const { adapter, principal } = await connectClient(sim, { usdc: "100" });
+      await sim.control("PUT", `/wallets/${principal.address}/abstraction`, { abstraction });
+      const action = await adapter.walletApprovals!.usdcTransfer({
+        from: principal.address,
+        destination: platform.address,
+        amount: "2",
+        signatureChainId: "0xa4b1",
+      });
+      const dex = collateral === "spot" ? "spot" : "";
+      assert.deepEqual([action.type, action.sourceDex, action.destinationDex], ["sendAsset", dex, dex]);
+      const since = Date.now() - 1;
+      await adapter.submitUserSignedAction!(signUserSignedAction(principal.privateKey, action));
+      const send = (await adapter.getLedger!(principal.address, since)).find((entry) => entry.type === "send")!;
+      assert.deepEqual(
+        [send.token, send.amount, send.sourceDex, send.destinationDex, send.nonce],
+        ["USDC", "2", dex, dex, action.nonce],
       );
     });
   }

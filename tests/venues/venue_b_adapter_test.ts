@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
+import type { UserNonFundingLedgerUpdatesResponse } from "@nktkas/hyperliquid/api/info";
 import { VenueError, type VenueErrorKind } from "../../venues/types.ts";
 import { createVenueBAdapter } from "../../venues/venue_b/adapter.ts";
 import { kindOfVenueMessage } from "../../venues/venue_b/errors.ts";
-import { cloidFromClientOrderId, formatPrice, formatSize } from "../../venues/venue_b/mappers.ts";
+import { cloidFromClientOrderId, formatPrice, formatSize, toLedgerEntry } from "../../venues/venue_b/mappers.ts";
 import { generateAgentKey, sendUsdcAction, signUserSignedAction, usdSendAction } from "../../venues/venue_b/signing.ts";
+import type { WireLedgerUpdate } from "../../venues/venue_b/wire.ts";
 import {
   AGENT_KEY_BINDING,
   approveBuilder,
@@ -746,6 +748,48 @@ Deno.test("VENUE_B relays user-signed transfers: a sendAsset is in the ledger wi
     usdSendAction({ isMainnet: true, destination: platform.address, amount: "1000000", time: testNonce() }),
   );
   await assertVenueError(adapter.submitUserSignedAction!(tooMuch), "INSUFFICIENT_MARGIN");
+});
+
+Deno.test("VENUE_B maps a ledger send's token and dexes as the venue reports them", () => {
+  const user = generateAgentKey().address;
+  const destination = generateAgentKey().address;
+  const hash = `0x${"ab".repeat(32)}` as const;
+  // Typed by the SDK's description of the wire: a field the venue names otherwise fails to compile here.
+  const updates: UserNonFundingLedgerUpdatesResponse = [
+    {
+      time: 1_700_000_000_000,
+      hash,
+      delta: {
+        type: "send",
+        user,
+        destination,
+        sourceDex: "spot",
+        destinationDex: "xyz",
+        token: "PURR",
+        amount: "49.9",
+        usdcValue: "7.32",
+        fee: "0.0",
+        nativeTokenFee: "0.0",
+        nonce: 1_700_000_000_001,
+        feeToken: "USDC",
+      },
+    },
+    {
+      time: 1_700_000_000_002,
+      hash,
+      delta: { type: "internalTransfer", usdc: "49.9", user, destination, fee: "0.0" },
+    },
+  ];
+  const [send, internal] = updates.map((update) => toLedgerEntry(update as WireLedgerUpdate, user));
+  assert.deepEqual(
+    [send.type, send.token, send.amount, send.sourceDex, send.destinationDex, send.nonce],
+    ["send", "PURR", "49.9", "spot", "xyz", 1_700_000_000_001],
+  );
+  // A usdSend moves USDC and names neither a nonce nor a dex.
+  assert.deepEqual(
+    [internal.token, internal.amount, internal.sourceDex, internal.destinationDex, internal.nonce],
+    ["USDC", "49.9", null, null, null],
+  );
 });
 
 Deno.test("VENUE_B maps every refusal text of the venue to our error kinds", () => {

@@ -97,14 +97,23 @@ export async function getAccount(ctx: VenueBContext, credentials: VenueCredentia
   const [state, orders, abstraction] = await Promise.all([
     ctx.client.info<WireClearinghouseState>({ type: "clearinghouseState", user }),
     openOrders(ctx, user),
-    ctx.client.info<WireUserAbstraction>({ type: "userAbstraction", user }),
+    accountMode(ctx, user),
   ]);
-  const spotCollateral = abstraction === "unifiedAccount" || abstraction === "portfolioMargin";
   return {
-    balances: spotCollateral ? await spotBalances(ctx, user) : perpBalance(state),
+    balances: keepsCollateralInSpot(abstraction) ? await spotBalances(ctx, user) : perpBalance(state),
     positions: state.assetPositions.map((entry) => toPosition(entry.position)),
     openOrders: orders.filter((order) => !order.isTrigger).map((order) => toOrder(order, "open", null)),
   };
+}
+
+/** The account's abstraction mode (`userAbstraction`): where its balances are kept and how they may leave. */
+export function accountMode(ctx: VenueBContext, user: string): Promise<WireUserAbstraction> {
+  return ctx.client.info<WireUserAbstraction>({ type: "userAbstraction", user: user.toLowerCase() });
+}
+
+/** Unified-account and portfolio-margin accounts keep every balance and hold in spot. */
+export function keepsCollateralInSpot(mode: WireUserAbstraction): boolean {
+  return mode === "unifiedAccount" || mode === "portfolioMargin";
 }
 
 function perpBalance(state: WireClearinghouseState): Balance[] {

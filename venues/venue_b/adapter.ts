@@ -87,7 +87,7 @@ export function createVenueBAdapter(deps: VenueBAdapterDeps): VenueAdapter {
     getFills: (credentials, query) => account.getFills(ctx, credentials, query),
     getFunding: (credentials, query) => account.getFunding(ctx, credentials, query),
 
-    walletApprovals: walletApprovals(ctx.isMainnet, now),
+    walletApprovals: walletApprovals(ctx.isMainnet, now, (user) => account.accountMode(ctx, user)),
     getMaxBuilderFee: (user, builder) => account.getMaxBuilderFee(ctx, user, builder),
     submitUserSignedAction: (signed) => account.submitUserSignedAction(ctx, signed),
     getLedger: (user, since) => account.getLedger(ctx, user, since),

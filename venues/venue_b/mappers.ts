@@ -257,7 +257,8 @@ export function toFunding(entry: WireFunding): FundingPayment {
 }
 
 /**
- * One ledger update. Sends carry `user`/`destination`/`amount`/`nonce`; older
+ * One ledger update. Sends carry `user`/`destination`/`token`/`amount`/`nonce`
+ * and the dexes they moved between (`sourceDex`/`destinationDex`); older
  * delta kinds (internalTransfer, deposit, withdraw) carry `usdc` and maybe no
  * nonce, which stays null so the payment check can refuse to bind on it.
  */
@@ -273,5 +274,7 @@ export function toLedgerEntry(update: WireLedgerUpdate, queriedUser: HexAddress)
     amount: wireDecimal(text("amount") ?? text("usdc") ?? "0"),
     token: text("token") ?? QUOTE_ASSET,
     nonce: typeof delta.nonce === "number" ? delta.nonce : null,
+    sourceDex: text("sourceDex") ?? null,
+    destinationDex: text("destinationDex") ?? null,
   };
 }

@@ -162,18 +162,27 @@ export function usdSendAction(input: UserSignedBase & { destination: HexAddress;
 }
 
 /**
- * sendAsset of USDC from the signer's perp balance to `destination`'s: the
- * transfer the venue's ledger records with its signed nonce (a `send` delta),
- * where a usdSend leaves an `internalTransfer` without one. That nonce is
- * what binds a payment to the session that asked for it.
+ * sendAsset of USDC from one of the signer's balances to one of
+ * `destination`'s (by default perp to perp, `""` naming the main perp dex):
+ * the transfer the venue's ledger records with its signed nonce and dexes (a
+ * `send` delta), where a usdSend leaves an `internalTransfer` without them.
+ * That nonce is what binds a payment to the session that asked for it.
  */
-export function sendUsdcAction(input: UserSignedBase & { destination: HexAddress; amount: string; nonce: number }) {
+export function sendUsdcAction(
+  input: UserSignedBase & {
+    destination: HexAddress;
+    amount: string;
+    nonce: number;
+    sourceDex?: string;
+    destinationDex?: string;
+  },
+) {
   return {
     type: "sendAsset" as const,
     ...chainFields(input),
     destination: input.destination.toLowerCase() as HexAddress,
-    sourceDex: "",
-    destinationDex: "",
+    sourceDex: input.sourceDex ?? "",
+    destinationDex: input.destinationDex ?? "",
     token: input.isMainnet ? USDC_TOKEN.mainnet : USDC_TOKEN.testnet,
     amount: formatDec(parseDec(input.amount)),
     fromSubAccount: "",

@@ -1,11 +1,12 @@
 /**
- * The approvals a client's principal wallet signs on the hosted page: an agent
- * (approveAgent) that may trade but never withdraw or transfer, and the
- * builder fee (approveBuilderFee). Built here, in the venue's protocol; the
- * wallet signs them on its own chain (`signatureChainId`), which the venue
- * accepts for user-signed actions.
+ * The approvals a client's principal wallet signs on the hosted pages: an
+ * agent (approveAgent) that may trade but never withdraw or transfer, the
+ * builder fee (approveBuilderFee), and a payment's USDC send (sendAsset).
+ * Built here, in the venue's protocol; the wallet signs them on its own chain
+ * (`signatureChainId`), which the venue accepts for user-signed actions.
  */
 import type { HexAddress, UserSignedAction, WalletApprovals } from "../types.ts";
+import { keepsCollateralInSpot } from "./account.ts";
 import {
   approveAgentAction,
   approveBuilderFeeAction,
@@ -16,6 +17,7 @@ import {
   userSignedActionNonce,
   walletTypedData,
 } from "./signing.ts";
+import type { WireUserAbstraction } from "./wire.ts";
 
 /**
  * The name the venue shows for our agent in the client's wallet settings (at
@@ -23,16 +25,42 @@ import {
  */
 const AGENT_NAME = "automation";
 
-/** `now` is the venue-facing clock: user-signed nonces must be near the venue's time. */
-export function walletApprovals(isMainnet: boolean, now: () => number): WalletApprovals {
+/** `sendAsset`'s name of the spot balance; "" names the main perp dex. */
+const SPOT_DEX = "spot";
+
+/**
+ * The balances a USDC payment moves between, by the payer's mode. A unified
+ * or portfolio-margin account keeps its USDC in spot, and the venue refuses
+ * its sendAsset naming a perp dex ("Unified account only supports sending
+ * assets through spot"): spot to spot. A standard account (default, disabled,
+ * and the legacy dexAbstraction, whose USDC stays with the perps) sends from
+ * its main perp balance to the destination's.
+ */
+export function usdcSendDexes(payerMode: WireUserAbstraction): { sourceDex: string; destinationDex: string } {
+  return keepsCollateralInSpot(payerMode)
+    ? { sourceDex: SPOT_DEX, destinationDex: SPOT_DEX }
+    : { sourceDex: "", destinationDex: "" };
+}
+
+/**
+ * `now` is the venue-facing clock: user-signed nonces must be near the venue's
+ * time. `accountMode` reads a user's abstraction mode from the venue.
+ */
+export function walletApprovals(
+  isMainnet: boolean,
+  now: () => number,
+  accountMode: (user: HexAddress) => Promise<WireUserAbstraction>,
+): WalletApprovals {
   return {
     newAgentKey: generateAgentKey,
     agentApproval: ({ agentAddress, signatureChainId }) =>
       approveAgentAction({ isMainnet, signatureChainId, agentAddress, agentName: AGENT_NAME, nonce: now() }),
     builderApproval: ({ builder, maxFeeTenthsBps, signatureChainId }) =>
       approveBuilderFeeAction({ isMainnet, signatureChainId, builder, maxFeeTenthsBps, nonce: now() }),
-    usdcTransfer: ({ destination, amount, signatureChainId }) =>
-      sendUsdcAction({ isMainnet, signatureChainId, destination, amount, nonce: now() }),
+    usdcTransfer: async ({ from, destination, amount, signatureChainId }) => {
+      const dexes = usdcSendDexes(await accountMode(from));
+      return sendUsdcAction({ isMainnet, signatureChainId, destination, amount, ...dexes, nonce: now() });
+    },
     typedDataForWallet: (action) => walletTypedData(action),
     withSignature(action, signature): UserSignedAction {
       const nonce = userSignedActionNonce(action);
