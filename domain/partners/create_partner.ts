@@ -9,7 +9,7 @@ import { issueCredential, type IssuedCredential } from "../credentials/issue_cre
 import { ApiError } from "../errors.ts";
 import { recordChange } from "../events/record_change.ts";
 import { randomToken } from "../ids.ts";
-import { usdToMicros } from "../money.ts";
+import { feePercentText, subscriptionMicros } from "./contract_terms.ts";
 import { envelopeToMicros } from "./envelope.ts";
 import { type OperatorPartnerView, operatorPartnerView } from "./partner_view.ts";
 import type { ContractTermsInput, CreatePartnerInput } from "./types.ts";
@@ -64,10 +64,10 @@ export function contractRow(
     version,
     effectiveFrom,
     suspended,
-    subscriptionMonthlyMicros: usdToMicros(terms.subscriptionMonthlyUsd),
+    subscriptionMonthlyMicros: subscriptionMicros(terms.subscriptionMonthlyUsd),
     subscriptionProviders: terms.subscriptionProviders,
     currency: terms.currency,
-    performanceFeePercent: String(terms.performanceFeePercent),
+    performanceFeePercent: feePercentText(terms.performanceFeePercent),
     performancePeriod: terms.performancePeriod,
     carryPolicy: terms.carryPolicy,
     dueDays: terms.dueDays,

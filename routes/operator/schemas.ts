@@ -1,5 +1,11 @@
 /** Wire schemas of the operator API. */
 import { z } from "@hono/zod-openapi";
+import {
+  FEE_PERCENT_DECIMALS,
+  isFeeFraction,
+  isSubscriptionUsd,
+  SUBSCRIPTION_MAX_USD,
+} from "../../domain/partners/contract_terms.ts";
 import { ProviderIdSchema, UsdAmount } from "../schemas/common.ts";
 
 const HttpsOrigin = z.string().refine((value) => {
@@ -24,15 +30,34 @@ export const RiskEnvelopeSchema = z.object({
   maxDailyLossUsd: UsdAmount,
 }).strict();
 
+/** Contract terms with the money rules: charges in whole cents, a fee fraction of at most 6 decimals. */
 export const ContractTermsSchema = z.object({
-  subscriptionMonthlyUsd: UsdAmount,
+  subscriptionMonthlyUsd: z.number().min(0).max(SUBSCRIPTION_MAX_USD).refine(isSubscriptionUsd, {
+    message: "deve ter no máximo 2 casas decimais (a cobrança é em centavos)",
+  }).openapi({
+    description: `USD a month per subscribed client, charged as is: 0 to ${SUBSCRIPTION_MAX_USD}, at most 2 decimals.`,
+  }),
   currency: z.string().min(3).max(8),
-  performanceFeePercent: z.number().min(0).max(1).openapi({ description: "Fraction: 0.2 means 20 %." }),
+  performanceFeePercent: z.number().min(0).max(1).refine(isFeeFraction, {
+    message: `deve ser uma fração (0.2 = 20 %) com no máximo ${FEE_PERCENT_DECIMALS} casas decimais`,
+  }).openapi({
+    description:
+      `Fraction: 0.2 means 20 %. 0 to 1, at most ${FEE_PERCENT_DECIMALS} decimals; stored as that exact decimal.`,
+  }),
   performancePeriod: z.enum(["WEEKLY", "MONTHLY"]),
   carryPolicy: z.enum(["CARRY", "NO_CARRY"]),
   dueDays: z.number().int().min(0).max(90),
   subscriptionProviders: z.array(ProviderIdSchema),
 }).strict();
+
+/**
+ * Terms as stored, for answers: a version written before the rules above
+ * (a subscription of 49.999, a fee of 1e-7) is shown as it is, not refused.
+ */
+const ContractTermsView = ContractTermsSchema.extend({
+  subscriptionMonthlyUsd: z.number().openapi({ description: "USD a month per subscribed client." }),
+  performanceFeePercent: z.number().openapi({ description: "Fraction: 0.2 means 20 %." }),
+});
 
 const PartnerSettings = {
   name: z.string().min(1).max(200),
@@ -68,12 +93,12 @@ export const OperatorPartner = z.object({
   returnUrlOrigins: z.array(z.string()),
   limits: z.object({ requestsPerMinute: z.number().int(), ordersPerMinute: z.number().int() }),
   legacyTenantIds: z.array(z.string()),
-  contract: ContractTermsSchema.extend({
+  contract: ContractTermsView.extend({
     version: z.number().int(),
     effectiveFrom: z.string(),
     suspended: z.boolean(),
   }),
-  scheduledContract: ContractTermsSchema.extend({
+  scheduledContract: ContractTermsView.extend({
     version: z.number().int(),
     effectiveFrom: z.string(),
     suspended: z.boolean(),
