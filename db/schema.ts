@@ -387,6 +387,11 @@ export const performancePortions = sqliteTable("performance_portions", {
   netMicros: integer("net_micros").notNull(),
   /** Facts the portion was computed from (closing fill, entry fills, funding payments). */
   factsCount: integer("facts_count").notNull(),
+  /**
+   * The venue refs of those facts: once confirmed, no other portion of the
+   * position counts them again (a closing fill reported late finds them taken).
+   */
+  factRefs: json<string[]>("fact_refs").notNull().default([]),
   confirmedAt: ms("confirmed_at"),
   statementId: text("statement_id"),
 }, (t) => [

@@ -15,7 +15,14 @@ import { closePeriods } from "../../domain/performance/close_periods.ts";
 import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
 import { createPartner, expectJson } from "../_helpers/http.ts";
 import { ik } from "../setup/setup_fixture.ts";
-import { billingContract, clientIdOf, fundingReadThrough, recordTrade, type TradeFacts } from "./trade_fixture.ts";
+import {
+  billingContract,
+  clientIdOf,
+  fundingReadThrough,
+  lateExitFills,
+  recordTrade,
+  type TradeFacts,
+} from "./trade_fixture.ts";
 
 async function partnerWithClient(env: TestEnv, partnerId: string) {
   const partner = await createPartner(env, { partnerId, contract: billingContract() });
@@ -116,6 +123,45 @@ Deno.test("period close: a partner whose close fails, or a pair whose adjustment
     assert.deepEqual([late.adjustments, late.failedPairs], [1, 1]);
     const stated = await expectJson(await healthy.partner.call("GET", "/v1/users/ana/statements"), 200);
     assert.deepEqual(stated.statements.map((s: { performanceFeeUsd: number }) => s.performanceFeeUsd), [1, 2]);
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("performance: a closing fill reported late, dated before a confirmed close, takes no funding or entry fill that close already counted", async () => {
+  const env = await startTestEnv();
+  try {
+    const { partner, clientId } = await partnerWithClient(env, "late-exit");
+    // Entry 0.02 paying 0.2; funding -5 on Nov 4; the second half closes on Nov 10 (+10) and is confirmed:
+    // 10 - 0.1 - 5 = 4.9, from 3 facts (its fill, the funding, the entry).
+    await recordTrade(env, partner.partnerId, clientId, "VENUE_A", {
+      positionId: "p1",
+      entries: [{ tradeId: "e1", quantity: "0.02", fee: "0.2", at: "2026-11-03T00:00:00Z" }],
+      exits: [{ tradeId: "x2", quantity: "0.01", realizedPnl: "10", fee: "0", at: "2026-11-10T00:00:00Z" }],
+      funding: [{ amount: "-5", at: "2026-11-04T00:00:00Z" }],
+    });
+    env.clock.freeze(Date.parse("2026-12-01T00:05:00Z"));
+    await closePeriods(closeCtx(env, env.deps.db));
+    // The first half's close (Nov 8, +5) reaches the service late: 5 - 0.1 = 4.9, from 1 fact.
+    await lateExitFills(env, clientId, "VENUE_A", { positionId: "p1" }, [
+      { tradeId: "x1", quantity: "0.01", realizedPnl: "5", fee: "0", at: "2026-11-08T00:00:00Z" },
+    ]);
+    const summary = await closePeriods(closeCtx(env, env.deps.db));
+    assert.equal(summary.adjustments, 1);
+    const statements = (await expectJson(await partner.call("GET", "/v1/users/ana/statements"), 200)).statements;
+    const total = (pick: (s: Record<string, number>) => number) =>
+      Math.round(statements.reduce((sum: number, s: Record<string, number>) => sum + pick(s), 0) * 1e6) / 1e6;
+    assert.deepEqual(
+      [
+        total((s) => s.netPerformanceUsd),
+        total((s) => (s.auditComponents as unknown as { fundingUsd: number }).fundingUsd),
+        total((s) => (s.auditComponents as unknown as { venueFeesUsd: number }).venueFeesUsd),
+        total((s) => s.sourceFactsCount),
+        total((s) => s.performanceFeeUsd),
+      ],
+      [9.8, -5, 0.2, 4, 1.96],
+      "the funding paid once (-5), the entry fee once (0.2), four facts",
+    );
   } finally {
     await env.close();
   }

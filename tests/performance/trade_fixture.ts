@@ -157,18 +157,40 @@ function recordVenueFill(
 }
 
 /** Entry fills of an already recorded trade that the venue reported late, then the derivation. */
-export async function lateEntryFills(
+export function lateEntryFills(
   env: TestEnv,
   clientId: number,
   providerId: ProviderId,
   trade: Pick<TradeFacts, "positionId" | "symbol">,
   entries: FillFacts[],
 ) {
+  return lateFills(env, clientId, providerId, trade, "entry", entries);
+}
+
+/** Closing fills of an already recorded trade that the venue reported late, then the derivation. */
+export function lateExitFills(
+  env: TestEnv,
+  clientId: number,
+  providerId: ProviderId,
+  trade: Pick<TradeFacts, "positionId" | "symbol">,
+  exits: FillFacts[],
+) {
+  return lateFills(env, clientId, providerId, trade, "exit", exits);
+}
+
+async function lateFills(
+  env: TestEnv,
+  clientId: number,
+  providerId: ProviderId,
+  trade: Pick<TradeFacts, "positionId" | "symbol">,
+  kind: "entry" | "exit",
+  fills: FillFacts[],
+) {
   const symbol = trade.symbol ?? (providerId === "VENUE_A" ? "BTCUSDT" : "BTCUSDC");
   const account = { clientId, providerId };
   await withTransaction(env.deps.db, async (tx) => {
-    for (const facts of entries) {
-      await recordVenueFill(tx, account, symbol, `${clientId}-${trade.positionId}`, facts, "entry", env.clock.now());
+    for (const facts of fills) {
+      await recordVenueFill(tx, account, symbol, `${clientId}-${trade.positionId}`, facts, kind, env.clock.now());
     }
     await derivePerformance(tx, account, env.clock.now());
   });
