@@ -15,7 +15,7 @@ import { loadClient } from "../clients/load_client.ts";
 import { loadContractVersions } from "../partners/load_partner.ts";
 import { microsToUsd } from "../money.ts";
 import { type CarryPolicy, periodFigures } from "./figures.ts";
-import { attributionPendingCount, carriesIn, pairPeriodSums } from "./period_reads.ts";
+import { attributionPendingCount, carriesIn, pairPeriodSums, pendingBeforeCount } from "./period_reads.ts";
 import { figuresView, statementView } from "./statement_view.ts";
 
 /** Closed statements shown beside the live period. */
@@ -56,6 +56,7 @@ export async function getPerformance(ctx: Ctx, input: { externalUserId: string }
       estimatedPerformanceFeeUsd: microsToUsd(figures.feeMicros),
       pendingPortions: sums.pendingPortions,
       attributionPendingFacts: await attributionPendingCount(ctx.db.read, pair, { start, end }),
+      pendingInClosedPeriods: await pendingBeforeCount(ctx.db.read, pair, start),
     });
   }
   const closed = await closedStatementsShown(ctx.db.read).all({ clientId: client.id });

@@ -137,6 +137,23 @@ export async function creditBalances(db: Executor, pairs: Pair[]): Promise<Map<s
   return new Map(rows.map(([clientId, providerId, balance]) => [pairKey({ clientId, providerId }), balance]));
 }
 
+const pendingBefore = preparedFor((db) =>
+  db.select({ count: sql`count(*)` }).from(performancePortions)
+    .where(sql`client_id = ${sql.placeholder("clientId")} AND provider_id = ${sql.placeholder("providerId")}
+      AND closed_at < ${sql.placeholder("before")} AND status = 'PENDING'`)
+    .prepare()
+);
+
+/**
+ * Portions of the pair dated before `before` (the live period's start) still
+ * PENDING: results of closed periods that a missing fact holds back, each to
+ * be stated by an ADJUSTMENT of its own period once confirmed.
+ */
+export async function pendingBeforeCount(db: Executor, pair: Pair, before: number): Promise<number> {
+  const [[count]] = await pendingBefore(db).values({ ...pair, before }) as unknown as [number][];
+  return count;
+}
+
 const attributionPending = preparedFor((db) =>
   db.select({ count: sql`count(*)` }).from(resultFacts)
     .where(sql`client_id = ${sql.placeholder("clientId")} AND provider_id = ${sql.placeholder("providerId")}
