@@ -83,6 +83,11 @@ export const ERROR_CATALOG = {
   INVALID_PAYER: { status: 400, message: "Endereço pagador inválido." },
   OBLIGATION_NOT_OPEN: { status: 409, message: "A obrigação já foi paga ou dispensada." },
   PAYMENT_EXPIRED: { status: 409, message: "A instrução de pagamento expirou; emita uma nova." },
+  /** Not in the spec's table (see README, API notes): the obligation was reduced after the instruction. */
+  PAYMENT_SUPERSEDED: {
+    status: 409,
+    message: "O valor da cobrança mudou depois desta instrução; peça uma nova instrução de pagamento.",
+  },
   TX_ALREADY_USED: { status: 409, message: "Esta transação já quitou outra obrigação." },
   TX_MISMATCH: { status: 409, message: "A instrução já foi confirmada com outra transação." },
   INVALID_TX_HASH: { status: 400, message: "Hash de transação malformado." },

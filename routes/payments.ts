@@ -20,11 +20,18 @@ import { throwOnInvalid } from "./validation.ts";
 
 const tags = ["Billing"];
 
+const PaymentStatus = z.enum(["PENDING", "SUBMITTED", "CONFIRMED", "EXPIRED", "SUPERSEDED", "REVIEW"]).openapi({
+  description: "CONFIRMED: its transfer paid the obligation. SUPERSEDED: the obligation was reduced or settled after " +
+    "the instruction (failureReason PAYMENT_SUPERSEDED or OBLIGATION_NOT_OPEN); ask for a new one if it is still " +
+    "open; a transfer already made for it is still honoured. REVIEW: a transfer arrived after the obligation was " +
+    "settled: it paid nothing and all of it (overpaidTokenAmount) waits for manual review.",
+});
+
 export const PaymentSchema = z.object({
   paymentId: z.string(),
   obligationId: z.string(),
   method: z.enum(["EVM_TRANSFER", "VENUE_B_USD_SEND", "DEPOSIT_INVOICE"]),
-  status: z.enum(["PENDING", "SUBMITTED", "CONFIRMED", "EXPIRED"]),
+  status: PaymentStatus,
   amountUsd: z.number(),
   tokenSymbol: z.string().nullable(),
   tokenAddress: z.string().nullable(),
@@ -57,7 +64,7 @@ const InvoiceSchema = z.object({
   invoiceId: z.string(),
   paymentId: z.string().openapi({ description: "Confirm the deposit's transaction under this id." }),
   obligationId: z.string(),
-  status: z.enum(["PENDING", "SUBMITTED", "CONFIRMED", "EXPIRED"]),
+  status: PaymentStatus,
   amountUsd: z.number(),
   networkId: z.string().nullable(),
   tokenSymbol: z.string().nullable(),
@@ -124,9 +131,20 @@ export const paymentRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInval
       request: { params: PaymentParams, body: jsonBody(ConfirmBody) },
       responses: {
         200: jsonContent(ConfirmResponse, "Credited (the obligation is paid)."),
-        202: jsonContent(ConfirmResponse, "Not credited yet: see code; the same txHash may be sent again."),
+        202: jsonContent(
+          ConfirmResponse,
+          "Not credited: see code. Most codes: the same txHash may be sent again. OBLIGATION_ALREADY_SETTLED: " +
+            "the transfer arrived after the obligation was settled; it is held for review (status REVIEW), never " +
+            "credited.",
+        ),
         ...partnerErrors,
         ...idempotencyErrors,
+        409: errorContent(
+          "PAYMENT_EXPIRED, TX_ALREADY_USED, TX_MISMATCH; OBLIGATION_NOT_OPEN (the obligation was settled after " +
+            "this instruction; the body also carries obligationStatus) and PAYMENT_SUPERSEDED (it was reduced " +
+            "after this instruction: ask for a new one), when no transfer for it arrived; IDEMPOTENCY_CONFLICT, " +
+            "IDEMPOTENCY_IN_PROGRESS.",
+        ),
       },
     })),
     (c) => {

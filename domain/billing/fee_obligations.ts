@@ -4,7 +4,9 @@
  * reference), whoever writes it first, with `obligation.created`; its amount
  * never changes. A negative adjustment reduces open obligations by rows of
  * their own (one reduced to nothing is CANCELLED), and what is left becomes
- * credit, deducted from the next fee.
+ * credit, deducted from the next fee. A reduced obligation's open payment
+ * instructions are superseded in the same transaction: they ask for more
+ * than is owed now.
  */
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
@@ -13,6 +15,7 @@ import { credits, obligationReductions, obligations } from "../../db/schema.ts";
 import { DAY_MS, HOUR_MS } from "../clock.ts";
 import { emitEvent } from "../events/emit_event.ts";
 import { newId } from "../ids.ts";
+import { supersedeInstructions } from "../payments/superseded_instructions.ts";
 import { QUOTE_CURRENCY } from "../setups/setup_values.ts";
 import type { ProviderId } from "../../venues/types.ts";
 import { GRACE_HOURS, type ObligationRow, obligationView } from "./obligation_view.ts";
@@ -107,10 +110,17 @@ export async function reduceOpenObligations(
       amountMicros: taken,
       createdAt: now,
     });
-    if (taken === remaining) {
+    const cancelled = taken === remaining;
+    if (cancelled) {
       await tx.update(obligations).set({ status: "CANCELLED", settledAt: now })
         .where(and(eq(obligations.obligationId, obligation.obligationId), eq(obligations.status, "OPEN")));
     }
+    await supersedeInstructions(
+      tx,
+      obligation.obligationId,
+      cancelled ? "OBLIGATION_NOT_OPEN" : "PAYMENT_SUPERSEDED",
+      now,
+    );
     left -= taken;
   }
   return left;

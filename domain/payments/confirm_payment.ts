@@ -8,8 +8,13 @@
  * be sent again); a transfer that qualifies credits the obligation once,
  * whoever confirms it first (compare-and-set on the payment, one credit per
  * transaction by a unique index), with `obligation.paid` and the client's
- * reactivation in the same transaction. An overpayment settles the
- * obligation and goes to manual review; nothing is credited back.
+ * reactivation in the same transaction. What arrived is compared with what
+ * the obligation still asks for at that moment (a negative adjustment may
+ * have reduced it since the instruction): the excess goes to manual review,
+ * nothing is credited back. A transfer for an obligation already settled
+ * pays nothing: all of it is held for review (status REVIEW). An instruction
+ * superseded since (domain/payments/superseded_instructions.ts) is refused
+ * unless a transfer for it did arrive, which is honoured by the same rules.
  */
 import { and, eq, inArray, ne } from "drizzle-orm";
 import type { Hex } from "viem";
@@ -18,6 +23,7 @@ import { isUniqueViolation, type Tx, withTransaction } from "../../db/client.ts"
 import { clients, obligations, payments } from "../../db/schema.ts";
 import { CHAIN_IDS, NETWORK_NAMES, type TransactionFacts } from "../../venues/evm/transfers.ts";
 import { announceStanding } from "../billing/billing_cycle.ts";
+import { reducedSoFar } from "../billing/fee_obligations.ts";
 import { obligationView } from "../billing/obligation_view.ts";
 import { loadClient } from "../clients/load_client.ts";
 import { withPartnerTransaction } from "../credentials/partner_transaction.ts";
@@ -26,9 +32,10 @@ import { ApiError } from "../errors.ts";
 import { emitEvent } from "../events/emit_event.ts";
 import { evmReaderOf } from "./evm_networks.ts";
 import { type PaymentRow, paymentView } from "./payment_view.ts";
+import { HELD_STATUSES, OPEN_STATUSES, supersedeInstructions } from "./superseded_instructions.ts";
 
 /** How much earlier than the instruction a block may be dated (node clocks drift). */
-const BLOCK_TIME_TOLERANCE_MS = 60_000;
+export const BLOCK_TIME_TOLERANCE_MS = 60_000;
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 
 export type PendingCode =
@@ -41,6 +48,9 @@ export type PendingCode =
   | "PAYMENT_TX_FAILED"
   | "PAYMENT_TX_NOT_FOUND"
   | "PAYMENT_NOT_VERIFIED";
+
+/** Verdicts that leave a transfer possibly still to come for a superseded instruction: looked for again. */
+const STILL_UNKNOWN: PendingCode[] = ["PAYMENT_AWAITING_CONFIRMATIONS", "PAYMENT_NOT_VERIFIED"];
 
 const PENDING_MESSAGES: Record<PendingCode, string> = {
   PAYMENT_AWAITING_CONFIRMATIONS: "Transferência encontrada; aguardando confirmações da rede. Reenvie o mesmo txHash.",
@@ -108,7 +118,7 @@ export async function settle(ctx: Ctx, payment: PaymentRow, hash: string, using:
     await using.record?.(tx, outcome);
     return outcome;
   };
-  if (payment.status === "CONFIRMED") {
+  if (HELD_STATUSES.includes(payment.status)) {
     if (payment.txHash !== hash) throw new ApiError("TX_MISMATCH");
     return await transaction((tx) => record(tx, outcomeOf(payment)));
   }
@@ -120,20 +130,29 @@ export async function settle(ctx: Ctx, payment: PaymentRow, hash: string, using:
   const [used] = await ctx.db.read.select({ paymentId: payments.paymentId }).from(payments).where(and(
     eq(payments.networkId, payment.networkId!),
     eq(payments.txHash, hash),
-    eq(payments.status, "CONFIRMED"),
+    inArray(payments.status, HELD_STATUSES),
     ne(payments.paymentId, payment.paymentId),
   ));
   if (used) throw new ApiError("TX_ALREADY_USED");
   const verdict = await verify(ctx, payment, hash);
   const now = ctx.clock.now();
   if ("code" in verdict) {
+    const superseded = payment.status === "SUPERSEDED";
+    // Superseded, no new money is asked for: only a transfer that may still prove to be there is looked for again.
+    if (superseded && !STILL_UNKNOWN.includes(verdict.code)) throw (await staleInstruction(ctx.db.read, payment))!;
     return await transaction(async (tx) => {
-      const failureReason = `${verdict.code}: ${PENDING_MESSAGES[verdict.code]}`;
       const [row] = await tx.update(payments)
-        .set({ status: "SUBMITTED", txHash: hash, failureReason, updatedAt: now })
-        .where(and(eq(payments.paymentId, payment.paymentId), inArray(payments.status, ["PENDING", "SUBMITTED"])))
+        .set(
+          superseded ? { txHash: hash, updatedAt: now } : {
+            status: "SUBMITTED",
+            txHash: hash,
+            failureReason: `${verdict.code}: ${PENDING_MESSAGES[verdict.code]}`,
+            updatedAt: now,
+          },
+        )
+        .where(and(eq(payments.paymentId, payment.paymentId), eq(payments.status, payment.status)))
         .returning();
-      // Settled meanwhile (another confirmation won): answer what it is now.
+      // Settled or superseded meanwhile: answer what it is now.
       if (!row) return await record(tx, await currentOutcome(tx, payment));
       return await record(tx, {
         payment: row,
@@ -157,13 +176,22 @@ export async function settle(ctx: Ctx, payment: PaymentRow, hash: string, using:
   }
 }
 
-/** The payment as it stands now (another request settled it meanwhile). */
+/** The payment as it stands now (another request settled or superseded it meanwhile). */
 async function currentOutcome(tx: Tx, payment: PaymentRow): Promise<ConfirmOutcome> {
   const [current] = await tx.select().from(payments).where(eq(payments.paymentId, payment.paymentId));
+  if (current.status === "SUPERSEDED") throw (await staleInstruction(tx, current))!;
   return outcomeOf(current);
 }
 
-function outcomeOf(payment: PaymentRow): ConfirmOutcome {
+export const SETTLED_BEFORE_MESSAGE =
+  "A cobrança já estava quitada; esta transferência não a pagou de novo e foi inteira para revisão manual, " +
+  "sem crédito automático.";
+
+/** What a confirmation answers for the payment as it is: credited (200) or not (202, with its code). */
+export function outcomeOf(payment: PaymentRow): ConfirmOutcome {
+  if (payment.status === "REVIEW") {
+    return { payment, credited: false, code: "OBLIGATION_ALREADY_SETTLED", message: SETTLED_BEFORE_MESSAGE };
+  }
   if (payment.status !== "CONFIRMED") {
     const [code, message] = (payment.failureReason ?? "PAYMENT_NOT_VERIFIED: ").split(": ");
     return { payment, credited: false, code, message };
@@ -179,29 +207,79 @@ function outcomeOf(payment: PaymentRow): ConfirmOutcome {
 }
 
 /**
- * Credit the payment (compare-and-set from PENDING or SUBMITTED) and its
- * obligation, once, with `paid` in the payment's token units and `hash` the
- * transfer's identity (one credit each). Answers null when another request
- * settled it first.
+ * Why an instruction can no longer be paid, as the error to answer, or null
+ * while it still asks for exactly what its obligation does: the obligation
+ * is settled (409 OBLIGATION_NOT_OPEN, with `obligationStatus`), or it was
+ * reduced since (409 PAYMENT_SUPERSEDED). Read from the obligation itself, so
+ * an instruction issued before superseding existed answers the same.
  */
-export async function creditPayment(tx: Tx, payment: PaymentRow, hash: string, paid: bigint, now: number) {
-  const exact = BigInt(payment.tokenAmount!);
-  const [obligation] = await tx.select().from(obligations).where(eq(obligations.obligationId, payment.obligationId));
-  const owed = obligation.status === "OPEN";
-  // Paid twice over (another instruction settled it first): the whole transfer goes to review.
-  const excess = owed ? paid - exact : paid;
+export async function staleInstruction(db: Tx | Ctx["db"]["read"], payment: PaymentRow): Promise<ApiError | null> {
+  const [obligation] = await db.select({
+    status: obligations.status,
+    amountMicros: obligations.amountMicros,
+    reduced: reducedSoFar,
+  }).from(obligations).where(eq(obligations.obligationId, payment.obligationId));
+  if (obligation.status !== "OPEN") {
+    return new ApiError("OBLIGATION_NOT_OPEN", {
+      message: obligation.status === "PAID"
+        ? "Esta cobrança já está paga; esta instrução não pode mais ser paga."
+        : "Esta cobrança foi dispensada; não há nada a pagar.",
+      extra: { obligationStatus: obligation.status },
+    });
+  }
+  const stale = payment.status === "SUPERSEDED" ||
+    obligation.amountMicros - obligation.reduced !== payment.amountMicros;
+  return stale ? new ApiError("PAYMENT_SUPERSEDED") : null;
+}
+
+/**
+ * What the payment must bring to settle its obligation now, in its token
+ * units: the instruction's exact amount (its tag included) while the
+ * obligation still asks for what it was issued for; once reduced, what is
+ * owed now, scaled to the token (the tag no longer names an open demand).
+ */
+function dueNow(payment: PaymentRow, owedMicros: number): bigint {
+  if (owedMicros === payment.amountMicros) return BigInt(payment.tokenAmount!);
+  return BigInt(owedMicros) * 10n ** BigInt(payment.tokenDecimals! - 6);
+}
+
+/**
+ * Record a transfer of `paid` (the payment's token units) for the payment,
+ * `hash` its identity (one transfer, one payment), compare-and-set from
+ * PENDING, SUBMITTED or SUPERSEDED. While the obligation is open it pays
+ * what is owed at this moment (CONFIRMED, `obligation.paid` with the amount
+ * owed, the obligation's other instructions superseded; the excess to review
+ * as OVERPAID). Once it is settled the transfer pays nothing: REVIEW, all of
+ * it in `overpaidTokenAmount`. Answers null when another request settled the
+ * payment first.
+ */
+export async function creditPayment(
+  tx: Tx,
+  payment: PaymentRow,
+  hash: string,
+  paid: bigint,
+  now: number,
+): Promise<ConfirmOutcome | null> {
+  const [found] = await tx.select({ obligation: obligations, reduced: reducedSoFar }).from(obligations)
+    .where(eq(obligations.obligationId, payment.obligationId));
+  const { obligation, reduced } = found;
+  const open = obligation.status === "OPEN";
+  const due = open ? dueNow(payment, obligation.amountMicros - reduced) : 0n;
+  // Obligations only shrink and a transfer short of its instruction never gets here: a breach is a bug.
+  if (paid < due) throw new Error(`Payment ${payment.paymentId} credited with less than its obligation asks`);
+  const excess = paid - due;
   const [row] = await tx.update(payments).set({
-    status: "CONFIRMED",
+    status: open ? "CONFIRMED" : "REVIEW",
     txHash: hash,
     confirmedAt: now,
-    review: excess > 0n ? (owed ? "OVERPAID" : "OBLIGATION_ALREADY_SETTLED") : null,
+    review: open ? (excess > 0n ? "OVERPAID" : null) : "OBLIGATION_ALREADY_SETTLED",
     overpaidTokenAmount: excess > 0n ? excess.toString() : null,
     failureReason: null,
     updatedAt: now,
-  }).where(and(eq(payments.paymentId, payment.paymentId), inArray(payments.status, ["PENDING", "SUBMITTED"])))
+  }).where(and(eq(payments.paymentId, payment.paymentId), inArray(payments.status, OPEN_STATUSES)))
     .returning();
   if (!row) return null;
-  if (owed) {
+  if (open) {
     const [paidObligation] = await tx.update(obligations).set({ status: "PAID", settledAt: now })
       .where(and(eq(obligations.obligationId, obligation.obligationId), eq(obligations.status, "OPEN")))
       .returning();
@@ -211,8 +289,9 @@ export async function creditPayment(tx: Tx, payment: PaymentRow, hash: string, p
         type: "obligation.paid",
         ...client,
         occurredAt: now,
-        data: { ...obligationView(paidObligation, 0, now), paymentId: payment.paymentId },
+        data: { ...obligationView(paidObligation, reduced, now), paymentId: payment.paymentId },
       });
+      await supersedeInstructions(tx, paidObligation.obligationId, "OBLIGATION_NOT_OPEN", now);
       await announceStanding(tx, { clientId: payment.clientId, providerId: paidObligation.providerId }, now);
     }
   }
@@ -225,7 +304,11 @@ async function clientParties(tx: Tx, payment: PaymentRow) {
 }
 
 /** The on-chain facts of `hash` against the instruction: a code that credits nothing, or the amount paid. */
-async function verify(ctx: Ctx, payment: PaymentRow, hash: string): Promise<{ code: PendingCode } | { paid: bigint }> {
+export async function verify(
+  ctx: Ctx,
+  payment: PaymentRow,
+  hash: string,
+): Promise<{ code: PendingCode } | { paid: bigint }> {
   const network = payment.networkId as EvmNetwork;
   const facts = await factsOn(ctx, network, hash);
   if (!facts) return { code: "PAYMENT_NOT_VERIFIED" };

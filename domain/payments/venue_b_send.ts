@@ -26,7 +26,7 @@ import type { Ctx } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { newId, randomSecret, sha256Hex } from "../ids.ts";
 import { callVenue } from "../venues/call_venue.ts";
-import { creditPayment } from "./confirm_payment.ts";
+import { creditPayment, staleInstruction } from "./confirm_payment.ts";
 import { type PaymentRow, paymentView } from "./payment_view.ts";
 
 const SESSION_TTL_MS = 15 * MINUTE_MS;
@@ -162,7 +162,8 @@ export async function startSend(ctx: Ctx, ticket: string, input: { walletAddress
 }
 
 export interface SendOutcome {
-  status: "CONFIRMED" | "SUBMITTED";
+  /** REVIEW: the send arrived after the obligation was settled (relayed before that); it paid nothing. */
+  status: "CONFIRMED" | "SUBMITTED" | "REVIEW";
   code?: string;
   returnUrl: string | null;
 }
@@ -252,9 +253,9 @@ export async function checkSendLedger(ctx: Ctx, payment: PaymentRow, nonce: numb
     }
     const now = ctx.clock.now();
     const credited = await withTransaction(ctx.db, (tx) => creditPayment(tx, payment, bound.hash, exact, now));
-    if (credited) return { status: "CONFIRMED" as const };
+    if (credited) return sendOutcomeOf(credited.payment);
     const [current] = await ctx.db.read.select().from(payments).where(eq(payments.paymentId, payment.paymentId));
-    return current.status === "CONFIRMED" ? { status: "CONFIRMED" as const } : { status: "SUBMITTED" as const };
+    return sendOutcomeOf(current);
   }
   if (toPlatform.some((entry) => sameAmount(entry.amount, owed))) {
     return await pending(
@@ -287,6 +288,20 @@ function sameAmount(amount: string, owed: string): boolean {
   return isDecimal(amount) && cmp(amount, owed) === 0;
 }
 
+/** A send the ledger showed: it paid the obligation (an excess, if it was reduced since, reviewed) or is held for review. */
+function sendOutcomeOf(payment: PaymentRow) {
+  switch (payment.status) {
+    case "CONFIRMED":
+      return payment.review
+        ? { status: "CONFIRMED" as const, code: "PAYMENT_OVERPAID_MANUAL_REVIEW" }
+        : { status: "CONFIRMED" as const };
+    case "REVIEW":
+      return { status: "REVIEW" as const, code: "OBLIGATION_ALREADY_SETTLED" };
+    default:
+      return { status: "SUBMITTED" as const };
+  }
+}
+
 async function pending(ctx: Ctx, payment: PaymentRow, code: string, message: string) {
   await recordFailure(ctx, payment, code, message, "SUBMITTED");
   return { status: "SUBMITTED" as const, code };
@@ -317,12 +332,20 @@ async function sessionOfTicket(ctx: Ctx, ticket: string) {
   return { session, payment };
 }
 
+/**
+ * The session's payment, while it still asks for money: anything else is
+ * PAYMENT_TICKET_INVALID, except an instruction its obligation left behind
+ * (settled: 409 OBLIGATION_NOT_OPEN; reduced: 409 PAYMENT_SUPERSEDED), said
+ * so before any wallet is asked to sign.
+ */
 async function usableSession(ctx: Ctx, db: Tx | Ctx["db"]["read"], session: SessionRow | undefined) {
   if (!session || session.status !== "OPEN" || ctx.clock.now() >= session.expiresAt) {
     throw new ApiError("PAYMENT_TICKET_INVALID");
   }
   const [payment] = await db.select().from(payments).where(eq(payments.paymentId, session.paymentId));
-  if (payment.status !== "PENDING") throw new ApiError("PAYMENT_TICKET_INVALID");
+  if (payment.status !== "PENDING" && payment.status !== "SUPERSEDED") throw new ApiError("PAYMENT_TICKET_INVALID");
+  const stale = await staleInstruction(db, payment);
+  if (stale) throw stale;
   return payment;
 }
 

@@ -11,7 +11,7 @@ import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { withTransaction } from "../../db/client.ts";
 import { payments } from "../../db/schema.ts";
-import { createObligation } from "../../domain/billing/fee_obligations.ts";
+import { createObligation, reduceOpenObligations } from "../../domain/billing/fee_obligations.ts";
 import { newId } from "../../domain/ids.ts";
 import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
 import { createPartner, expectError, expectJson, operator, type TestPartner } from "../_helpers/http.ts";
@@ -82,14 +82,20 @@ async function stop(w: World) {
 }
 
 /** An open obligation of ana at VENUE_A (USDT) or VENUE_B (USDC). */
-async function obligation(w: World, reference: string, amountMicros = 49_900_000, providerId = "VENUE_A") {
+async function obligation(
+  w: World,
+  reference: string,
+  amountMicros = 49_900_000,
+  providerId = "VENUE_A",
+  source = "MONTHLY_SUBSCRIPTION",
+) {
   return await withTransaction(
     w.env.deps.db,
     async (tx) =>
       (await createObligation(tx, { partnerId: "payer", tenantId: "payer", externalUserId: "ana" }, {
         clientId: w.clientId,
         providerId,
-        source: "MONTHLY_SUBSCRIPTION",
+        source,
         reference,
         amountMicros,
         dueFrom: w.env.clock.now(),
@@ -371,6 +377,126 @@ Deno.test("payments job: a payment whose check throws is logged and counted, the
       corruptId,
       "TypeError",
     ]);
+  } finally {
+    await stop(w);
+  }
+});
+
+/** A negative adjustment of `statementId` takes `micros` off ana's open VENUE_A performance fees. */
+async function reduce(w: World, obligationId: string, micros: number, statementId: string) {
+  const left = await withTransaction(
+    w.env.deps.db,
+    (tx) =>
+      reduceOpenObligations(
+        tx,
+        { clientId: w.clientId, providerId: "VENUE_A" },
+        micros,
+        [obligationId],
+        statementId,
+        w.env.clock.now(),
+      ),
+  );
+  assert.equal(left, 0, "all of it taken off the obligation");
+}
+
+async function paymentOf(w: World, paymentId: string) {
+  return (await expectJson(await w.partner.call("GET", `/v1/users/ana/payments/${paymentId}`), 200)).payment;
+}
+
+async function obligationOf(w: World, obligationId: string) {
+  const { obligations } = await expectJson(await w.partner.call("GET", "/v1/users/ana/obligations"), 200);
+  return obligations.find((o: { obligationId: string }) => o.obligationId === obligationId);
+}
+
+Deno.test("EVM payments: an instruction issued before its obligation was reduced settles what is owed now; the rest goes to review", async () => {
+  const w = await world();
+  try {
+    await operator(w.env, "PUT", "/operator/v1/payment-recipients/arbitrum", { address: RECIPIENT });
+    const owed = await obligation(w, "2026-10-26/2026-11-02", 50_000_000, "VENUE_A", "WEEKLY_PERFORMANCE_FEE");
+    const { payment: old } = await expectJson(await instruct(w, owed.obligationId, {}), 200);
+    assert.equal(old.amountUsd, 50);
+
+    // A negative adjustment takes 20 off: the older instruction no longer states what is owed.
+    await reduce(w, owed.obligationId, 20_000_000, "stm_adjustment1");
+    const superseded = await paymentOf(w, old.paymentId);
+    assert.equal(superseded.status, "SUPERSEDED");
+    assert.match(superseded.failureReason, /^PAYMENT_SUPERSEDED: /);
+    // Nothing arrived for it: the confirmation says the instruction is superseded (no "resend" 202).
+    await expectError(await confirm(w, old.paymentId, `0x${"ab".repeat(32)}`), 409, "PAYMENT_SUPERSEDED");
+    const fresh = await expectJson(await instruct(w, owed.obligationId, {}), 200);
+    assert.equal(fresh.payment.amountUsd, 30);
+
+    // The payer sends the old instruction's amount anyway: it settles the 30 still owed, the excess is reviewed.
+    const hash = await w.arbitrum.transfer(w.tokens.arbUsdt, PAYER, RECIPIENT, BigInt(old.tokenAmount));
+    const body = await expectJson(await confirm(w, old.paymentId, hash), 200);
+    assert.deepEqual(
+      [body.credited, body.code, body.payment.status, body.payment.review, body.payment.overpaidTokenAmount],
+      [true, "PAYMENT_OVERPAID_MANUAL_REVIEW", "CONFIRMED", "OVERPAID", String(BigInt(old.tokenAmount) - 30_000_000n)],
+    );
+    const settled = await obligationOf(w, owed.obligationId);
+    assert.deepEqual([settled.status, settled.amountUsd], ["PAID", 30]);
+    const paid = await paidEvents(w);
+    assert.equal(paid.length, 1);
+    assert.deepEqual([paid[0].data.amountUsd, paid[0].data.paymentId], [30, old.paymentId]);
+
+    // The instruction issued after the reduction is superseded by the settlement.
+    const after = await paymentOf(w, fresh.payment.paymentId);
+    assert.equal(after.status, "SUPERSEDED");
+    assert.match(after.failureReason, /^OBLIGATION_NOT_OPEN: /);
+    const refused = await expectError(
+      await confirm(w, fresh.payment.paymentId, `0x${"cd".repeat(32)}`),
+      409,
+      "OBLIGATION_NOT_OPEN",
+    );
+    assert.equal(refused.obligationStatus, "PAID");
+    // Its transfer made anyway pays nothing: all of it is held for review, and nothing says it was credited.
+    const second = await w.arbitrum.transfer(w.tokens.arbUsdt, PAYER, RECIPIENT, BigInt(fresh.payment.tokenAmount));
+    const held = await expectJson(await confirm(w, fresh.payment.paymentId, second), 202);
+    assert.deepEqual(
+      [held.credited, held.code, held.payment.status, held.payment.review, held.payment.overpaidTokenAmount],
+      [false, "OBLIGATION_ALREADY_SETTLED", "REVIEW", "OBLIGATION_ALREADY_SETTLED", fresh.payment.tokenAmount],
+    );
+    assert.equal(
+      (await expectJson(await confirm(w, fresh.payment.paymentId, second), 202)).code,
+      "OBLIGATION_ALREADY_SETTLED",
+    );
+    // Held for review, the transaction pays no other obligation either.
+    const other = await obligation(w, "other");
+    const { payment: otherPayment } = await expectJson(await instruct(w, other.obligationId, {}), 200);
+    await expectError(await confirm(w, otherPayment.paymentId, second), 409, "TX_ALREADY_USED");
+    assert.equal((await paidEvents(w)).length, 1);
+  } finally {
+    await stop(w);
+  }
+});
+
+Deno.test("EVM payments: a transfer awaiting confirmations when another instruction settles the obligation is checked on and held for review", async () => {
+  const w = await world();
+  try {
+    for (const network of ["arbitrum", "bnb"]) {
+      await operator(w.env, "PUT", `/operator/v1/payment-recipients/${network}`, { address: RECIPIENT });
+    }
+    const owed = await obligation(w, "2026-11");
+    const { payment: slow } = await expectJson(await instruct(w, owed.obligationId, { networkId: "bnb" }), 200);
+    const { payment: fast } = await expectJson(await instruct(w, owed.obligationId, {}), 200);
+    const slowHash = await w.bnb.transfer(w.tokens.bnbUsdt, PAYER, RECIPIENT, BigInt(slow.tokenAmount));
+    assert.equal(
+      (await expectJson(await confirm(w, slow.paymentId, slowHash), 202)).code,
+      "PAYMENT_AWAITING_CONFIRMATIONS",
+    );
+    const fastHash = await w.arbitrum.transfer(w.tokens.arbUsdt, PAYER, RECIPIENT, BigInt(fast.tokenAmount));
+    assert.equal((await expectJson(await confirm(w, fast.paymentId, fastHash), 200)).credited, true);
+    assert.equal((await paymentOf(w, slow.paymentId)).status, "SUPERSEDED");
+
+    await w.bnb.mine(2);
+    const job = await expectJson(await operator(w.env, "POST", "/operator/v1/jobs/payments/run"), 200);
+    assert.deepEqual([job.summary.checked, job.summary.credited, job.summary.reviewed], [1, 0, 1]);
+    const held = await paymentOf(w, slow.paymentId);
+    assert.deepEqual(
+      [held.status, held.review, held.overpaidTokenAmount, held.txHash],
+      ["REVIEW", "OBLIGATION_ALREADY_SETTLED", slow.tokenAmount, slowHash],
+    );
+    assert.equal((await paidEvents(w)).length, 1);
   } finally {
     await stop(w);
   }
