@@ -38,6 +38,16 @@ const OFFICIAL_TOKENS: Record<EvmNetwork, Partial<Record<EvmToken, string>>> = {
 };
 const url = z.string().url();
 
+const DEFAULT_CONFIRMATIONS: Record<EvmNetwork, number> = { arbitrum: 1, bnb: 3 };
+/**
+ * Depths past which a reorg is not expected: BNB Smart Chain's validators
+ * finalise in a couple of blocks (fast finality) and 15 blocks is the
+ * classic bound for its Parlia consensus; Arbitrum One's sequencer orders
+ * blocks and does not reorg them in normal operation, 20 blocks (~5 s)
+ * covers a node that answered from a short-lived fork.
+ */
+const DEFAULT_FINALITY: Record<EvmNetwork, number> = { arbitrum: 20, bnb: 15 };
+
 const EnvSchema = z.object({
   PORT: port.default(8080),
   HOST: z.string().min(1).default("127.0.0.1"),
@@ -79,6 +89,12 @@ const EnvSchema = z.object({
     z.partialRecord(z.enum(EVM_NETWORKS), z.number().int().min(1).max(1000)),
     'deve ser JSON como {"arbitrum":1,"bnb":3}',
   ).optional(),
+  EVM_FINALITY: jsonOf(
+    z.partialRecord(z.enum(EVM_NETWORKS), z.number().int().min(1).max(10_000)),
+    'deve ser JSON como {"arbitrum":20,"bnb":15}',
+  ).optional(),
+  EVM_LOG_RANGE: z.coerce.number({ error: "deve ser um número de blocos" }).int("deve ser um número inteiro de blocos")
+    .min(1, "deve ser pelo menos 1").max(100_000, "deve ser no máximo 100000").default(2000),
   PUBLIC_BASE_URL: url.optional(),
   CONNECT_URL: url.optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
@@ -132,6 +148,14 @@ export interface Config {
   evmTokens: Record<EvmNetwork, Partial<Record<EvmToken, string>>>;
   /** Blocks on top of a transfer's before it credits. */
   evmConfirmations: Record<EvmNetwork, number>;
+  /**
+   * Blocks on top of a credited transfer's before it is final: until then
+   * each payments run reads it again, and a reorg that took it away reopens
+   * the obligation. Never below the network's confirmations.
+   */
+  evmFinality: Record<EvmNetwork, number>;
+  /** Blocks per `eth_getLogs` call of the payments scan (nodes cap the range they answer). */
+  evmLogRange: number;
   publicBaseUrl: string;
   connectUrl: string;
   logLevel: Env["LOG_LEVEL"];
@@ -170,6 +194,17 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       );
     }
   }
+  const evmConfirmations = { ...DEFAULT_CONFIRMATIONS, ...e.EVM_CONFIRMATIONS };
+  const shallow = EVM_NETWORKS.filter((network) => (e.EVM_FINALITY?.[network] ?? Infinity) < evmConfirmations[network]);
+  if (shallow.length) {
+    throw new ConfigError(
+      `Configuração inválida: ${
+        shallow.map((network) =>
+          `EVM_FINALITY.${network}: deve ser pelo menos as confirmações da rede (${evmConfirmations[network]})`
+        ).join("; ")
+      }`,
+    );
+  }
   const base = e.PUBLIC_BASE_URL ?? `http://${e.HOST}:${e.PORT}`;
   return {
     port: e.PORT,
@@ -195,7 +230,13 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
           .map(([token, address]) => [token, address!.toLowerCase()]),
       ),
     ])) as Config["evmTokens"],
-    evmConfirmations: { arbitrum: 1, bnb: 3, ...e.EVM_CONFIRMATIONS },
+    evmConfirmations,
+    // A default depth never sits below confirmations raised by EVM_CONFIRMATIONS.
+    evmFinality: Object.fromEntries(EVM_NETWORKS.map((network) => [
+      network,
+      e.EVM_FINALITY?.[network] ?? Math.max(DEFAULT_FINALITY[network], evmConfirmations[network]),
+    ])) as Config["evmFinality"],
+    evmLogRange: e.EVM_LOG_RANGE,
     publicBaseUrl: base.replace(/\/$/, ""),
     connectUrl: (e.CONNECT_URL ?? base).replace(/\/$/, ""),
     logLevel: e.LOG_LEVEL,

@@ -1,11 +1,17 @@
 /**
  * Payments job: stale instructions expire and submitted transfers are
- * checked again on chain (domain/payments/payment_checks.ts).
+ * checked again on chain (domain/payments/payment_checks.ts), then the
+ * networks' Transfer logs are scanned for transfers nobody confirmed
+ * (transfer_scan.ts). Each isolates its own failures (per payment, per
+ * network).
  */
 import type { Ctx, Deps } from "../domain/context.ts";
 import { checkPayments } from "../domain/payments/payment_checks.ts";
+import { scanTransfers } from "../domain/payments/transfer_scan.ts";
 
 export async function runPayments(deps: Deps) {
   const ctx: Ctx = { ...deps, actor: { kind: "system", job: "payments" }, requestId: "job-payments" };
-  return { ...await checkPayments(ctx) };
+  const checks = await checkPayments(ctx);
+  const scan = await scanTransfers(ctx);
+  return { ...checks, ...scan };
 }

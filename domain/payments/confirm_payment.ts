@@ -31,6 +31,7 @@ import { type Ctx, partnerOf } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { emitEvent } from "../events/emit_event.ts";
 import { evmReaderOf } from "./evm_networks.ts";
+import { lapsed as lapsedAt, minedInTime, reopenLapsed } from "./payment_expiry.ts";
 import { type PaymentRow, paymentView } from "./payment_view.ts";
 import { HELD_STATUSES, OPEN_STATUSES, supersedeInstructions } from "./superseded_instructions.ts";
 
@@ -122,11 +123,8 @@ export async function settle(ctx: Ctx, payment: PaymentRow, hash: string, using:
     if (payment.txHash !== hash) throw new ApiError("TX_MISMATCH");
     return await transaction((tx) => record(tx, outcomeOf(payment)));
   }
-  if (payment.status === "EXPIRED") throw new ApiError("PAYMENT_EXPIRED");
-  if (payment.status === "PENDING" && ctx.clock.now() >= payment.expiresAt) {
-    await expirePayment(ctx, payment);
-    throw new ApiError("PAYMENT_EXPIRED");
-  }
+  // An expired instruction is still paid by a transfer mined before its expiry (payment_expiry.ts).
+  const lapsed = lapsedAt(payment, ctx.clock.now());
   const [used] = await ctx.db.read.select({ paymentId: payments.paymentId }).from(payments).where(and(
     eq(payments.networkId, payment.networkId!),
     eq(payments.txHash, hash),
@@ -136,7 +134,17 @@ export async function settle(ctx: Ctx, payment: PaymentRow, hash: string, using:
   if (used) throw new ApiError("TX_ALREADY_USED");
   const verdict = await verify(ctx, payment, hash);
   const now = ctx.clock.now();
+  if (lapsed && (verdict.blockTimeMs === undefined || !minedInTime(payment, verdict.blockTimeMs))) {
+    if (payment.status === "PENDING") await expirePayment(ctx, payment);
+    throw new ApiError("PAYMENT_EXPIRED");
+  }
   if ("code" in verdict) {
+    // Mined in time, not yet buried: the instruction stays as it is until it is (the payments scan finds it too).
+    if (lapsed) {
+      return await transaction((tx) =>
+        record(tx, { payment, credited: false, code: verdict.code, message: PENDING_MESSAGES[verdict.code] })
+      );
+    }
     const superseded = payment.status === "SUPERSEDED";
     // Superseded, no new money is asked for: only a transfer that may still prove to be there is looked for again.
     if (superseded && !STILL_UNKNOWN.includes(verdict.code)) throw (await staleInstruction(ctx.db.read, payment))!;
@@ -163,15 +171,20 @@ export async function settle(ctx: Ctx, payment: PaymentRow, hash: string, using:
     });
   }
   try {
-    return await transaction(async (tx) =>
-      await record(
+    return await transaction(async (tx) => {
+      if (lapsed) await reopenLapsed(tx, payment);
+      return await record(
         tx,
         (await creditPayment(tx, payment, hash, verdict.paid, now)) ?? (await currentOutcome(tx, payment)),
-      )
-    );
+      );
+    });
   } catch (error) {
     // The same transaction credited another payment first.
     if (isUniqueViolation(error, "payments.network_id, payments.tx_hash")) throw new ApiError("TX_ALREADY_USED");
+    // A lapsed instruction whose amount a newer open one asks for again: that one is to be paid now.
+    if (lapsed && isUniqueViolation(error, "payments.network_id, payments.token_address")) {
+      throw new ApiError("PAYMENT_EXPIRED");
+    }
     throw error;
   }
 }
@@ -303,12 +316,16 @@ async function clientParties(tx: Tx, payment: PaymentRow) {
   return { partnerId: client.partnerId, tenantId: client.tenantId, externalUserId: client.externalUserId };
 }
 
-/** The on-chain facts of `hash` against the instruction: a code that credits nothing, or the amount paid. */
-export async function verify(
-  ctx: Ctx,
-  payment: PaymentRow,
-  hash: string,
-): Promise<{ code: PendingCode } | { paid: bigint }> {
+/**
+ * What `verify` found: a code that credits nothing (with its block's time
+ * when it only awaits confirmations), or the amount paid and where.
+ */
+export type Verdict =
+  | { code: PendingCode; blockTimeMs?: number }
+  | { paid: bigint; blockNumber: number; blockTimeMs: number; confirmations: number };
+
+/** The on-chain facts of `hash` against the instruction, as confirmations, the payments scan and finality judge them. */
+export async function verify(ctx: Ctx, payment: PaymentRow, hash: string): Promise<Verdict> {
   const network = payment.networkId as EvmNetwork;
   const facts = await factsOn(ctx, network, hash);
   if (!facts) return { code: "PAYMENT_NOT_VERIFIED" };
@@ -329,8 +346,10 @@ export async function verify(
   if (facts.blockTimeMs < payment.issuedWallAt - BLOCK_TIME_TOLERANCE_MS) return { code: "PAYMENT_TX_TOO_OLD" };
   const paid = fromPayer.reduce((sum, t) => sum + t.value, 0n);
   if (paid < BigInt(payment.tokenAmount!)) return { code: "PAYMENT_UNDERPAID" };
-  if (facts.confirmations < ctx.config.evmConfirmations[network]) return { code: "PAYMENT_AWAITING_CONFIRMATIONS" };
-  return { paid };
+  if (facts.confirmations < ctx.config.evmConfirmations[network]) {
+    return { code: "PAYMENT_AWAITING_CONFIRMATIONS", blockTimeMs: facts.blockTimeMs };
+  }
+  return { paid, blockNumber: facts.blockNumber, blockTimeMs: facts.blockTimeMs, confirmations: facts.confirmations };
 }
 
 /** The transaction's facts on `network`, or null when its node cannot be trusted or reached now. */

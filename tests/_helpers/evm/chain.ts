@@ -29,6 +29,17 @@ export interface TestChain {
   mine(blocks: number): Promise<void>;
   /** The next block's timestamp (seconds). */
   setNextBlockTime(seconds: number): Promise<void>;
+  /** The newest block's number. */
+  head(): Promise<number>;
+  /**
+   * A reorg (`anvil_reorg`): the last `depth` blocks are replaced by as many
+   * empty ones, so their transactions are gone (no receipt, not pending).
+   */
+  reorg(depth: number): Promise<void>;
+  /** The signed bytes of a mined transaction, to send it again after a reorg (same hash). */
+  rawTransaction(hash: Hex): Promise<Hex>;
+  /** Send signed bytes again and wait for them to be mined; answers the hash. */
+  sendRaw(raw: Hex): Promise<Hex>;
   stop(): Promise<void>;
 }
 
@@ -50,12 +61,15 @@ export async function startChain(chainId: number, options: { timestamp?: number 
       address: account.address.toLowerCase() as Hex,
     });
   };
-  const rpc = (method: string, params: unknown[]) =>
-    fetch(anvil.url, {
+  const rpc = async (method: string, params: unknown[]) => {
+    const answer = await fetch(anvil.url, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
     }).then((response) => response.json());
+    if (answer.error) throw new Error(`${method}: ${JSON.stringify(answer.error)}`);
+    return answer;
+  };
   const mined = async (hash: Hex) => {
     await client.waitForTransactionReceipt({ hash });
     return hash;
@@ -110,6 +124,12 @@ export async function startChain(chainId: number, options: { timestamp?: number 
     async setNextBlockTime(seconds) {
       await rpc("evm_setNextBlockTimestamp", [seconds]);
     },
+    head: async () => Number(await client.getBlockNumber({ cacheTime: 0 })),
+    async reorg(depth) {
+      await rpc("anvil_reorg", [depth, []]);
+    },
+    rawTransaction: async (hash) => (await rpc("eth_getRawTransactionByHash", [hash])).result,
+    sendRaw: async (raw) => await mined((await rpc("eth_sendRawTransaction", [raw])).result),
     stop: () => anvil.stop(),
   };
 }
