@@ -25,6 +25,8 @@ export type EventType =
   | "statement.adjusted"
   | "obligation.created"
   | "obligation.paid"
+  /** A credited payment taken back (its transfer left the chain in a reorg); the obligation is open again. */
+  | "payment.reversed"
   | "commercial.grace"
   | "commercial.suspended"
   | "commercial.reactivated";

@@ -1,16 +1,18 @@
 /**
- * Payments detected on chain, against a real EVM node (anvil with Arbitrum
- * One's chain id) and a test ERC-20 deployed on it: the payments job scans
- * the token's Transfer logs and credits what pays an instruction without
- * anyone confirming it, a transfer mined before its instruction expired
- * counts whenever it is seen, and the scan's cursor moves in bounded ranges
- * and survives a restart.
+ * Payments detected on chain and followed to finality, against a real EVM
+ * node (anvil with Arbitrum One's chain id) and a test ERC-20 deployed on
+ * it: the payments job scans the token's Transfer logs and credits what pays
+ * an instruction without anyone confirming it, a transfer mined before its
+ * instruction expired counts whenever it is seen, a credited transfer taken
+ * away by a reorg reopens its obligation, and the scan's cursor moves in
+ * bounded ranges and survives a restart.
  */
 import assert from "node:assert/strict";
 import { HDKey } from "@scure/bip32";
 import type { Hex } from "viem";
 import { withTransaction } from "../../db/client.ts";
 import { createObligation } from "../../domain/billing/fee_obligations.ts";
+import { DAY_MS } from "../../domain/clock.ts";
 import { ConfigError, parseConfig } from "../../config.ts";
 import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
 import { asPartner, createPartner, expectError, expectJson, operator, type TestPartner } from "../_helpers/http.ts";
@@ -201,6 +203,65 @@ Deno.test("a transfer mined before its instruction expired credits when seen aft
     assert.equal((await runJob(w.env)).detected, 0);
     assert.equal((await paymentOf(w, stale.paymentId)).status, "EXPIRED");
     assert.equal((await obligationOf(w, third.obligationId)).status, "OPEN");
+  } finally {
+    await stop(w);
+  }
+});
+
+Deno.test("finality: a credited transfer taken away by a reorg reopens the obligation with payment.reversed; mined again, it credits again", async () => {
+  const w = await world({ EVM_FINALITY: JSON.stringify({ arbitrum: 4 }) });
+  try {
+    const owed = await obligation(w, "reorged");
+    // Past due and past grace: the client's VENUE_A standing is SUSPENDED.
+    w.env.clock.freeze(w.env.clock.now() + 7 * DAY_MS);
+    assert.equal((await runJob(w.env, "billing-cycle")).suspended, 1);
+    const pay = await invoice(w, owed.obligationId);
+    const hash = await w.chain.transfer(w.usdt, STRANGER, pay.address, 49_900_000n);
+    const credited = await runJob(w.env);
+    assert.equal((await obligationOf(w, owed.obligationId)).status, "PAID");
+    assert.deepEqual([credited.detected, credited.final], [1, 0], "credited at 1 confirmation, final at 4");
+    assert.equal((await eventsOf(w, "commercial.reactivated")).length, 1);
+
+    const raw = await w.chain.rawTransaction(hash);
+    const receipt = await w.chain.client.getTransactionReceipt({ hash });
+    await w.chain.reorg((await w.chain.head()) - Number(receipt.blockNumber) + 1);
+    const reorged = await runJob(w.env);
+    const reversed = await paymentOf(w, pay.paymentId);
+    assert.deepEqual(
+      [reversed.status, reversed.review, reversed.confirmedAt, reversed.txHash],
+      ["SUBMITTED", "REORGED", null, hash],
+    );
+    assert.match(reversed.failureReason, /^PAYMENT_REORGED: /);
+    const reopened = await obligationOf(w, owed.obligationId);
+    assert.deepEqual(
+      [reopened.status, reopened.settledAt, reopened.effectiveStatus],
+      ["OPEN", null, "OVERDUE_AFTER_GRACE"],
+    );
+    const [event] = await eventsOf(w, "payment.reversed");
+    assert.deepEqual(
+      [event.data.obligationId, event.data.status, event.data.settledAt, event.data.amountUsd],
+      [owed.obligationId, "OPEN", null, 49.9],
+    );
+    assert.deepEqual(
+      [event.data.paymentId, event.data.txHash, event.data.networkId, event.data.review, event.data.reason],
+      [pay.paymentId, hash, "arbitrum", "REORGED", "PAYMENT_TX_NOT_FOUND"],
+    );
+    assert.equal((await eventsOf(w, "commercial.suspended")).length, 2, "suspended again, in the same transaction");
+    assert.deepEqual([reorged.reorged, reorged.finalityFailed], [1, 0]);
+    assert.equal((await runJob(w.env)).reorged, 0, "reversed once");
+
+    // The same signed transaction mined again: credited again, then final once 4 blocks lie on it.
+    assert.equal(await w.chain.sendRaw(raw), hash);
+    const again = await runJob(w.env);
+    assert.equal(again.credited + again.detected, 1);
+    const recredited = await paymentOf(w, pay.paymentId);
+    assert.deepEqual([recredited.status, recredited.review, recredited.txHash], ["CONFIRMED", null, hash]);
+    assert.equal((await obligationOf(w, owed.obligationId)).status, "PAID");
+    assert.equal((await eventsOf(w, "obligation.paid")).length, 2);
+    assert.equal((await eventsOf(w, "commercial.reactivated")).length, 2);
+    await w.chain.mine(4);
+    assert.equal((await runJob(w.env)).final, 1);
+    assert.equal((await runJob(w.env)).final, 0, "a final transfer is not read again");
   } finally {
     await stop(w);
   }
