@@ -44,7 +44,15 @@ export const PaymentSchema = z.object({
   txHash: z.string().nullable(),
   expiresAt: z.string(),
   confirmedAt: z.string().nullable(),
-  review: z.string().nullable(),
+  finalAt: z.string().nullable().openapi({
+    description: "EVM: when the credited transfer lay under the network's finality depth (EVM_FINALITY). Until then " +
+      "a reorg can still take it away: the payment goes back to SUBMITTED with review REORGED, the obligation is " +
+      "open again and the event payment.reversed says so.",
+  }),
+  review: z.string().nullable().openapi({
+    description: "Why a received transfer needs a person (OVERPAID, OBLIGATION_ALREADY_SETTLED), or REORGED: a " +
+      "credited transfer a reorg took away; null otherwise.",
+  }),
   overpaidTokenAmount: z.string().nullable(),
   failureReason: z.string().nullable(),
 }).openapi("Payment");

@@ -27,6 +27,7 @@ export function paymentView(row: PaymentRow) {
     txHash: row.txHash,
     expiresAt: iso(row.expiresAt),
     confirmedAt: row.confirmedAt === null ? null : iso(row.confirmedAt),
+    finalAt: row.finalAt === null ? null : iso(row.finalAt),
     review: row.review,
     overpaidTokenAmount: row.overpaidTokenAmount,
     failureReason: row.failureReason,

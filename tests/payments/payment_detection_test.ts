@@ -219,7 +219,8 @@ Deno.test("finality: a credited transfer taken away by a reorg reopens the oblig
     const hash = await w.chain.transfer(w.usdt, STRANGER, pay.address, 49_900_000n);
     const credited = await runJob(w.env);
     assert.equal((await obligationOf(w, owed.obligationId)).status, "PAID");
-    assert.deepEqual([credited.detected, credited.final], [1, 0], "credited at 1 confirmation, final at 4");
+    assert.equal((await paymentOf(w, pay.paymentId)).finalAt, null, "credited at 1 confirmation, final at 4");
+    assert.deepEqual([credited.detected, credited.final], [1, 0]);
     assert.equal((await eventsOf(w, "commercial.reactivated")).length, 1);
 
     const raw = await w.chain.rawTransaction(hash);
@@ -261,6 +262,7 @@ Deno.test("finality: a credited transfer taken away by a reorg reopens the oblig
     assert.equal((await eventsOf(w, "commercial.reactivated")).length, 2);
     await w.chain.mine(4);
     assert.equal((await runJob(w.env)).final, 1);
+    assert.equal((await paymentOf(w, pay.paymentId)).finalAt, new Date(w.env.clock.now()).toISOString());
     assert.equal((await runJob(w.env)).final, 0, "a final transfer is not read again");
   } finally {
     await stop(w);
