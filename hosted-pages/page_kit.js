@@ -12,6 +12,9 @@ globalThis.ApiFailure = class ApiFailure extends Error {
     this.code = code;
     this.status = status;
     this.attemptsLeft = extras.attemptsLeft;
+    // A payment link its obligation left behind: how it was settled, and who asked for how much.
+    this.obligationStatus = extras.obligationStatus;
+    this.payment = extras.payment;
   }
 };
 

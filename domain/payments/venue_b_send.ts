@@ -133,10 +133,27 @@ export async function exchangePaymentToken(ctx: Ctx, token: string): Promise<{ t
   return await withTransaction(ctx.db, async (tx) => {
     const [session] = await tx.select().from(paymentSessions)
       .where(eq(paymentSessions.tokenHash, sha256Hex(token)));
-    const payment = await usableSession(ctx, tx, session);
+    const payment = await usableSession(ctx, tx, session).catch(async (error) => {
+      throw await namedRefusal(tx, session!, error);
+    });
     await tx.update(paymentSessions).set({ ticketHash: sha256Hex(ticket) })
       .where(eq(paymentSessions.paymentId, session.paymentId));
     return { ticket, page: await pageOf(tx, session, payment) };
+  });
+}
+
+/**
+ * A link its obligation left behind (settled, or reduced since) still says
+ * who asked and for how much, so the page can tell the client so and lead
+ * back to the partner; no ticket is issued for it.
+ */
+async function namedRefusal(tx: Tx, session: SessionRow, error: unknown) {
+  if (!(error instanceof ApiError) || !["OBLIGATION_NOT_OPEN", "PAYMENT_SUPERSEDED"].includes(error.code)) return error;
+  const [payment] = await tx.select().from(payments).where(eq(payments.paymentId, session.paymentId));
+  const { partnerName, amount, token, returnUrl } = await pageOf(tx, session, payment);
+  return new ApiError(error.code, {
+    message: error.message,
+    extra: { ...error.extra, payment: { partnerName, amount, token, returnUrl } },
   });
 }
 

@@ -77,6 +77,60 @@
     );
   }
 
+  /** The link's obligation moved on (paid, cancelled or reduced since): nothing is to be signed with it. */
+  const leftBehind = (error) =>
+    error instanceof ApiFailure && (error.code === "OBLIGATION_NOT_OPEN" || error.code === "PAYMENT_SUPERSEDED");
+
+  function showLeftBehind(error) {
+    forget();
+    // Refused at the link's exchange, the page learns who asked from the refusal itself.
+    state.payment = state.payment ?? error.payment ?? null;
+    const payment = state.payment;
+    const who = payment?.partnerName;
+    const nothingSent = el("strong", {}, "Nada foi enviado da sua conta.");
+    const back = backButton() ?? el("p", { class: "muted" }, "Você já pode fechar esta página.");
+    if (error.code === "PAYMENT_SUPERSEDED") {
+      return show(
+        header({ open: false }),
+        el("h1", {}, "O valor desta cobrança mudou"),
+        message(
+          "warning",
+          nothingSent,
+          payment
+            ? ` Este link pedia ${amountText()}, mas a cobrança foi alterada depois que ele foi criado e não vale mais.`
+            : " A cobrança foi alterada depois que este link foi criado, e ele não vale mais.",
+        ),
+        el(
+          "p",
+          { class: "muted" },
+          who
+            ? `Volte para ${who} e peça um novo link de pagamento, com o valor atualizado.`
+            : "Peça um novo link de pagamento, com o valor atualizado, a quem enviou este.",
+        ),
+        back,
+      );
+    }
+    if (error.obligationStatus === "CANCELLED") {
+      return show(
+        header({ open: false }),
+        el("h1", {}, "Não há nada a pagar"),
+        message("success", nothingSent, " Esta cobrança foi cancelada e não precisa mais ser paga."),
+        back,
+      );
+    }
+    return show(
+      header({ open: false }),
+      el("h1", {}, "Esta cobrança já está paga"),
+      message(
+        "success",
+        el("strong", {}, "Você não precisa pagar de novo."),
+        " Esta cobrança já foi paga, por outro link ou outro meio de pagamento. Nada foi enviado da sua conta agora.",
+      ),
+      who ? el("p", { class: "muted" }, `Em caso de dúvida, fale com ${who}.`) : null,
+      back,
+    );
+  }
+
   // ------------------------------------------------------------------ the payment
 
   /** The wallet's own errors (EIP-1193 numeric codes), in words for the client. */
@@ -118,7 +172,7 @@
     const feedback = feedbackArea();
     const actions = el("div", { class: "actions" });
     // What the wallet was asked so far: the connected account, the message to sign, a signature not yet relayed.
-    const flow = { walletAddress: null, typedData: null, signature: null, uncertain: false };
+    const flow = { walletAddress: null, chainId: null, typedData: null, signature: null, uncertain: false };
 
     const connectButton = () => {
       const button = el("button", { type: "button", class: "button primary", onClick: () => connect(button) }, [
@@ -146,6 +200,7 @@
     /** Back to the first step: the next try asks the service for a new message (a new nonce). */
     function restart() {
       flow.walletAddress = null;
+      flow.chainId = null;
       flow.typedData = null;
       flow.signature = null;
       setAction(connectButton());
@@ -182,6 +237,7 @@
         say(feedback, "info", "Preparando o envio que a carteira vai assinar…");
         const { typedData } = await api("/wallet", { body: { walletAddress, chainId } });
         flow.walletAddress = walletAddress;
+        flow.chainId = chainId;
         flow.typedData = typedData;
       } catch (error) {
         done();
@@ -198,6 +254,17 @@
     async function sign(button) {
       const ethereum = globalThis.ethereum;
       const done = busy(button, "Aguardando a assinatura…");
+      try {
+        // The service checks again that the charge is still owed (another link may have paid it since the
+        // wallet connected) and builds the message afresh: the wallet is never asked to sign for nothing.
+        const { typedData } = await api("/wallet", {
+          body: { walletAddress: flow.walletAddress, chainId: flow.chainId },
+        });
+        flow.typedData = typedData;
+      } catch (error) {
+        done();
+        return handleRefusal(error, { connected: flow.walletAddress });
+      }
       try {
         // The amount as the wallet shows it (the signed message's own decimal string), so the two read alike.
         say(
@@ -243,6 +310,7 @@
     /** What a refusal means for the screen: the end of the link, or a message and a new start. */
     function handleRefusal(error, { connected }) {
       if (!(error instanceof ApiFailure)) throw error;
+      if (leftBehind(error)) return showLeftBehind(error);
       switch (error.code) {
         case "PAYMENT_TICKET_INVALID":
           if (flow.uncertain) return showUncertain();
@@ -339,6 +407,33 @@
           "success",
           `Pronto! Seu envio de ${amountText()} foi confirmado e a cobrança de ${payment.partnerName} está paga.`,
         ),
+        // The charge was lowered after the link was made: the difference is looked at by a person.
+        outcome.code === "PAYMENT_OVERPAID_MANUAL_REVIEW"
+          ? el(
+            "p",
+            { class: "muted" },
+            `A cobrança foi reduzida depois que este link foi criado; a diferença enviada será conferida por uma pessoa, e ${payment.partnerName} avisará você.`,
+          )
+          : null,
+        from,
+        end,
+      );
+    }
+    if (outcome.status === "REVIEW") {
+      // Sent before another payment settled the charge: it paid nothing and waits for a person.
+      return show(
+        header({ open: false }),
+        el("h1", {}, "Esta cobrança já estava paga"),
+        message(
+          "warning",
+          el("strong", {}, `Seu envio de ${amountText()} chegou depois que a cobrança já tinha sido paga.`),
+          " Ele não paga a cobrança de novo: o valor será conferido por uma pessoa, sem crédito automático.",
+        ),
+        el(
+          "p",
+          { class: "muted" },
+          `Não envie de novo. ${payment.partnerName} avisará você quando a conferência terminar.`,
+        ),
         from,
         end,
       );
@@ -419,6 +514,7 @@
       }
     } catch (error) {
       if (error.code === "PAYMENT_TICKET_INVALID") return showLinkUsed();
+      if (leftBehind(error)) return showLeftBehind(error);
       if (!retryable(error)) return showFinal("Link inválido", "Este link de pagamento não é válido.");
       // Nothing was decided: the same link can be tried again from this page.
       const retry = el(

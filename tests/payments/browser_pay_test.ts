@@ -16,8 +16,9 @@ import type { Page } from "puppeteer-core";
 import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { withTransaction } from "../../db/client.ts";
-import { clients } from "../../db/schema.ts";
-import { createObligation } from "../../domain/billing/fee_obligations.ts";
+import { clients, payments, paymentSessions } from "../../db/schema.ts";
+import { createObligation, reduceOpenObligations } from "../../domain/billing/fee_obligations.ts";
+import type { UserSignedAction } from "../../venues/types.ts";
 import { generateAgentKey } from "../../venues/venue_b/signing.ts";
 import { assertCleanPage, openBrowser, screenshots } from "../_helpers/browser.ts";
 import {
@@ -32,8 +33,8 @@ import {
 } from "../_helpers/page_tab.ts";
 import { injectWallet, type TestWallet } from "../_helpers/eip1193_wallet.ts";
 import { startServedTestEnv, type TestEnv } from "../_helpers/env.ts";
-import { createPartner, expectJson, operator, type TestPartner } from "../_helpers/http.ts";
-import { connectWallet, fund, openPage } from "../connect/connect_fixture.ts";
+import { call, createPartner, expectError, expectJson, operator, type TestPartner } from "../_helpers/http.ts";
+import { connectWallet, fund, openPage, signAsWallet } from "../connect/connect_fixture.ts";
 import { ik } from "../setup/setup_fixture.ts";
 
 const GROUP = "pay";
@@ -84,8 +85,13 @@ async function startService(): Promise<Service> {
   }
 }
 
-/** An open USDC obligation of ana at VENUE_B. */
-async function obligation(service: Service, reference: string, amountMicros = 49_900_000) {
+/** An open USDC obligation of ana at VENUE_B (a performance fee can be reduced by a negative adjustment). */
+async function obligation(
+  service: Service,
+  reference: string,
+  amountMicros = 49_900_000,
+  source = "MONTHLY_SUBSCRIPTION",
+) {
   const { env, partner, client } = service;
   return await withTransaction(
     env.deps.db,
@@ -93,7 +99,7 @@ async function obligation(service: Service, reference: string, amountMicros = 49
       (await createObligation(tx, { partnerId: partner.partnerId, tenantId: client.tenantId, externalUserId: "ana" }, {
         clientId: client.id,
         providerId: "VENUE_B",
-        source: "MONTHLY_SUBSCRIPTION",
+        source,
         reference,
         amountMicros,
         dueFrom: env.clock.now(),
@@ -127,6 +133,63 @@ async function payLink(service: Service, obligationId: string): Promise<Link> {
   const token = url.split("#")[1];
   service.env.watchedSecrets.add("payment token", token);
   return { url, token, paymentId: body.payment.paymentId };
+}
+
+/** A negative adjustment of `statementId` takes `micros` off the obligation (cancelled when nothing is left). */
+async function reduce(service: Service, obligationId: string, micros: number, statementId: string) {
+  const { env, client } = service;
+  await withTransaction(
+    env.deps.db,
+    (tx) =>
+      reduceOpenObligations(
+        tx,
+        { clientId: client.id, providerId: "VENUE_B" },
+        micros,
+        [obligationId],
+        statementId,
+        env.clock.now(),
+      ),
+  );
+}
+
+/**
+ * The link opened elsewhere (through the page's API, as its script would)
+ * and the principal's signature of the send it built, not yet sent.
+ */
+async function signedElsewhere(service: Service, link: Link) {
+  const { env } = service;
+  const session = await expectJson(await call(env, "POST", "/pay/api/session", { body: { token: link.token } }), 200);
+  env.watchedSecrets.add("page ticket", session.ticket);
+  const request = (path: string, body: unknown) =>
+    call(env, "POST", `/pay/api${path}`, { body, headers: { authorization: `Bearer ${session.ticket}` } });
+  const principal = privateKeyToAccount(service.principalKey);
+  const { typedData } = await expectJson(
+    await request("/wallet", { walletAddress: principal.address, chainId: "0xa4b1" }),
+    200,
+  );
+  return { request, signature: await signAsWallet(principal, typedData) };
+}
+
+/** Sends that reached the platform wallet at the venue. */
+async function platformSends(service: Service): Promise<number> {
+  const response = await fetch(
+    `${service.env.venueUrls.venueB}/_control/ledger?user=${service.platformWallet}`,
+  );
+  return (await response.json()).sends.length;
+}
+
+async function venueFault(service: Service, fault: { mode: string; ms?: number }) {
+  const response = await fetch(`${service.env.venueUrls.venueB}/_control/faults`, {
+    method: "PUT",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(fault),
+  });
+  assert.equal(response.status, 200, await response.text());
+}
+
+/** The pages' per-address request budget counts by the minute of the test clock: a step starts a new one. */
+function nextMinute(service: Service) {
+  service.env.clock.freeze(service.env.clock.now() + 60_000);
 }
 
 async function obligationStatus(service: Service, obligationId: string): Promise<string> {
@@ -327,6 +390,176 @@ Deno.test("the hosted payment page in headless Chromium", async (t) => {
         assert.equal((await paidEvents(service)).length, 2);
         secretsStayed(service, tab, link.token, ticket);
         assertOnlyExpectedErrors(tab, [/400 POST .*\/pay\/api\/signature/]);
+      },
+    );
+
+    await t.step(
+      "two links for one obligation: once one pays, the other says so and no wallet is asked to sign",
+      async () => {
+        nextMinute(service);
+        const owed = await obligation(service, "2027-02");
+        const first = await payLink(service, owed.obligationId);
+        const second = await payLink(service, owed.obligationId);
+        const paidBefore = (await paidEvents(service)).length;
+        const sendsBefore = await platformSends(service);
+
+        // The second link is open in a browser, its wallet connected, the send offered for signature...
+        const tab = await newTab(browser);
+        const { page } = tab;
+        const wallet = await injectWallet(page, { privateKey: service.principalKey });
+        await open(tab, second.url);
+        await waitForText(page, "Conectar carteira");
+        const ticket = await watchTicket(service, tab);
+        await clickButton(page, "Conectar carteira");
+        await waitForText(page, "Assinar envio de 49,90 USDC");
+        // ...when the first link pays the obligation elsewhere.
+        const elsewhere = await signedElsewhere(service, first);
+        const paid = await expectJson(await elsewhere.request("/signature", { signature: elsewhere.signature }), 200);
+        assert.equal(paid.status, "CONFIRMED");
+
+        await clickButton(page, "Assinar envio de 49,90 USDC");
+        await waitForText(page, "Esta cobrança já está paga");
+        assert.equal(wallet.signed.length, 0, "the wallet was never asked to sign");
+        assert.match(await textOf(page), /Você não precisa pagar de novo/);
+        assert.equal(await page.$("main button"), null, "nothing to sign or try");
+        assert.equal(await backLink(page), RETURN_URL);
+        assert.equal(await page.evaluate(`sessionStorage.getItem("pay-ticket")`), null, "the ticket is forgotten");
+        await screenshots(page, GROUP, "already-paid-while-open");
+        secretsStayed(service, tab, second.token, ticket);
+        assertOnlyExpectedErrors(tab, [/409 POST .*\/pay\/api\/wallet/]);
+
+        // The second link opened again, on a phone: the page says the charge is paid, from the first screen.
+        const phone = await newTab(browser, "phone");
+        const phoneWallet = await injectWallet(phone.page, { privateKey: service.principalKey });
+        await open(phone, second.url);
+        await waitForText(phone.page, "Esta cobrança já está paga");
+        assert.equal(await heading(phone.page), "Esta cobrança já está paga");
+        const text = await textOf(phone.page);
+        assert.ok(text.includes("Solicitado por Corretora Exemplo"), text);
+        assert.ok(!text.includes("Pagar 49,90"), "no payment offered");
+        assert.equal(await phone.page.$("main button"), null);
+        assert.equal(await backLink(phone.page), RETURN_URL);
+        assert.equal(
+          await phone.page.evaluate("document.documentElement.scrollWidth <= innerWidth"),
+          true,
+          "fits the phone",
+        );
+        await screenshots(phone.page, GROUP, "already-paid");
+        assert.equal(phoneWallet.signed.length, 0);
+        secretsStayed(service, phone, second.token);
+        assertOnlyExpectedErrors(phone, [/409 POST .*\/pay\/api\/session/]);
+
+        assert.equal(await platformSends(service), sendsBefore + 1, "one send reached the venue");
+        assert.equal(await obligationStatus(service, owed.obligationId), "PAID");
+        assert.equal(await paymentStatus(service, second.paymentId), "SUPERSEDED");
+        assert.equal((await paidEvents(service)).length, paidBefore + 1);
+      },
+    );
+
+    await t.step(
+      "a link issued before the charge was reduced asks for a new one; one reduced to nothing says so",
+      async () => {
+        nextMinute(service);
+        const owed = await obligation(service, "2027-03", 49_900_000, "WEEKLY_PERFORMANCE_FEE");
+        const link = await payLink(service, owed.obligationId);
+        const gone = await obligation(service, "2027-04", 10_000_000, "WEEKLY_PERFORMANCE_FEE");
+        const goneLink = await payLink(service, gone.obligationId);
+        await reduce(service, owed.obligationId, 19_900_000, "stm_adjustment3");
+        await reduce(service, gone.obligationId, 10_000_000, "stm_adjustment4");
+
+        const phone = await newTab(browser, "phone");
+        const wallet = await injectWallet(phone.page, { privateKey: service.principalKey });
+        await open(phone, link.url);
+        await waitForText(phone.page, "O valor desta cobrança mudou");
+        const text = await textOf(phone.page);
+        assert.match(text, /Nada foi enviado da sua conta\.\s+Este link pedia 49,90 USDC/);
+        assert.match(text, /peça um novo link de pagamento/);
+        assert.equal(await backLink(phone.page), RETURN_URL);
+        assert.equal(await phone.page.$("main button"), null);
+        await screenshots(phone.page, GROUP, "amount-changed");
+        secretsStayed(service, phone, link.token);
+        assertOnlyExpectedErrors(phone, [/409 POST .*\/pay\/api\/session/]);
+
+        const tab = await newTab(browser);
+        await injectWallet(tab.page, { privateKey: service.principalKey });
+        await open(tab, goneLink.url);
+        await waitForText(tab.page, "Não há nada a pagar");
+        assert.match(await textOf(tab.page), /Esta cobrança foi cancelada e não precisa mais ser paga/);
+        await screenshots(tab.page, GROUP, "nothing-to-pay");
+        secretsStayed(service, tab, goneLink.token);
+        assertOnlyExpectedErrors(tab, [/409 POST .*\/pay\/api\/session/]);
+        assert.equal(wallet.signed.length, 0);
+        assert.deepEqual(
+          [await paymentStatus(service, link.paymentId), await paymentStatus(service, goneLink.paymentId)],
+          ["SUPERSEDED", "SUPERSEDED"],
+        );
+      },
+    );
+
+    await t.step(
+      "a send that reaches the venue after another link paid: held for review, never called a payment",
+      async () => {
+        nextMinute(service);
+        const owed = await obligation(service, "2027-05");
+        const early = await payLink(service, owed.obligationId);
+        const late = await payLink(service, owed.obligationId);
+        const paidBefore = (await paidEvents(service)).length;
+        // The early link's send was relayed, the venue's answer lost and its ledger not read yet (as the page
+        // records it): at the venue, not credited.
+        const { signature } = await signedElsewhere(service, early);
+        const { env } = service;
+        const [session] = await env.deps.db.read.select().from(paymentSessions)
+          .where(eq(paymentSessions.paymentId, early.paymentId));
+        const approvals = env.deps.venues.VENUE_B.walletApprovals!;
+        const signed = approvals.withSignature(session.pendingAction as UserSignedAction["action"], signature);
+        await env.deps.venues.VENUE_B.submitUserSignedAction!(signed);
+        await withTransaction(env.deps.db, async (tx) => {
+          await tx.update(paymentSessions).set({ status: "SIGNED", signedNonce: signed.nonce })
+            .where(eq(paymentSessions.paymentId, early.paymentId));
+          await tx.update(payments).set({ status: "SUBMITTED" }).where(eq(payments.paymentId, early.paymentId));
+        });
+
+        const tab = await newTab(browser);
+        const { page } = tab;
+        const wallet = await injectWallet(page, { privateKey: service.principalKey });
+        await open(tab, late.url);
+        const ticket = await watchTicket(service, tab);
+        await clickButton(page, "Conectar carteira");
+        await waitForText(page, "Assinar envio de 49,90 USDC");
+        // The venue answers slowly: the late page's send is relayed while the obligation is still open, and the
+        // payments job credits the early send before the late page reads the ledger.
+        await venueFault(service, { mode: "SLOW", ms: 2_000 });
+        try {
+          await clickButton(page, "Assinar envio de 49,90 USDC");
+          await waitForText(page, "Enviando o pagamento");
+          const job = await expectJson(await operator(env, "POST", "/operator/v1/jobs/payments/run"), 200);
+          assert.equal(job.summary.credited, 1, "the early send paid the obligation");
+          await waitForText(page, "Esta cobrança já estava paga", 15_000);
+        } finally {
+          await venueFault(service, { mode: "NONE" });
+        }
+        const text = await textOf(page);
+        assert.match(text, /Seu envio de 49,90 USDC chegou depois que a cobrança já tinha sido paga/);
+        assert.ok(!/Pagamento confirmado|está paga\./.test(text), "nothing calls it a payment of the charge");
+        await screenshots(page, GROUP, "arrived-after-paid");
+        assert.equal(wallet.signed.length, 1);
+        secretsStayed(service, tab, late.token, ticket);
+        assertCleanPage(tab.record);
+
+        const held =
+          (await expectJson(await service.partner.call("GET", `/v1/users/ana/payments/${late.paymentId}`), 200))
+            .payment;
+        assert.deepEqual(
+          [held.status, held.review, held.overpaidTokenAmount],
+          ["REVIEW", "OBLIGATION_ALREADY_SETTLED", "49900000"],
+        );
+        assert.equal(await paymentStatus(service, early.paymentId), "CONFIRMED");
+        assert.equal((await paidEvents(service)).length, paidBefore + 1, "one obligation.paid");
+        await expectError(
+          await call(env, "POST", "/pay/api/session", { body: { token: late.token } }),
+          400,
+          "PAYMENT_TICKET_INVALID",
+        );
       },
     );
   } finally {
