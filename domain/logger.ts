@@ -173,7 +173,13 @@ const SCALAR_FIELDS = [
   "providerId",
   "positionId",
   "paymentId",
+  "obligationId",
   "job",
+  // on chain (payments scan and finality)
+  "networkId",
+  "block",
+  "fromBlock",
+  "toBlock",
   // outcomes
   "kind",
   "code",

@@ -153,7 +153,7 @@ async function reversePayment(ctx: Ctx, payment: PaymentRow, code: string, now: 
       paymentId: payment.paymentId,
       obligationId: payment.obligationId,
       code,
-      reopened: reopened.length > 0,
+      kind: reopened.length ? "OBLIGATION_REOPENED" : "OBLIGATION_STILL_PAID",
     });
     return true;
   });

@@ -77,7 +77,7 @@ export async function scanTransfers(ctx: Ctx): Promise<TransferScanSummary> {
       if (next !== null) cursors.push(`${network}:${next}`);
     } catch (error) {
       summary.scanFailed++;
-      ctx.logger.warn("payments scan stopped", { network, ...errorFields(error) });
+      ctx.logger.warn("payments scan stopped", { networkId: network, ...errorFields(error) });
     }
   }
   summary.scanCursors = cursors.join(" ");
@@ -95,7 +95,7 @@ async function scanNetwork(ctx: Ctx, network: EvmNetwork, summary: TransferScanS
   const safeHead = (await reader.head()) - ctx.config.evmConfirmations[network] + 1;
   let cursor = await cursorOf(ctx, network, reader, safeHead);
   if (!cursor) return null;
-  cursor = await afterReorg(ctx, network, reader, cursor);
+  cursor = await afterReorg(ctx, network, reader, cursor, safeHead);
   for (let ranges = 0; ranges < RANGES_PER_RUN && cursor.nextBlock <= safeHead; ranges++) {
     const from = cursor.nextBlock;
     const to = Math.min(safeHead, from + ctx.config.evmLogRange - 1);
@@ -145,7 +145,7 @@ async function cursorOf(ctx: Ctx, network: EvmNetwork, reader: EvmReader, safeHe
       lastBlockHash: before?.hash ?? null,
       updatedAt: ctx.clock.now(),
     }).onConflictDoNothing());
-  ctx.logger.info("payments scan starts", { network, block: start });
+  ctx.logger.info("payments scan starts", { networkId: network, block: start });
   const [row] = await ctx.db.read.select().from(evmScanCursors).where(eq(evmScanCursors.networkId, network));
   return row;
 }
@@ -162,17 +162,27 @@ async function firstBlockFrom(reader: EvmReader, timeMs: number, safeHead: numbe
   return Math.max(low, 0);
 }
 
-/** The block before the cursor changed (a reorg replaced it): read again from the network's finality depth back. */
-async function afterReorg(ctx: Ctx, network: EvmNetwork, reader: EvmReader, cursor: Cursor): Promise<Cursor> {
+/**
+ * The block before the cursor changed (a reorg replaced it), or the chain
+ * no longer reaches the cursor (a shorter fork, a node reset in QA): read
+ * again from the network's finality depth back.
+ */
+async function afterReorg(
+  ctx: Ctx,
+  network: EvmNetwork,
+  reader: EvmReader,
+  cursor: Cursor,
+  safeHead: number,
+): Promise<Cursor> {
   if (cursor.nextBlock === 0 || cursor.lastBlockHash === null) return cursor;
-  const before = await reader.block(cursor.nextBlock - 1);
-  if (before.hash === cursor.lastBlockHash) return cursor;
-  const nextBlock = Math.max(0, cursor.nextBlock - ctx.config.evmFinality[network]);
+  const behind = cursor.nextBlock > safeHead + 1;
+  if (!behind && (await reader.block(cursor.nextBlock - 1)).hash === cursor.lastBlockHash) return cursor;
+  const nextBlock = Math.max(0, Math.min(cursor.nextBlock, safeHead + 1) - ctx.config.evmFinality[network]);
   const rewound = nextBlock > 0 ? await reader.block(nextBlock - 1) : null;
   ctx.logger.warn("payments scan: a reorg replaced scanned blocks; reading them again", {
-    network,
-    from: nextBlock,
-    to: cursor.nextBlock - 1,
+    networkId: network,
+    fromBlock: nextBlock,
+    toBlock: cursor.nextBlock - 1,
   });
   const moved = { nextBlock, lastBlockHash: rewound?.hash ?? null };
   await withTransaction(ctx.db, (tx) =>

@@ -249,6 +249,10 @@ Deno.test("finality: a credited transfer taken away by a reorg reopens the oblig
     );
     assert.equal((await eventsOf(w, "commercial.suspended")).length, 2, "suspended again, in the same transaction");
     assert.deepEqual([reorged.reorged, reorged.finalityFailed], [1, 0]);
+    assert.ok(
+      w.env.logs.some((line) => line.includes("a reorg replaced scanned blocks")),
+      "the scan read the replaced blocks again",
+    );
     assert.equal((await runJob(w.env)).reorged, 0, "reversed once");
 
     // The same signed transaction mined again: credited again, then final once 4 blocks lie on it.
