@@ -13,6 +13,7 @@ import { contractVersions } from "../../db/schema.ts";
 import type { Ctx } from "../../domain/context.ts";
 import { closePeriods } from "../../domain/performance/close_periods.ts";
 import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
+import { interleavedWrites } from "../_helpers/interleaved_writes.ts";
 import { createPartner, expectJson } from "../_helpers/http.ts";
 import { ik } from "../setup/setup_fixture.ts";
 import {
@@ -38,21 +39,6 @@ function noFees(positionId: string, exitAt: string, pnl: string): TradeFacts {
   };
 }
 
-/**
- * The database as the close sees it, with `before` run (and committed) ahead
- * of every write transaction the close queues after its first.
- */
-function writesInterleavedWith(db: Database, before: () => Promise<void>): Database {
-  let units = 0;
-  const writes = {
-    run: async <T>(work: Parameters<Database["writes"]["run"]>[0]) => {
-      if (units++ > 0) await before();
-      return await db.writes.run(work) as T;
-    },
-  } as unknown as Database["writes"];
-  return { ...db, writes };
-}
-
 const closeCtx = (env: TestEnv, db: Database): Ctx => ({
   ...env.deps,
   db,
@@ -72,7 +58,7 @@ Deno.test("period close: a result confirmed while its page is being stated is su
     });
     env.clock.freeze(Date.parse("2026-12-01T00:05:00Z"));
     let confirmed = false;
-    const db = writesInterleavedWith(env.deps.db, async () => {
+    const db = interleavedWrites(env.deps.db, async () => {
       if (confirmed) return;
       confirmed = true;
       // A reconciliation reads the funding and confirms p2 between the close's start and its page.

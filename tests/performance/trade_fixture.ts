@@ -36,6 +36,8 @@ export interface TradeFacts {
   fundingKnownThrough?: string;
   /** A fill the service placed no order for (traded elsewhere on the account). */
   foreign?: FillFacts[];
+  /** The position is still open (its closing fills come later, with `lateExitFills`). */
+  open?: boolean;
 }
 
 /** A partner contract for accounting tests: 20 % monthly with carry, no subscription (its own tests add one). */
@@ -106,9 +108,9 @@ export async function recordTrade(
       autoBreakEven: false,
       protectionStatus: "PROTECTED",
       entryIntentId: entry.id,
-      status: "CLOSED",
+      status: trade.open ? "OPEN" : "CLOSED",
       openedAt: now,
-      closedAt: now,
+      closedAt: trade.open ? null : now,
       updatedAt: now,
     });
     const fill = (facts: FillFacts, kind: "entry" | "exit" | "foreign") =>
@@ -194,6 +196,40 @@ async function lateFills(
     }
     await derivePerformance(tx, account, env.clock.now());
   });
+}
+
+/** Funding payments of an already recorded trade, then the derivation. */
+export async function lateFunding(
+  env: TestEnv,
+  clientId: number,
+  providerId: ProviderId,
+  trade: Pick<TradeFacts, "positionId" | "symbol">,
+  funding: { amount: string; at: string }[],
+) {
+  const symbol = trade.symbol ?? (providerId === "VENUE_A" ? "BTCUSDT" : "BTCUSDC");
+  const account = { clientId, providerId };
+  await withTransaction(env.deps.db, async (tx) => {
+    for (const payment of funding) {
+      await recordFunding(
+        tx,
+        account,
+        { symbol, amount: payment.amount, asset: QUOTE[providerId], time: Date.parse(payment.at) },
+        env.clock.now(),
+      );
+    }
+    await derivePerformance(tx, account, env.clock.now());
+  });
+}
+
+/** An open trade's position closed (the venue shows none): funding after its last close is not its own. */
+export async function positionClosed(env: TestEnv, clientId: number, trade: Pick<TradeFacts, "positionId">) {
+  const now = env.clock.now();
+  await withTransaction(
+    env.deps.db,
+    (tx) =>
+      tx.update(positions).set({ status: "CLOSED", closedAt: now, updatedAt: now })
+        .where(eq(positions.positionId, `${clientId}-${trade.positionId}`)),
+  );
 }
 
 /** What a reconciliation records after reading the account's funding through `through` (default: all). */
