@@ -5,7 +5,8 @@
  * are made by a real wallet, and they are credited by the partner's
  * confirmation or by the payments job (checks, the Transfer-log scan,
  * finality), whichever comes first; a confirmation is sometimes sent again,
- * or names another instruction's transfer.
+ * or names another instruction's transfer, and a reorg sometimes takes the
+ * newest transfers away again.
  */
 import fc from "fast-check";
 import type { Hex } from "viem";
@@ -30,6 +31,8 @@ export async function startPaymentChain(): Promise<PaymentChain> {
   const usdt = await chain.deployToken("USDT", 6);
   const payer = chain.wallet(PAYER).address;
   await chain.mint(usdt, payer, 10n ** 15n);
+  // Blocks under everything the cases do, so a reorg never reaches the token's deployment.
+  await chain.mine(10);
   return { chain, usdt, payer };
 }
 
@@ -62,7 +65,8 @@ export type PaymentStep =
   | { kind: "instruct"; obligation: number }
   | { kind: "pay"; instruction: number; how: "exact" | "over" | "under"; confirm: boolean }
   | { kind: "confirmAgain"; instruction: number; hashOf: number }
-  | { kind: "paymentsJob" };
+  | { kind: "paymentsJob" }
+  | { kind: "reorg"; depth: number };
 
 export const paymentSteps = [
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("instruct" as const), obligation: fc.nat(3) }) },
@@ -80,6 +84,7 @@ export const paymentSteps = [
     arbitrary: fc.record({ kind: fc.constant("confirmAgain" as const), instruction: fc.nat(5), hashOf: fc.nat(5) }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("paymentsJob" as const) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("reorg" as const), depth: fc.integer({ min: 1, max: 3 }) }) },
 ];
 
 export async function runPaymentStep(world: PaymentModel, step: PaymentStep): Promise<void> {
@@ -109,6 +114,11 @@ export async function runPaymentStep(world: PaymentModel, step: PaymentStep): Pr
       return;
     }
     case "paymentsJob":
+      await runPayments(world.env.deps);
+      return;
+    case "reorg":
+      // The newest blocks replaced by empty ones: a transfer credited there is gone, and the job reverses it.
+      await world.payments.chain.reorg(step.depth);
       await runPayments(world.env.deps);
       return;
   }
