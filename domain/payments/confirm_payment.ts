@@ -311,7 +311,8 @@ export async function creditPayment(
   return outcomeOf(row);
 }
 
-async function clientParties(tx: Tx, payment: PaymentRow) {
+/** Whose payment it is, as its events name them. */
+export async function clientParties(tx: Tx, payment: PaymentRow) {
   const [client] = await tx.select().from(clients).where(eq(clients.id, payment.clientId));
   return { partnerId: client.partnerId, tenantId: client.tenantId, externalUserId: client.externalUserId };
 }

@@ -22,7 +22,7 @@
 import { and, desc, eq, inArray, isNull, ne } from "drizzle-orm";
 import { EVM_NETWORKS, type EvmNetwork } from "../../config.ts";
 import { withTransaction } from "../../db/client.ts";
-import { clients, obligations, payments } from "../../db/schema.ts";
+import { obligations, payments } from "../../db/schema.ts";
 import { announceStanding } from "../billing/billing_cycle.ts";
 import { reducedSoFar } from "../billing/fee_obligations.ts";
 import { obligationView } from "../billing/obligation_view.ts";
@@ -30,7 +30,7 @@ import { yieldToEventLoop } from "../concurrency.ts";
 import type { Ctx } from "../context.ts";
 import { emitEvent } from "../events/emit_event.ts";
 import { errorFields } from "../logger.ts";
-import { verify } from "./confirm_payment.ts";
+import { clientParties, verify } from "./confirm_payment.ts";
 import { evmReaderOf } from "./evm_networks.ts";
 import type { PaymentRow } from "./payment_view.ts";
 
@@ -130,12 +130,9 @@ async function reversePayment(ctx: Ctx, payment: PaymentRow, code: string, now: 
       .returning({ obligationId: obligations.obligationId });
     const [obligation] = await tx.select({ row: obligations, reduced: reducedSoFar }).from(obligations)
       .where(eq(obligations.obligationId, payment.obligationId));
-    const [client] = await tx.select().from(clients).where(eq(clients.id, payment.clientId));
     await emitEvent(tx, {
       type: "payment.reversed",
-      partnerId: client.partnerId,
-      tenantId: client.tenantId,
-      externalUserId: client.externalUserId,
+      ...await clientParties(tx, payment),
       occurredAt: now,
       data: {
         ...obligationView(obligation.row, obligation.reduced, now),

@@ -19,8 +19,7 @@ import {
   billingContract,
   clientIdOf,
   fundingReadThrough,
-  lateEntryFills,
-  lateExitFills,
+  lateFills,
   lateFunding,
   positionClosed,
   recordTrade,
@@ -218,7 +217,7 @@ async function runStep(world: World, step: Step): Promise<void> {
     case "entryArrives": {
       if (!position || position.entryArrived) return;
       position.entryArrived = true;
-      await lateEntryFills(env, clientId, "VENUE_A", trade(position), [
+      await lateFills(env, clientId, "VENUE_A", trade(position), "entry", [
         entryFill(position.name, position.entryFeeCents, position.openedAt),
       ]);
       return;
@@ -231,7 +230,7 @@ async function runStep(world: World, step: Step): Promise<void> {
       position.unitsLeft -= units;
       position.resultCents += step.pnlCents - step.feeCents;
       position.lastExitAt = Math.max(position.lastExitAt, at);
-      await lateExitFills(env, clientId, "VENUE_A", trade(position), [{
+      await lateFills(env, clientId, "VENUE_A", trade(position), "exit", [{
         tradeId: `${position.name}-x${now}`,
         quantity: String(units),
         realizedPnl: cents(step.pnlCents),

@@ -9,7 +9,7 @@ import { START, startTestEnv } from "../_helpers/env.ts";
 import { createPartner, expectJson, operator } from "../_helpers/http.ts";
 import { ik } from "../setup/setup_fixture.ts";
 import { type CarryPolicy, NO_SUMS, periodFigures } from "../../domain/performance/figures.ts";
-import { billingContract, clientIdOf, lateEntryFills, recordTrade } from "./trade_fixture.ts";
+import { billingContract, clientIdOf, lateFills, recordTrade } from "./trade_fixture.ts";
 
 const PERIODS = ["2026-11-02T10:00:00.000Z", "2026-12-01T00:00:00.000Z", "2027-01-01T00:00:00.000Z"];
 const CLOSES = ["2026-12-01T00:05:00Z", "2027-01-01T00:05:00Z", "2027-02-01T00:05:00Z"];
@@ -70,7 +70,7 @@ Deno.test("performance: for random facts arriving late in random order, stated f
             for (const [index, trade] of trades.entries()) {
               if (trade.lateBy !== step + 1) continue;
               const day = new Date(Date.parse(PERIODS[trade.period]) + 86_400_000 * (1 + index));
-              await lateEntryFills(env, clientId, "VENUE_A", { positionId: `t${index}` }, [
+              await lateFills(env, clientId, "VENUE_A", { positionId: `t${index}` }, "entry", [
                 entry(index, day.toISOString()),
               ]);
             }

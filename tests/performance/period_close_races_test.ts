@@ -20,7 +20,7 @@ import {
   billingContract,
   clientIdOf,
   fundingReadThrough,
-  lateExitFills,
+  lateFills,
   recordTrade,
   type TradeFacts,
 } from "./trade_fixture.ts";
@@ -129,7 +129,7 @@ Deno.test("performance: a closing fill reported late, dated before a confirmed c
     env.clock.freeze(Date.parse("2026-12-01T00:05:00Z"));
     await closePeriods(closeCtx(env, env.deps.db));
     // The first half's close (Nov 8, +5) reaches the service late: 5 - 0.1 = 4.9, from 1 fact.
-    await lateExitFills(env, clientId, "VENUE_A", { positionId: "p1" }, [
+    await lateFills(env, clientId, "VENUE_A", { positionId: "p1" }, "exit", [
       { tradeId: "x1", quantity: "0.01", realizedPnl: "5", fee: "0", at: "2026-11-08T00:00:00Z" },
     ]);
     const summary = await closePeriods(closeCtx(env, env.deps.db));

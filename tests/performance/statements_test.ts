@@ -14,7 +14,7 @@ import {
   billingContract,
   clientIdOf,
   fundingReadThrough,
-  lateEntryFills,
+  lateFills,
   recordTrade,
   type TradeFacts,
 } from "./trade_fixture.ts";
@@ -205,7 +205,7 @@ Deno.test("performance: late facts adjust closed periods without double charging
     // p7's entry arrives: -20 in November. Nov is restated 13.4 + 2 - 20 = -4.6: fee 3.08 -> 0, the two open
     // November obligations (2.68 and 0.40) are cancelled; the carry out -4.6 reaches December: 5 - 4.6 = 0.4,
     // fee 1.00 -> 0.08, December's obligation reduced by 0.92.
-    await lateEntryFills(env, clientId, "VENUE_A", { positionId: "p7" }, [
+    await lateFills(env, clientId, "VENUE_A", { positionId: "p7" }, "entry", [
       { tradeId: "p7-e", quantity: "0.01", fee: "0", at: "2026-11-03T00:00:00Z" },
     ]);
     assert.equal((await closeAt(env, "2027-01-02T00:00:00Z")).adjustments, 2);
@@ -234,7 +234,7 @@ Deno.test("performance: late facts adjust closed periods without double charging
           .where(eq(obligations.status, "OPEN")),
     );
     await trade({ ...noFees("p8", "2026-12-20T00:00:00Z", "-1"), entries: [] });
-    await lateEntryFills(env, clientId, "VENUE_A", { positionId: "p8" }, [
+    await lateFills(env, clientId, "VENUE_A", { positionId: "p8" }, "entry", [
       { tradeId: "p8-e", quantity: "0.01", fee: "0", at: "2026-12-19T00:00:00Z" },
     ]);
     await closeAt(env, "2027-01-03T00:00:00Z");

@@ -36,7 +36,7 @@ export interface TradeFacts {
   fundingKnownThrough?: string;
   /** A fill the service placed no order for (traded elsewhere on the account). */
   foreign?: FillFacts[];
-  /** The position is still open (its closing fills come later, with `lateExitFills`). */
+  /** The position is still open (its closing fills come later, with `lateFills`). */
   open?: boolean;
 }
 
@@ -158,29 +158,8 @@ function recordVenueFill(
   }, now);
 }
 
-/** Entry fills of an already recorded trade that the venue reported late, then the derivation. */
-export function lateEntryFills(
-  env: TestEnv,
-  clientId: number,
-  providerId: ProviderId,
-  trade: Pick<TradeFacts, "positionId" | "symbol">,
-  entries: FillFacts[],
-) {
-  return lateFills(env, clientId, providerId, trade, "entry", entries);
-}
-
-/** Closing fills of an already recorded trade that the venue reported late, then the derivation. */
-export function lateExitFills(
-  env: TestEnv,
-  clientId: number,
-  providerId: ProviderId,
-  trade: Pick<TradeFacts, "positionId" | "symbol">,
-  exits: FillFacts[],
-) {
-  return lateFills(env, clientId, providerId, trade, "exit", exits);
-}
-
-async function lateFills(
+/** Fills of an already recorded trade that the venue reported late (its entry or closing fills), then the derivation. */
+export async function lateFills(
   env: TestEnv,
   clientId: number,
   providerId: ProviderId,
