@@ -75,7 +75,10 @@ export async function adjustStatedPeriods(ctx: Ctx): Promise<AdjustmentSummary> 
 
 /**
  * Pairs with confirmed portions no statement counted, in periods already
- * closed (the earliest per pair), leaving out the pairs that failed this run.
+ * closed (the earliest per pair), leaving out the pairs that failed this run
+ * and the partners with a period being closed: a carry recalculated now would
+ * miss the statements that close has yet to write (it failed part way, or
+ * another instance is at it), so they wait for it to finish.
  */
 async function lateWork(db: Executor, failed: string[]): Promise<LateWork[]> {
   const rows = await db.values<[number, string, string, number]>(sql`
@@ -86,6 +89,7 @@ async function lateWork(db: Executor, failed: string[]): Promise<LateWork[]> {
       AND p.closed_at >= pc.period_start AND p.closed_at < pc.period_end
     WHERE p.status = 'CONFIRMED' AND p.statement_id IS NULL
       AND p.client_id || ':' || p.provider_id NOT IN (SELECT value FROM json_each(${JSON.stringify(failed)}))
+      AND NOT EXISTS (SELECT 1 FROM ${periodCloses} r WHERE r.partner_id = c.partner_id AND r.status = 'RUNNING')
     GROUP BY p.client_id, p.provider_id
     LIMIT ${PAIRS_PER_BATCH}`);
   return rows.map(([clientId, providerId, partnerId, periodStart]) => ({

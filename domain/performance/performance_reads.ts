@@ -56,7 +56,7 @@ export async function getPerformance(ctx: Ctx, input: { externalUserId: string }
       estimatedPerformanceFeeUsd: microsToUsd(figures.feeMicros),
       pendingPortions: sums.pendingPortions,
       attributionPendingFacts: await attributionPendingCount(ctx.db.read, pair, { start, end }),
-      pendingInClosedPeriods: await pendingBeforeCount(ctx.db.read, pair, start),
+      pendingInEndedPeriods: await pendingBeforeCount(ctx.db.read, pair, start),
     });
   }
   const closed = await closedStatementsShown(ctx.db.read).all({ clientId: client.id });

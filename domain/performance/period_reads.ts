@@ -146,8 +146,9 @@ const pendingBefore = preparedFor((db) =>
 
 /**
  * Portions of the pair dated before `before` (the live period's start) still
- * PENDING: results of closed periods that a missing fact holds back, each to
- * be stated by an ADJUSTMENT of its own period once confirmed.
+ * PENDING: results of ended periods that a missing fact holds back, each to
+ * be stated with its own period once confirmed (by its ORIGINAL if the close
+ * has not reached it yet, else by an ADJUSTMENT).
  */
 export async function pendingBeforeCount(db: Executor, pair: Pair, before: number): Promise<number> {
   const [[count]] = await pendingBefore(db).values({ ...pair, before }) as unknown as [number][];

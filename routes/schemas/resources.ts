@@ -154,9 +154,10 @@ export const LiveProviderPerformanceSchema = PerformanceFigures.extend({
     description: "Venue facts of the period that belong to no position of the service (ATTRIBUTION_PENDING): " +
       "never performance, never billed.",
   }),
-  pendingInClosedPeriods: z.number().int().openapi({
-    description: "Closing portions dated in periods already closed that still wait for a fact (e.g. a close the " +
-      "venue reported after the period closed): each is stated by an ADJUSTMENT of its own period once confirmed.",
+  pendingInEndedPeriods: z.number().int().openapi({
+    description: "Closing portions dated in periods that have ended that still wait for a fact (e.g. a close the " +
+      "venue reported after the boundary): each is stated with its own period once confirmed, by that period's " +
+      "ORIGINAL if it is not closed yet, else by an ADJUSTMENT.",
   }),
 }).openapi("LivePerformance");
 

@@ -52,7 +52,7 @@ Deno.test("performance: a closing fill dated inside an already closed period is 
     await job("reconcile");
     const closedLate = await live();
     assert.deepEqual(
-      [closedLate.netPerformanceUsd, closedLate.pendingPortions, closedLate.pendingInClosedPeriods],
+      [closedLate.netPerformanceUsd, closedLate.pendingPortions, closedLate.pendingInEndedPeriods],
       [0, 0, 1],
       "December has nothing of it; November's pending result is shown",
     );
@@ -74,7 +74,7 @@ Deno.test("performance: a closing fill dated inside an already closed period is 
       Math.round(obligation.amountUsd * 100),
       "the open obligation is reduced to the restated fee",
     );
-    assert.equal((await live()).pendingInClosedPeriods, 0);
+    assert.equal((await live()).pendingInEndedPeriods, 0);
     const feed = await expectJson(await partner.call("GET", "/v1/events?limit=500"), 200);
     assert.equal(feed.events.filter((e: { type: string }) => e.type === "statement.adjusted").length, 1);
   } finally {

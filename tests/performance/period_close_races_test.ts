@@ -9,8 +9,9 @@ import assert from "node:assert/strict";
 import { eq, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { withTransaction } from "../../db/client.ts";
-import { contractVersions } from "../../db/schema.ts";
+import { contractVersions, periodCloses } from "../../db/schema.ts";
 import type { Ctx } from "../../domain/context.ts";
+import { adjustStatedPeriods } from "../../domain/performance/adjust_periods.ts";
 import { closePeriods } from "../../domain/performance/close_periods.ts";
 import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
 import { interleavedWrites } from "../_helpers/interleaved_writes.ts";
@@ -148,6 +149,35 @@ Deno.test("performance: a closing fill reported late, dated before a confirmed c
       [9.8, -5, 0.2, 4, 1.96],
       "the funding paid once (-5), the entry fee once (0.2), four facts",
     );
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("period close: late facts of a partner wait while one of its periods is being closed, then adjust", async () => {
+  const env = await startTestEnv();
+  try {
+    const { partner, clientId } = await partnerWithClient(env, "midway");
+    await recordTrade(env, partner.partnerId, clientId, "VENUE_A", noFees("p1", "2026-11-05T00:00:00Z", "10"));
+    env.clock.freeze(Date.parse("2026-12-01T00:05:00Z"));
+    await closePeriods(closeCtx(env, env.deps.db));
+    // December is being closed (another instance is at it, or a run failed part way); November gets a late fact.
+    await withTransaction(env.deps.db, (tx) =>
+      tx.insert(periodCloses).values({
+        partnerId: "midway",
+        periodStart: Date.parse("2026-12-01T00:00:00Z"),
+        periodEnd: Date.parse("2027-01-01T00:00:00Z"),
+        contractVersion: 1,
+        status: "RUNNING",
+        startedAt: env.clock.now(),
+      }));
+    await recordTrade(env, partner.partnerId, clientId, "VENUE_A", noFees("p2", "2026-11-06T00:00:00Z", "5"));
+    assert.deepEqual(await adjustStatedPeriods(closeCtx(env, env.deps.db)), { adjustments: 0, failedPairs: 0 });
+    await withTransaction(
+      env.deps.db,
+      (tx) => tx.update(periodCloses).set({ status: "DONE" }).where(eq(periodCloses.status, "RUNNING")),
+    );
+    assert.deepEqual(await adjustStatedPeriods(closeCtx(env, env.deps.db)), { adjustments: 1, failedPairs: 0 });
   } finally {
     await env.close();
   }
