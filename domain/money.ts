@@ -66,20 +66,9 @@ export function feeMicros(baseMicros: number, percent: string): number {
 const percents = new Map<string, { units: bigint; scale: number }>();
 function parsedPercent(percent: string) {
   let parsed = percents.get(percent);
-  if (!parsed) percents.set(percent, parsed = parseDec(plainPercent(percent)));
+  // Contracts store the exact decimal, and migration 0020_plain_fee_percents rewrote older rows; an instance of an
+  // earlier version still running beside this one may write `String(number)` ("1e-7" for a fraction under 1e-6),
+  // which reads here as the number it came from, in plain decimal ("0.0000001"), instead of failing the close.
+  if (!parsed) percents.set(percent, parsed = parseDec(/e/i.test(percent) ? Number(percent) : percent));
   return parsed;
-}
-
-/**
- * A percent in plain decimal. Contracts store the exact decimal now, and
- * migration 0020_plain_fee_percents rewrote older rows, but earlier versions
- * stored `String(number)`, "1e-7" for a fraction under 1e-6: an instance of
- * one still running beside this one may write it, and it reads here as the
- * same exact decimal ("0.0000001") instead of failing the period close.
- */
-function plainPercent(percent: string): string {
-  const match = /^(\d)(?:\.(\d+))?e-([1-9]\d*)$/.exec(percent.trim());
-  if (!match) return percent;
-  const [, whole, fraction = "", exponent] = match;
-  return `0.${"0".repeat(Number(exponent) - 1)}${whole}${fraction}`;
 }
