@@ -5,12 +5,11 @@
  * period close computes a fee from every stored value.
  */
 import assert from "node:assert/strict";
-import { createClient } from "@libsql/client";
 import { and, eq } from "drizzle-orm";
-import { readMigrationFiles } from "drizzle-orm/migrator";
 import { withTransaction } from "../../db/client.ts";
 import { contractVersions } from "../../db/schema.ts";
 import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
+import { migratedBefore } from "../_helpers/migrations.ts";
 import { createPartner, expectError, expectJson, operator, partnerBody } from "../_helpers/http.ts";
 import { ik } from "../setup/setup_fixture.ts";
 import { billingContract, clientIdOf, recordTrade } from "../performance/trade_fixture.ts";
@@ -136,19 +135,8 @@ Deno.test('period close: a contract stored with an exponent-form fee percent ("1
 });
 
 Deno.test("the plain fee percents migration rewrites exponent-form percents as exact decimals", async () => {
-  const migrations = readMigrationFiles({
-    migrationsFolder: new URL("../../db/migrations", import.meta.url).pathname,
-  });
-  const at = migrations.findIndex((migration) =>
-    migration.sql.some((statement) => statement.includes("UPDATE `contract_versions` SET `performance_fee_percent`"))
-  );
-  assert.ok(at > 0, "a migration rewrites contract_versions.performance_fee_percent");
-  const db = createClient({ url: `file:${await Deno.makeTempDir({ prefix: "svc-test-" })}/migrate.db` });
+  const { db, migrateRest } = await migratedBefore("UPDATE `contract_versions` SET `performance_fee_percent`");
   try {
-    const apply = async (index: number) => {
-      for (const statement of migrations[index].sql) if (statement.trim()) await db.execute(statement);
-    };
-    for (let index = 0; index < at; index++) await apply(index);
     await db.execute(
       "INSERT INTO partners (partner_id, name, status, grants, envelope, builder_fee_tenths_bps, " +
         "return_url_origins, requests_per_minute, orders_per_minute, legacy_tenant_ids, created_at, updated_at) " +
@@ -164,7 +152,7 @@ Deno.test("the plain fee percents migration rewrites exponent-form percents as e
         args: [version + 1, percent],
       });
     }
-    await apply(at);
+    await migrateRest();
     const rows = await db.execute("SELECT performance_fee_percent FROM contract_versions ORDER BY version");
     assert.deepEqual(rows.rows.map((row) => row.performance_fee_percent), [
       "0.0000001",

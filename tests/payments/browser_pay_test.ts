@@ -17,7 +17,7 @@ import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { withTransaction } from "../../db/client.ts";
 import { clients, payments, paymentSessions } from "../../db/schema.ts";
-import { createObligation, reduceOpenObligations } from "../../domain/billing/fee_obligations.ts";
+import { reduceOpenObligations } from "../../domain/billing/fee_obligations.ts";
 import type { UserSignedAction } from "../../venues/types.ts";
 import { generateAgentKey } from "../../venues/venue_b/signing.ts";
 import { assertCleanPage, openBrowser, screenshots } from "../_helpers/browser.ts";
@@ -36,6 +36,7 @@ import { startServedTestEnv, type TestEnv } from "../_helpers/env.ts";
 import { call, createPartner, expectError, expectJson, operator, type TestPartner } from "../_helpers/http.ts";
 import { connectWallet, fund, openPage, signAsWallet } from "../connect/connect_fixture.ts";
 import { ik } from "../setup/setup_fixture.ts";
+import { openObligation } from "./obligation_fixture.ts";
 
 const GROUP = "pay";
 const RETURN_URL = "https://app.partner.example/billing";
@@ -86,27 +87,17 @@ async function startService(): Promise<Service> {
 }
 
 /** An open USDC obligation of ana at VENUE_B (a performance fee can be reduced by a negative adjustment). */
-async function obligation(
-  service: Service,
-  reference: string,
-  amountMicros = 49_900_000,
-  source = "MONTHLY_SUBSCRIPTION",
-) {
+function obligation(service: Service, reference: string, amountMicros?: number, source = "MONTHLY_SUBSCRIPTION") {
   const { env, partner, client } = service;
-  return await withTransaction(
-    env.deps.db,
-    async (tx) =>
-      (await createObligation(tx, { partnerId: partner.partnerId, tenantId: client.tenantId, externalUserId: "ana" }, {
-        clientId: client.id,
-        providerId: "VENUE_B",
-        source,
-        reference,
-        amountMicros,
-        dueFrom: env.clock.now(),
-        dueDays: 5,
-        statementId: null,
-      }, env.clock.now()))!,
-  );
+  return openObligation(env, {
+    partnerId: partner.partnerId,
+    tenantId: client.tenantId,
+    clientId: client.id,
+    reference,
+    amountMicros,
+    providerId: "VENUE_B",
+    source,
+  });
 }
 
 interface Link {

@@ -5,19 +5,18 @@
  * (the service reads the token's decimals on chain), as in the EVM payment tests.
  */
 import assert from "node:assert/strict";
-import { createClient } from "@libsql/client";
 import { HDKey } from "@scure/bip32";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { sql } from "drizzle-orm";
-import { readMigrationFiles } from "drizzle-orm/migrator";
 import { privateKeyToAccount } from "viem/accounts";
 import { withTransaction } from "../../db/client.ts";
-import { createObligation } from "../../domain/billing/fee_obligations.ts";
 import { startTestEnv } from "../_helpers/env.ts";
+import { migratedBefore } from "../_helpers/migrations.ts";
 import { createPartner, expectJson, operator } from "../_helpers/http.ts";
 import { startChain } from "../_helpers/evm/chain.ts";
 import { ik } from "../setup/setup_fixture.ts";
 import { clientIdOf } from "../performance/trade_fixture.ts";
+import { openObligation } from "./obligation_fixture.ts";
 
 /** An operator's wallet: its account-level extended public key, and the address at `<xpub>/0/<index>`. */
 function operatorWallet(seedByte: number) {
@@ -40,20 +39,13 @@ Deno.test("deposit invoices: a key set again (A, B, A) goes on from its own coun
     const partner = await createPartner(env, { partnerId: "payer" });
     await expectJson(await partner.call("POST", "/v1/users", { body: { externalUserId: "ana" }, headers: ik() }), 201);
     const clientId = await clientIdOf(env, "ana", "payer");
-    const owed = await withTransaction(
-      env.deps.db,
-      async (tx) =>
-        (await createObligation(tx, { partnerId: "payer", tenantId: "payer", externalUserId: "ana" }, {
-          clientId,
-          providerId: "VENUE_A",
-          source: "MONTHLY_SUBSCRIPTION",
-          reference: "invoices",
-          amountMicros: 49_900_000,
-          dueFrom: env.clock.now(),
-          dueDays: 5,
-          statementId: null,
-        }, env.clock.now()))!,
-    );
+    const owed = await openObligation(env, {
+      partnerId: "payer",
+      clientId,
+      reference: "invoices",
+      providerId: "VENUE_A",
+      source: "MONTHLY_SUBSCRIPTION",
+    });
     const handedOut: string[] = [];
     const invoice = async () => {
       const body = await expectJson(
@@ -98,23 +90,12 @@ Deno.test("deposit invoices: a key set again (A, B, A) goes on from its own coun
 });
 
 Deno.test("the deposit_xpub_counters migration carries each network's counter over to its key", async () => {
-  const migrations = readMigrationFiles({
-    migrationsFolder: new URL("../../db/migrations", import.meta.url).pathname,
-  });
-  const at = migrations.findIndex((migration) =>
-    migration.sql.some((statement) => statement.includes("CREATE TABLE `deposit_xpub_counters`"))
-  );
-  assert.ok(at > 0, "a migration creates deposit_xpub_counters");
-  const db = createClient({ url: `file:${await Deno.makeTempDir({ prefix: "svc-test-" })}/migrate.db` });
+  const { db, migrateRest } = await migratedBefore("CREATE TABLE `deposit_xpub_counters`");
   try {
-    const apply = async (index: number) => {
-      for (const statement of migrations[index].sql) if (statement.trim()) await db.execute(statement);
-    };
-    for (let index = 0; index < at; index++) await apply(index);
     await db.execute(
       "INSERT INTO deposit_xpubs (network_id, xpub, next_index, updated_at) VALUES ('arbitrum', 'xpubA', 7, 1), ('bnb', 'xpubB', 3, 2)",
     );
-    await apply(at);
+    await migrateRest();
     const counters = await db.execute(
       "SELECT network_id, xpub, next_index, updated_at FROM deposit_xpub_counters ORDER BY network_id",
     );

@@ -11,13 +11,14 @@ import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { withTransaction } from "../../db/client.ts";
 import { payments } from "../../db/schema.ts";
-import { createObligation, reduceOpenObligations } from "../../domain/billing/fee_obligations.ts";
+import { reduceOpenObligations } from "../../domain/billing/fee_obligations.ts";
 import { newId } from "../../domain/ids.ts";
 import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
 import { createPartner, expectError, expectJson, operator, type TestPartner } from "../_helpers/http.ts";
 import { startChain, type TestChain } from "../_helpers/evm/chain.ts";
 import { ik } from "../setup/setup_fixture.ts";
 import { clientIdOf } from "../performance/trade_fixture.ts";
+import { openObligation } from "./obligation_fixture.ts";
 
 const RECIPIENT = "0x00000000000000000000000000000000000fee01";
 const OTHER = "0x00000000000000000000000000000000000bad02";
@@ -82,27 +83,21 @@ async function stop(w: World) {
 }
 
 /** An open obligation of ana at VENUE_A (USDT) or VENUE_B (USDC). */
-async function obligation(
+function obligation(
   w: World,
   reference: string,
-  amountMicros = 49_900_000,
+  amountMicros?: number,
   providerId = "VENUE_A",
   source = "MONTHLY_SUBSCRIPTION",
 ) {
-  return await withTransaction(
-    w.env.deps.db,
-    async (tx) =>
-      (await createObligation(tx, { partnerId: "payer", tenantId: "payer", externalUserId: "ana" }, {
-        clientId: w.clientId,
-        providerId,
-        source,
-        reference,
-        amountMicros,
-        dueFrom: w.env.clock.now(),
-        dueDays: 5,
-        statementId: null,
-      }, w.env.clock.now()))!,
-  );
+  return openObligation(w.env, {
+    partnerId: "payer",
+    clientId: w.clientId,
+    reference,
+    amountMicros,
+    providerId,
+    source,
+  });
 }
 
 function instruct(w: World, obligationId: string, body: Record<string, unknown>) {

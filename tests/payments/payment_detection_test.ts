@@ -10,8 +10,6 @@
 import assert from "node:assert/strict";
 import { HDKey } from "@scure/bip32";
 import type { Hex } from "viem";
-import { withTransaction } from "../../db/client.ts";
-import { createObligation } from "../../domain/billing/fee_obligations.ts";
 import { DAY_MS } from "../../domain/clock.ts";
 import { ConfigError, parseConfig } from "../../config.ts";
 import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
@@ -19,6 +17,7 @@ import { asPartner, createPartner, expectError, expectJson, operator, type TestP
 import { startChain, type TestChain } from "../_helpers/evm/chain.ts";
 import { ik } from "../setup/setup_fixture.ts";
 import { clientIdOf } from "../performance/trade_fixture.ts";
+import { openObligation } from "./obligation_fixture.ts";
 
 const RECIPIENT = "0x00000000000000000000000000000000000fee01";
 const PAYER = 1;
@@ -62,21 +61,15 @@ async function stop(w: World) {
 }
 
 /** An open VENUE_A (USDT) obligation of ana, due in 5 days from the test clock's now. */
-async function obligation(w: World, reference: string, amountMicros = 49_900_000) {
-  return await withTransaction(
-    w.env.deps.db,
-    async (tx) =>
-      (await createObligation(tx, { partnerId: "payer", tenantId: "payer", externalUserId: "ana" }, {
-        clientId: w.clientId,
-        providerId: "VENUE_A",
-        source: "MONTHLY_SUBSCRIPTION",
-        reference,
-        amountMicros,
-        dueFrom: w.env.clock.now(),
-        dueDays: 5,
-        statementId: null,
-      }, w.env.clock.now()))!,
-  );
+function obligation(w: World, reference: string, amountMicros?: number) {
+  return openObligation(w.env, {
+    partnerId: "payer",
+    clientId: w.clientId,
+    reference,
+    amountMicros,
+    providerId: "VENUE_A",
+    source: "MONTHLY_SUBSCRIPTION",
+  });
 }
 
 async function instruct(w: World, obligationId: string) {

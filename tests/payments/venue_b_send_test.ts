@@ -8,7 +8,6 @@ import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
 import { payments, paymentSessions } from "../../db/schema.ts";
-import { createObligation } from "../../domain/billing/fee_obligations.ts";
 import { findClient } from "../../domain/clients/load_client.ts";
 import type { UserSignedAction } from "../../venues/types.ts";
 import { USDC_TOKEN } from "../../venues/venue_b/constants.ts";
@@ -18,6 +17,7 @@ import type { TestEnv } from "../_helpers/env.ts";
 import { call, expectError, expectJson, operator, type TestPartner } from "../_helpers/http.ts";
 import { connectWallet, fund, openPage, signAsWallet, type Wallet, walletSetUp } from "../connect/connect_fixture.ts";
 import { ik } from "../setup/setup_fixture.ts";
+import { openObligation } from "./obligation_fixture.ts";
 
 const RETURN_URL = "https://app.partner.example/billing";
 
@@ -31,27 +31,8 @@ async function setUp() {
   return { env, partner, wallet, platform, clientId: client.id };
 }
 
-async function obligation(
-  env: TestEnv,
-  partnerId: string,
-  clientId: number,
-  reference: string,
-  providerId = "VENUE_B",
-) {
-  return await withTransaction(
-    env.deps.db,
-    async (tx) =>
-      (await createObligation(tx, { partnerId, tenantId: partnerId, externalUserId: "ana" }, {
-        clientId,
-        providerId,
-        source: "MONTHLY_SUBSCRIPTION",
-        reference,
-        amountMicros: 49_900_000,
-        dueFrom: env.clock.now(),
-        dueDays: 5,
-        statementId: null,
-      }, env.clock.now()))!,
-  );
+function obligation(env: TestEnv, partnerId: string, clientId: number, reference: string, providerId = "VENUE_B") {
+  return openObligation(env, { partnerId, clientId, reference, providerId, source: "MONTHLY_SUBSCRIPTION" });
 }
 
 function instruct(partner: TestPartner, obligationId: string, body: Record<string, unknown> = {}) {

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
 import { payments, paymentSessions } from "../../db/schema.ts";
-import { createObligation, reduceOpenObligations } from "../../domain/billing/fee_obligations.ts";
+import { reduceOpenObligations } from "../../domain/billing/fee_obligations.ts";
 import { findClient } from "../../domain/clients/load_client.ts";
 import type { UserSignedAction } from "../../venues/types.ts";
 import { generateAgentKey } from "../../venues/venue_b/signing.ts";
@@ -17,6 +17,7 @@ import type { TestEnv } from "../_helpers/env.ts";
 import { call, expectError, expectJson, operator, type TestPartner } from "../_helpers/http.ts";
 import { connectWallet, fund, openPage, signAsWallet, type Wallet, walletSetUp } from "../connect/connect_fixture.ts";
 import { ik } from "../setup/setup_fixture.ts";
+import { openObligation } from "./obligation_fixture.ts";
 
 async function setUp() {
   const { env, partner, wallet } = await walletSetUp(0);
@@ -29,21 +30,14 @@ async function setUp() {
 }
 
 /** An open USDC obligation of ana: a performance fee, so a negative adjustment can reduce it. */
-async function obligation(env: TestEnv, partnerId: string, clientId: number, reference: string) {
-  return await withTransaction(
-    env.deps.db,
-    async (tx) =>
-      (await createObligation(tx, { partnerId, tenantId: partnerId, externalUserId: "ana" }, {
-        clientId,
-        providerId: "VENUE_B",
-        source: "WEEKLY_PERFORMANCE_FEE",
-        reference,
-        amountMicros: 49_900_000,
-        dueFrom: env.clock.now(),
-        dueDays: 5,
-        statementId: null,
-      }, env.clock.now()))!,
-  );
+function obligation(env: TestEnv, partnerId: string, clientId: number, reference: string) {
+  return openObligation(env, {
+    partnerId,
+    clientId,
+    reference,
+    providerId: "VENUE_B",
+    source: "WEEKLY_PERFORMANCE_FEE",
+  });
 }
 
 /** A payment link for the obligation, its page opened: the token, the ticket's API and the payment's id. */
