@@ -31,7 +31,7 @@ import { type Ctx, partnerOf } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { emitEvent } from "../events/emit_event.ts";
 import { evmReaderOf } from "./evm_networks.ts";
-import { lapsed as lapsedAt, minedInTime, reopenLapsed } from "./payment_expiry.ts";
+import { lapsed as lapsedAt, minedInTime } from "./payment_expiry.ts";
 import { type PaymentRow, paymentView } from "./payment_view.ts";
 import { HELD_STATUSES, OPEN_STATUSES, supersedeInstructions } from "./superseded_instructions.ts";
 
@@ -133,58 +133,87 @@ export async function settle(ctx: Ctx, payment: PaymentRow, hash: string, using:
   ));
   if (used) throw new ApiError("TX_ALREADY_USED");
   const verdict = await verify(ctx, payment, hash);
+  if (!("code" in verdict)) {
+    const outcome = await creditTransfer(ctx, payment, hash, verdict, using);
+    // Settled or superseded meanwhile: answer what it is now.
+    return outcome ?? await transaction(async (tx) => record(tx, await currentOutcome(tx, payment)));
+  }
   const now = ctx.clock.now();
   if (lapsed && (verdict.blockTimeMs === undefined || !minedInTime(payment, verdict.blockTimeMs))) {
     if (payment.status === "PENDING") await expirePayment(ctx, payment);
     throw new ApiError("PAYMENT_EXPIRED");
   }
-  if ("code" in verdict) {
-    // Mined in time, not yet buried: the instruction stays as it is until it is (the payments scan finds it too).
-    if (lapsed) {
-      return await transaction((tx) =>
-        record(tx, { payment, credited: false, code: verdict.code, message: PENDING_MESSAGES[verdict.code] })
-      );
-    }
-    const superseded = payment.status === "SUPERSEDED";
-    // Superseded, no new money is asked for: only a transfer that may still prove to be there is looked for again.
-    if (superseded && !STILL_UNKNOWN.includes(verdict.code)) throw (await staleInstruction(ctx.db.read, payment))!;
-    return await transaction(async (tx) => {
-      const [row] = await tx.update(payments)
-        .set(
-          superseded ? { txHash: hash, updatedAt: now } : {
-            status: "SUBMITTED",
-            txHash: hash,
-            failureReason: `${verdict.code}: ${PENDING_MESSAGES[verdict.code]}`,
-            updatedAt: now,
-          },
-        )
-        .where(and(eq(payments.paymentId, payment.paymentId), eq(payments.status, payment.status)))
-        .returning();
-      // Settled or superseded meanwhile: answer what it is now.
-      if (!row) return await record(tx, await currentOutcome(tx, payment));
-      return await record(tx, {
-        payment: row,
-        credited: false,
-        code: verdict.code,
-        message: PENDING_MESSAGES[verdict.code],
-      });
+  // Mined in time, not yet buried: the instruction stays as it is until it is (the payments scan finds it too).
+  if (lapsed) {
+    return await transaction((tx) =>
+      record(tx, { payment, credited: false, code: verdict.code, message: PENDING_MESSAGES[verdict.code] })
+    );
+  }
+  const superseded = payment.status === "SUPERSEDED";
+  // Superseded, no new money is asked for: only a transfer that may still prove to be there is looked for again.
+  if (superseded && !STILL_UNKNOWN.includes(verdict.code)) throw (await staleInstruction(ctx.db.read, payment))!;
+  return await transaction(async (tx) => {
+    const [row] = await tx.update(payments)
+      .set(
+        superseded ? { txHash: hash, updatedAt: now } : {
+          status: "SUBMITTED",
+          txHash: hash,
+          failureReason: `${verdict.code}: ${PENDING_MESSAGES[verdict.code]}`,
+          updatedAt: now,
+        },
+      )
+      .where(and(eq(payments.paymentId, payment.paymentId), eq(payments.status, payment.status)))
+      .returning();
+    // Settled or superseded meanwhile: answer what it is now.
+    if (!row) return await record(tx, await currentOutcome(tx, payment));
+    return await record(tx, {
+      payment: row,
+      credited: false,
+      code: verdict.code,
+      message: PENDING_MESSAGES[verdict.code],
     });
+  });
+}
+
+/** What `verify` found for a transfer that pays its instruction. */
+export type Paid = Extract<Verdict, { paid: bigint }>;
+
+/**
+ * The one way a verified EVM transfer credits its instruction, for a
+ * partner's confirmation, the payments job's re-check of a submitted hash
+ * and the payments scan alike. The transfer must have been mined before the
+ * instruction expired, whatever the instruction's status says now
+ * (payment_expiry.ts); then `creditPayment` records it with the block it
+ * lies in (where finality looks for it), straight from EXPIRED too. Throws
+ * PAYMENT_EXPIRED for a transfer mined late (a PENDING instruction past its
+ * expiry is expired on the way) and TX_ALREADY_USED when the transaction
+ * credited another payment first; answers null when another request settled
+ * or superseded this payment first.
+ */
+export async function creditTransfer(
+  ctx: Ctx,
+  payment: PaymentRow,
+  hash: string,
+  verdict: Paid,
+  using: SettleWith,
+): Promise<ConfirmOutcome | null> {
+  const now = ctx.clock.now();
+  if (!minedInTime(payment, verdict.blockTimeMs)) {
+    if (lapsedAt(payment, now)) await expirePayment(ctx, payment);
+    throw new ApiError("PAYMENT_EXPIRED");
   }
   try {
-    return await transaction(async (tx) => {
-      if (lapsed) await reopenLapsed(tx, payment);
-      return await record(
-        tx,
-        (await creditPayment(tx, payment, hash, verdict.paid, now)) ?? (await currentOutcome(tx, payment)),
-      );
+    return await using.transaction(async (tx) => {
+      const outcome = await creditPayment(tx, payment, hash, verdict.paid, now, {
+        from: [...OPEN_STATUSES, "EXPIRED"],
+        block: verdict,
+      });
+      if (outcome) await using.record?.(tx, outcome);
+      return outcome;
     });
   } catch (error) {
-    // The same transaction credited another payment first.
+    // The same transaction credited another payment first (the unique index on credited hashes).
     if (isUniqueViolation(error, "payments.network_id, payments.tx_hash")) throw new ApiError("TX_ALREADY_USED");
-    // A lapsed instruction whose amount a newer open one asks for again: that one is to be paid now.
-    if (lapsed && isUniqueViolation(error, "payments.network_id, payments.token_address")) {
-      throw new ApiError("PAYMENT_EXPIRED");
-    }
     throw error;
   }
 }
@@ -259,7 +288,8 @@ function dueNow(payment: PaymentRow, owedMicros: number): bigint {
 /**
  * Record a transfer of `paid` (the payment's token units) for the payment,
  * `hash` its identity (one transfer, one payment), compare-and-set from
- * PENDING, SUBMITTED or SUPERSEDED. While the obligation is open it pays
+ * `from` (PENDING, SUBMITTED or SUPERSEDED unless told), with the block it
+ * lies in when on chain (`block`). While the obligation is open it pays
  * what is owed at this moment (CONFIRMED, `obligation.paid` with the amount
  * owed, the obligation's other instructions superseded; the excess to review
  * as OVERPAID). Once it is settled the transfer pays nothing: REVIEW, all of
@@ -272,6 +302,7 @@ export async function creditPayment(
   hash: string,
   paid: bigint,
   now: number,
+  options: { from?: string[]; block?: Pick<Paid, "blockNumber"> } = {},
 ): Promise<ConfirmOutcome | null> {
   const [found] = await tx.select({ obligation: obligations, reduced: reducedSoFar }).from(obligations)
     .where(eq(obligations.obligationId, payment.obligationId));
@@ -288,8 +319,9 @@ export async function creditPayment(
     review: open ? (excess > 0n ? "OVERPAID" : null) : "OBLIGATION_ALREADY_SETTLED",
     overpaidTokenAmount: excess > 0n ? excess.toString() : null,
     failureReason: null,
+    ...(options.block ? { txBlock: options.block.blockNumber } : {}),
     updatedAt: now,
-  }).where(and(eq(payments.paymentId, payment.paymentId), inArray(payments.status, OPEN_STATUSES)))
+  }).where(and(eq(payments.paymentId, payment.paymentId), inArray(payments.status, options.from ?? OPEN_STATUSES)))
     .returning();
   if (!row) return null;
   if (open) {

@@ -6,7 +6,7 @@
  * (evm_scan_cursors), and credits what pays an instruction by the very rules
  * of a confirmation: the transaction is verified as `confirm` verifies it
  * (token, recipient, payer, amount, time after the instruction,
- * confirmations) and credited by the same `creditPayment`, so one
+ * confirmations) and credited by the same `creditTransfer`, so one
  * transaction credits one obligation whoever sees it first. An EVM transfer
  * is recognised by its exact amount (the instruction's tag) from its
  * declared payer; an invoice by any transfer to its address. A transfer
@@ -24,17 +24,17 @@
  */
 import { and, asc, eq, gte, inArray, lte, min, sql } from "drizzle-orm";
 import { EVM_NETWORKS, type EvmNetwork } from "../../config.ts";
-import { isUniqueViolation, withTransaction } from "../../db/client.ts";
+import { withTransaction } from "../../db/client.ts";
 import { evmScanCursors, payments } from "../../db/schema.ts";
 import { type BlockFacts, CHAIN_IDS, type EvmReader, type TransferLog } from "../../venues/evm/transfers.ts";
 import { DAY_MS, wallClockNow } from "../clock.ts";
 import { yieldToEventLoop } from "../concurrency.ts";
 import type { Ctx } from "../context.ts";
+import { ApiError } from "../errors.ts";
 import { errorFields } from "../logger.ts";
-import { BLOCK_TIME_TOLERANCE_MS, type ConfirmOutcome, creditPayment, verify } from "./confirm_payment.ts";
+import { BLOCK_TIME_TOLERANCE_MS, type ConfirmOutcome, creditTransfer, verify } from "./confirm_payment.ts";
 import { evmReaderOf } from "./evm_networks.ts";
 import { INVOICE_TTL_MS } from "./instructions.ts";
-import { minedInTime, reopenLapsed } from "./payment_expiry.ts";
 import type { PaymentRow } from "./payment_view.ts";
 
 /** Ranges of `EVM_LOG_RANGE` blocks read per network and run: the rest waits for the next run. */
@@ -279,10 +279,11 @@ async function creditMatches(
 }
 
 /**
- * Verify `hash` for the instruction as a confirmation does and credit it if
- * it pays, was mined before the instruction expired, and credited nothing
- * else. Answers what `creditPayment` recorded, null when nothing was;
- * throws NodeUnavailable when the node cannot tell.
+ * Verify `hash` for the instruction as a confirmation does and credit it by
+ * confirm's own path (`creditTransfer`: mined before the instruction
+ * expired, the transaction credited nothing else). Answers what was
+ * recorded, null when nothing was; throws NodeUnavailable when the node
+ * cannot tell.
  */
 async function creditFound(ctx: Ctx, payment: PaymentRow, hash: string): Promise<ConfirmOutcome | null> {
   const verdict = await verify(ctx, payment, hash);
@@ -298,28 +299,11 @@ async function creditFound(ctx: Ctx, payment: PaymentRow, hash: string): Promise
     });
     return null;
   }
-  if (!minedInTime(payment, verdict.blockTimeMs)) return null;
-  const now = ctx.clock.now();
   try {
-    return await withTransaction(ctx.db, async (tx) => {
-      await reopenLapsed(tx, payment);
-      const outcome = await creditPayment(tx, payment, hash, verdict.paid, now);
-      // Where finality checks will look for it first (finality.ts).
-      if (outcome?.credited) {
-        await tx.update(payments).set({ txBlock: verdict.blockNumber })
-          .where(eq(payments.paymentId, payment.paymentId));
-      }
-      return outcome;
-    });
+    return await creditTransfer(ctx, payment, hash, verdict, { transaction: (work) => withTransaction(ctx.db, work) });
   } catch (error) {
-    // The transaction credited another payment first.
-    if (isUniqueViolation(error, "payments.network_id, payments.tx_hash")) return null;
-    if (isUniqueViolation(error, "payments.network_id, payments.token_address")) {
-      ctx.logger.warn("payments scan: a lapsed instruction's amount is asked again by a newer one; left for review", {
-        paymentId: payment.paymentId,
-      });
-      return null;
-    }
+    // Mined after the instruction expired, or the transaction credited another payment first: it pays nothing here.
+    if (error instanceof ApiError && ["PAYMENT_EXPIRED", "TX_ALREADY_USED"].includes(error.code)) return null;
     throw error;
   }
 }

@@ -1,0 +1,204 @@
+/**
+ * Crediting an EVM transfer, and undoing it, against a real node (anvil with
+ * Arbitrum One's chain id): confirm, the submitted re-check and the payments
+ * scan credit by one path (the expiry rule for every status, the block kept
+ * on every credit, an expired instruction paid in time credited straight
+ * from EXPIRED); finality reverses a credit only when the chain replaced its
+ * block, not when a node misses the receipt; a reversal applies a full
+ * payment held for review instead of reopening the obligation.
+ */
+import assert from "node:assert/strict";
+import { eq } from "drizzle-orm";
+import type { Hex } from "viem";
+import { withTransaction } from "../../db/client.ts";
+import { createObligation } from "../../domain/billing/fee_obligations.ts";
+import { payments } from "../../db/schema.ts";
+import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
+import { createPartner, expectError, expectJson, operator, type TestPartner } from "../_helpers/http.ts";
+import { startChain, type TestChain } from "../_helpers/evm/chain.ts";
+import { ik } from "../setup/setup_fixture.ts";
+import { clientIdOf } from "../performance/trade_fixture.ts";
+
+const RECIPIENT = "0x00000000000000000000000000000000000fee01";
+const PAYER = 1;
+
+interface World {
+  env: TestEnv;
+  partner: TestPartner;
+  clientId: number;
+  chain: TestChain;
+  usdt: Hex;
+  payer: Hex;
+  /** The node the service reads through: anvil, but `eth_getTransactionReceipt` of these hashes answers null. */
+  missing: Set<string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A JSON-RPC proxy in front of anvil that answers null for the receipts of
+ * `missing` (a load-balanced backend that has not seen them) and forwards
+ * everything else.
+ */
+function receiptDroppingProxy(upstream: string, missing: Set<string>) {
+  const answer = async (call: { id: unknown; method: string; params?: unknown[] }) => {
+    if (call.method === "eth_getTransactionReceipt" && missing.has(String(call.params?.[0]).toLowerCase())) {
+      return { jsonrpc: "2.0", id: call.id, result: null };
+    }
+    const response = await fetch(upstream, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(call),
+    });
+    return await response.json();
+  };
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, async (request) => {
+    const body = await request.json();
+    const result = Array.isArray(body) ? await Promise.all(body.map(answer)) : await answer(body);
+    return Response.json(result);
+  });
+  return { url: `http://127.0.0.1:${server.addr.port}`, stop: () => server.shutdown() };
+}
+
+async function world(extra: Record<string, string> = {}): Promise<World> {
+  const chain = await startChain(42161);
+  const usdt = await chain.deployToken("USDT", 6);
+  const payer = chain.wallet(PAYER).address;
+  await chain.mint(usdt, payer, 10_000n * 10n ** 6n);
+  const missing = new Set<string>();
+  const proxy = receiptDroppingProxy(chain.url, missing);
+  const env = await startTestEnv({
+    env: {
+      EVM_RPC_ARBITRUM: proxy.url,
+      EVM_TOKENS: JSON.stringify({ arbitrum: { USDT: usdt } }),
+      EVM_CONFIRMATIONS: JSON.stringify({ arbitrum: 1 }),
+      ...extra,
+    },
+  });
+  const partner = await createPartner(env, { partnerId: "payer" });
+  await expectJson(await partner.call("POST", "/v1/users", { body: { externalUserId: "ana" }, headers: ik() }), 201);
+  await expectJson(await operator(env, "PUT", "/operator/v1/payment-recipients/arbitrum", { address: RECIPIENT }), 200);
+  return {
+    env,
+    partner,
+    clientId: await clientIdOf(env, "ana", "payer"),
+    chain,
+    usdt,
+    payer,
+    missing,
+    async stop() {
+      await env.close();
+      await proxy.stop();
+      await chain.stop();
+    },
+  };
+}
+
+/** An open VENUE_A subscription obligation of ana (49.9), due in 5 days from the test clock's now. */
+async function obligation(w: World, reference: string) {
+  const now = w.env.clock.now();
+  return await withTransaction(
+    w.env.deps.db,
+    async (tx) =>
+      (await createObligation(tx, { partnerId: "payer", tenantId: "payer", externalUserId: "ana" }, {
+        clientId: w.clientId,
+        providerId: "VENUE_A",
+        source: "MONTHLY_SUBSCRIPTION",
+        reference,
+        amountMicros: 49_900_000,
+        dueFrom: now,
+        dueDays: 5,
+        statementId: null,
+      }, now))!,
+  );
+}
+
+async function instruct(w: World, obligationId: string) {
+  const body = await expectJson(
+    await w.partner.call("POST", `/v1/users/ana/obligations/${obligationId}/payment-instructions`, {
+      body: { networkId: "arbitrum", token: "USDT", payerAddress: w.payer },
+      headers: ik(),
+    }),
+    200,
+  );
+  return body.payment;
+}
+
+function confirm(w: World, paymentId: string, txHash: string) {
+  return w.partner.call("POST", `/v1/users/ana/payments/${paymentId}/confirm`, { body: { txHash }, headers: ik() });
+}
+
+async function rowOf(w: World, paymentId: string) {
+  const [row] = await w.env.deps.db.read.select().from(payments).where(eq(payments.paymentId, paymentId));
+  return row;
+}
+
+async function obligationOf(w: World, obligationId: string) {
+  const { obligations } = await expectJson(await w.partner.call("GET", "/v1/users/ana/obligations"), 200);
+  return obligations.find((o: { obligationId: string }) => o.obligationId === obligationId);
+}
+
+async function setRow(w: World, paymentId: string, values: Partial<typeof payments.$inferInsert>) {
+  await withTransaction(
+    w.env.deps.db,
+    (tx) => tx.update(payments).set(values).where(eq(payments.paymentId, paymentId)),
+  );
+}
+
+Deno.test("a transfer credited by confirm keeps its block, as one found by the scan does", async () => {
+  const w = await world();
+  try {
+    const owed = await obligation(w, "confirmed-block");
+    const payment = await instruct(w, owed.obligationId);
+    const hash = await w.chain.transfer(w.usdt, PAYER, RECIPIENT, BigInt(payment.tokenAmount));
+    const receipt = await w.chain.client.getTransactionReceipt({ hash });
+    assert.equal((await expectJson(await confirm(w, payment.paymentId, hash), 200)).credited, true);
+    const row = await rowOf(w, payment.paymentId);
+    assert.deepEqual([row.status, row.txBlock], ["CONFIRMED", Number(receipt.blockNumber)]);
+  } finally {
+    await w.stop();
+  }
+});
+
+Deno.test("a submitted instruction past its expiry is not paid by a transfer mined after the expiry", async () => {
+  const w = await world();
+  try {
+    const owed = await obligation(w, "submitted-late");
+    const payment = await instruct(w, owed.obligationId);
+    // A first hash that does not pay (one unit short) leaves the instruction SUBMITTED.
+    const short = await w.chain.transfer(w.usdt, PAYER, RECIPIENT, BigInt(payment.tokenAmount) - 1n);
+    const submitted = await expectJson(await confirm(w, payment.paymentId, short), 202);
+    assert.deepEqual([submitted.payment.status, submitted.code], ["SUBMITTED", "PAYMENT_UNDERPAID"]);
+    // The exact amount, mined two hours after the instruction's expiry (block time); looked at within the day
+    // a submitted instruction is still checked.
+    await w.chain.setNextBlockTime(Math.floor(Date.now() / 1000) + 2 * 3600);
+    const late = await w.chain.transfer(w.usdt, PAYER, RECIPIENT, BigInt(payment.tokenAmount));
+    w.env.clock.freeze(Date.parse(payment.expiresAt) + 60_000);
+    await expectError(await confirm(w, payment.paymentId, late), 409, "PAYMENT_EXPIRED");
+    assert.equal((await obligationOf(w, owed.obligationId)).status, "OPEN");
+    assert.equal((await rowOf(w, payment.paymentId)).status, "SUBMITTED");
+  } finally {
+    await w.stop();
+  }
+});
+
+Deno.test("an expired instruction paid in time is credited though a newer instruction asks the same amount", async () => {
+  const w = await world();
+  try {
+    const owed = await obligation(w, "expired-in-time");
+    const first = await instruct(w, owed.obligationId);
+    const hash = await w.chain.transfer(w.usdt, PAYER, RECIPIENT, BigInt(first.tokenAmount));
+    // Nobody looked before the expiry; the partner asked for a new link, which drew the very same tag.
+    w.env.clock.freeze(Date.parse(first.expiresAt) + 60_000);
+    await setRow(w, first.paymentId, { status: "EXPIRED" });
+    const second = await instruct(w, owed.obligationId);
+    await setRow(w, second.paymentId, { tokenAmount: first.tokenAmount });
+
+    const confirmed = await expectJson(await confirm(w, first.paymentId, hash), 200);
+    assert.deepEqual([confirmed.credited, confirmed.payment.status], [true, "CONFIRMED"]);
+    assert.equal((await obligationOf(w, owed.obligationId)).status, "PAID");
+    const newer = await rowOf(w, second.paymentId);
+    assert.deepEqual([newer.status, newer.failureReason?.split(":")[0]], ["SUPERSEDED", "OBLIGATION_NOT_OPEN"]);
+  } finally {
+    await w.stop();
+  }
+});
