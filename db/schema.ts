@@ -836,12 +836,15 @@ export const payments = sqliteTable("payments", {
   /** `<CODE>: <message>` of the last check that did not credit. */
   failureReason: text("failure_reason"),
   /**
-   * EVM: the block the credited transfer was last seen in, and when it lay
-   * under the network's finality depth (`EVM_FINALITY`); until then each
-   * payments run reads it again, and a reorg that took it away reopens the
-   * obligation (review REORGED).
+   * EVM: the block the credited (or held) transfer was last seen in, its
+   * hash, and when it lay under the network's finality depth
+   * (`EVM_FINALITY`); until then each payments run reads it again, and a
+   * reorg that took it away (the chain's block at `tx_block` has another
+   * hash now) reverses the credit (review REORGED). A receipt missing while
+   * that block is unchanged is a node's miss, not a reorg.
    */
   txBlock: integer("tx_block"),
+  txBlockHash: text("tx_block_hash"),
   finalAt: ms("final_at"),
   updatedAt: ms("updated_at").notNull(),
 }, (t) => [

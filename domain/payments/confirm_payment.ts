@@ -302,7 +302,7 @@ export async function creditPayment(
   hash: string,
   paid: bigint,
   now: number,
-  options: { from?: string[]; block?: Pick<Paid, "blockNumber"> } = {},
+  options: { from?: string[]; block?: Pick<Paid, "blockNumber" | "blockHash"> } = {},
 ): Promise<ConfirmOutcome | null> {
   const [found] = await tx.select({ obligation: obligations, reduced: reducedSoFar }).from(obligations)
     .where(eq(obligations.obligationId, payment.obligationId));
@@ -319,7 +319,7 @@ export async function creditPayment(
     review: open ? (excess > 0n ? "OVERPAID" : null) : "OBLIGATION_ALREADY_SETTLED",
     overpaidTokenAmount: excess > 0n ? excess.toString() : null,
     failureReason: null,
-    ...(options.block ? { txBlock: options.block.blockNumber } : {}),
+    ...(options.block ? { txBlock: options.block.blockNumber, txBlockHash: options.block.blockHash } : {}),
     updatedAt: now,
   }).where(and(eq(payments.paymentId, payment.paymentId), inArray(payments.status, options.from ?? OPEN_STATUSES)))
     .returning();
@@ -355,7 +355,7 @@ export async function clientParties(tx: Tx, payment: PaymentRow) {
  */
 export type Verdict =
   | { code: PendingCode; blockTimeMs?: number }
-  | { paid: bigint; blockNumber: number; blockTimeMs: number; confirmations: number };
+  | { paid: bigint; blockNumber: number; blockHash: string; blockTimeMs: number; confirmations: number };
 
 /** The on-chain facts of `hash` against the instruction, as confirmations, the payments scan and finality judge them. */
 export async function verify(ctx: Ctx, payment: PaymentRow, hash: string): Promise<Verdict> {
@@ -382,7 +382,13 @@ export async function verify(ctx: Ctx, payment: PaymentRow, hash: string): Promi
   if (facts.confirmations < ctx.config.evmConfirmations[network]) {
     return { code: "PAYMENT_AWAITING_CONFIRMATIONS", blockTimeMs: facts.blockTimeMs };
   }
-  return { paid, blockNumber: facts.blockNumber, blockTimeMs: facts.blockTimeMs, confirmations: facts.confirmations };
+  return {
+    paid,
+    blockNumber: facts.blockNumber,
+    blockHash: facts.blockHash,
+    blockTimeMs: facts.blockTimeMs,
+    confirmations: facts.confirmations,
+  };
 }
 
 /** The transaction's facts on `network`, or null when its node cannot be trusted or reached now. */

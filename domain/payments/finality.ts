@@ -4,8 +4,8 @@
  * than that can still take it away. Each payments run reads every credited,
  * not yet final transfer again, by the same verification as a confirmation,
  * until `EVM_FINALITY` blocks lie on top of it (then `finalAt`). One that no
- * longer pays (its receipt gone, or mined again somewhere that does not
- * pay) is reversed in one transaction: the payment goes back to SUBMITTED
+ * longer pays (its block replaced by a reorg, so its receipt is gone, or
+ * mined again somewhere that does not pay) is reversed in one transaction: the payment goes back to SUBMITTED
  * with its hash and `review: REORGED`, the obligation is OPEN again
  * (settledAt null) unless another confirmed payment still pays it, the
  * partner gets `payment.reversed`, and the client's commercial standing is
@@ -79,21 +79,50 @@ async function checkOne(ctx: Ctx, payment: PaymentRow): Promise<"FINAL" | "PENDI
   const now = ctx.clock.now();
   if (!("code" in verdict)) {
     const final = verdict.confirmations >= ctx.config.evmFinality[network];
-    await withTransaction(
-      ctx.db,
-      (tx) =>
-        tx.update(payments).set({ txBlock: verdict.blockNumber, ...(final ? { finalAt: now } : {}) })
-          .where(and(eq(payments.paymentId, payment.paymentId), eq(payments.status, "CONFIRMED"))),
-    );
+    await withTransaction(ctx.db, (tx) =>
+      tx.update(payments).set({
+        txBlock: verdict.blockNumber,
+        txBlockHash: verdict.blockHash,
+        ...(final ? { finalAt: now } : {}),
+      }).where(and(eq(payments.paymentId, payment.paymentId), eq(payments.status, "CONFIRMED"))));
     return final ? "FINAL" : "PENDING";
   }
   // The node cannot tell now, or the transfer still pays from a newer block (mined again after a reorg).
   if (verdict.code === "PAYMENT_NOT_VERIFIED" || verdict.code === "PAYMENT_AWAITING_CONFIRMATIONS") return "PENDING";
-  if (verdict.code === "PAYMENT_TX_NOT_FOUND" || verdict.code === "PAYMENT_WRONG_NETWORK") {
-    // A node behind the block the transfer was seen in has not reached it yet: that is no reorg.
-    if (payment.txBlock !== null && (await evmReaderOf(ctx, network).head()) < payment.txBlock) return "PENDING";
+  if (
+    (verdict.code === "PAYMENT_TX_NOT_FOUND" || verdict.code === "PAYMENT_WRONG_NETWORK") &&
+    !(await blockReplaced(ctx, network, payment))
+  ) {
+    ctx.logger.warn("finality: the node does not find a credited transfer whose block is unchanged; checked again", {
+      paymentId: payment.paymentId,
+      networkId: network,
+      block: payment.txBlock,
+    });
+    return "PENDING";
   }
   return (await reversePayment(ctx, payment, verdict.code, now)) ? "REORGED" : "PENDING";
+}
+
+/**
+ * Whether the chain replaced the block the transfer was credited in, so a
+ * receipt the node no longer finds was really taken away: the chain's block
+ * at that height has another hash, under the network's confirmations (a
+ * replacement is trusted as deep as a credit is). A node whose head has not
+ * reached that depth is behind, or on a shorter fork that will grow past the
+ * height: it is asked again at the next run, when the hash decides. A
+ * receipt missing while the block is the one credited is a node's miss (a
+ * load-balanced backend that lags, say), never a reorg. A payment credited
+ * before the block's hash was kept (tx_block_hash null, until its first
+ * successful check records it) keeps the older rule: taken away unless the
+ * node is behind its block.
+ */
+async function blockReplaced(ctx: Ctx, network: EvmNetwork, payment: PaymentRow): Promise<boolean> {
+  if (payment.txBlock === null) return true;
+  const reader = evmReaderOf(ctx, network);
+  const deep = payment.txBlock + ctx.config.evmConfirmations[network] - 1;
+  if ((await reader.head()) < (payment.txBlockHash === null ? payment.txBlock : deep)) return false;
+  if (payment.txBlockHash === null) return true;
+  return (await reader.block(payment.txBlock)).hash !== payment.txBlockHash;
 }
 
 /**

@@ -127,6 +127,14 @@ function confirm(w: World, paymentId: string, txHash: string) {
   return w.partner.call("POST", `/v1/users/ana/payments/${paymentId}/confirm`, { body: { txHash }, headers: ik() });
 }
 
+async function runJob(env: TestEnv, job = "payments") {
+  return (await expectJson(await operator(env, "POST", `/operator/v1/jobs/${job}/run`), 200)).summary;
+}
+
+async function eventsOf(w: World, type: string) {
+  return (await expectJson(await w.partner.call("GET", `/v1/events?type=${type}`), 200)).events;
+}
+
 async function rowOf(w: World, paymentId: string) {
   const [row] = await w.env.deps.db.read.select().from(payments).where(eq(payments.paymentId, paymentId));
   return row;
@@ -198,6 +206,40 @@ Deno.test("an expired instruction paid in time is credited though a newer instru
     assert.equal((await obligationOf(w, owed.obligationId)).status, "PAID");
     const newer = await rowOf(w, second.paymentId);
     assert.deepEqual([newer.status, newer.failureReason?.split(":")[0]], ["SUPERSEDED", "OBLIGATION_NOT_OPEN"]);
+  } finally {
+    await w.stop();
+  }
+});
+
+Deno.test("finality: a receipt a node misses while the credited block is unchanged reverses nothing; a reorg does", async () => {
+  const w = await world({ EVM_FINALITY: JSON.stringify({ arbitrum: 4 }) });
+  try {
+    const owed = await obligation(w, "missed-receipt");
+    const payment = await instruct(w, owed.obligationId);
+    const hash = await w.chain.transfer(w.usdt, PAYER, RECIPIENT, BigInt(payment.tokenAmount));
+    assert.equal((await expectJson(await confirm(w, payment.paymentId, hash), 200)).credited, true);
+    const receipt = await w.chain.client.getTransactionReceipt({ hash });
+    const credited = await rowOf(w, payment.paymentId);
+    assert.deepEqual([credited.txBlock, credited.txBlockHash], [Number(receipt.blockNumber), receipt.blockHash]);
+
+    // The backend answering the next run has not seen the receipt; the block it was credited in is unchanged.
+    w.missing.add(hash);
+    await w.chain.mine(1);
+    const missed = await runJob(w.env);
+    assert.deepEqual([missed.reorged, missed.final, missed.finalityFailed], [0, 0, 0]);
+    assert.equal((await rowOf(w, payment.paymentId)).status, "CONFIRMED");
+    assert.equal((await obligationOf(w, owed.obligationId)).status, "PAID");
+    assert.equal((await eventsOf(w, "payment.reversed")).length, 0);
+    assert.ok(w.env.logs.some((line) => line.includes("whose block is unchanged")), "the miss is logged");
+
+    // A reorg that takes the block away still reverses the credit, whatever the node answers for the receipt.
+    await w.chain.reorg((await w.chain.head()) - Number(receipt.blockNumber) + 1);
+    const reorged = await runJob(w.env);
+    assert.equal(reorged.reorged, 1);
+    const reversed = await rowOf(w, payment.paymentId);
+    assert.deepEqual([reversed.status, reversed.review], ["SUBMITTED", "REORGED"]);
+    assert.equal((await obligationOf(w, owed.obligationId)).status, "OPEN");
+    assert.equal((await eventsOf(w, "payment.reversed")).length, 1);
   } finally {
     await w.stop();
   }

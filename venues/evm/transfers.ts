@@ -29,6 +29,8 @@ export type TransactionFacts =
     succeeded: boolean;
     transfers: TokenTransfer[];
     blockNumber: number;
+    /** Lowercase; a reorg that replaced the block changes it. */
+    blockHash: string;
     blockTimeMs: number;
     confirmations: number;
   };
@@ -108,6 +110,7 @@ export function evmReader(rpcUrl: string): EvmReader {
         succeeded: receipt.status === "success",
         transfers,
         blockNumber: Number(receipt.blockNumber),
+        blockHash: receipt.blockHash.toLowerCase(),
         blockTimeMs: Number(block.timestamp) * 1000,
         confirmations: Number(latest - receipt.blockNumber) + 1,
       };

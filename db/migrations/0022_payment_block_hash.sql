@@ -1,0 +1,1 @@
+ALTER TABLE `payments` ADD `tx_block_hash` text;
