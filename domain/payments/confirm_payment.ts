@@ -280,7 +280,7 @@ export async function staleInstruction(db: Tx | Ctx["db"]["read"], payment: Paym
  * obligation still asks for what it was issued for; once reduced, what is
  * owed now, scaled to the token (the tag no longer names an open demand).
  */
-function dueNow(payment: PaymentRow, owedMicros: number): bigint {
+export function dueNow(payment: PaymentRow, owedMicros: number): bigint {
   if (owedMicros === payment.amountMicros) return BigInt(payment.tokenAmount!);
   return BigInt(owedMicros) * 10n ** BigInt(payment.tokenDecimals! - 6);
 }

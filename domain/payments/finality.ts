@@ -5,23 +5,30 @@
  * not yet final transfer again, by the same verification as a confirmation,
  * until `EVM_FINALITY` blocks lie on top of it (then `finalAt`). One that no
  * longer pays (its block replaced by a reorg, so its receipt is gone, or
- * mined again somewhere that does not pay) is reversed in one transaction: the payment goes back to SUBMITTED
- * with its hash and `review: REORGED`, the obligation is OPEN again
- * (settledAt null) unless another confirmed payment still pays it, the
- * partner gets `payment.reversed`, and the client's commercial standing is
- * announced again (grace or suspension if the obligation is past due). The
- * payments job then looks for the same hash again (payment_checks.ts) and
- * the scan for a transfer to the instruction (transfer_scan.ts): mined again,
- * it credits again, with a new `obligation.paid`.
+ * mined again somewhere that does not pay) is reversed in one transaction:
+ * the payment keeps its hash and gets `review: REORGED`; it goes back to
+ * SUBMITTED, or to EXPIRED when a newer open instruction asks for the same
+ * tagged amount meanwhile (the amount is that one's now). The obligation it
+ * paid (its only credit: one payment is CONFIRMED per obligation) is settled
+ * instead by the oldest transfer held for review on it that covers what it
+ * owes (REVIEW to CONFIRMED, with its `obligation.paid`, the reversed
+ * instruction then SUPERSEDED like any other of a paid obligation), or else
+ * is OPEN again (settledAt null) and the client's commercial standing is
+ * announced again (grace or suspension if it is past due). The partner gets
+ * `payment.reversed` with the obligation as it stands after the reversal.
+ * The payments job then looks for the same hash again (payment_checks.ts)
+ * and the scan for a transfer to the instruction (transfer_scan.ts): mined
+ * again in time, it credits again (a new `obligation.paid`), or is held for
+ * review when the obligation was settled meanwhile.
  *
  * What a reversal leaves alone: a negative adjustment that arrived while the
  * obligation read PAID became credit (credits), which stays the client's and
  * is deducted from its next performance fee; the reopened obligation owes
  * its amount less the reductions taken off it while it was open.
  */
-import { and, desc, eq, inArray, isNull, ne } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, ne } from "drizzle-orm";
 import { EVM_NETWORKS, type EvmNetwork } from "../../config.ts";
-import { withTransaction } from "../../db/client.ts";
+import { type Tx, withTransaction } from "../../db/client.ts";
 import { obligations, payments } from "../../db/schema.ts";
 import { announceStanding } from "../billing/billing_cycle.ts";
 import { reducedSoFar } from "../billing/fee_obligations.ts";
@@ -30,7 +37,7 @@ import { yieldToEventLoop } from "../concurrency.ts";
 import type { Ctx } from "../context.ts";
 import { emitEvent } from "../events/emit_event.ts";
 import { errorFields } from "../logger.ts";
-import { clientParties, verify } from "./confirm_payment.ts";
+import { clientParties, creditPayment, dueNow, verify } from "./confirm_payment.ts";
 import { evmReaderOf } from "./evm_networks.ts";
 import type { PaymentRow } from "./payment_view.ts";
 
@@ -151,12 +158,12 @@ async function reversePayment(ctx: Ctx, payment: PaymentRow, code: string, now: 
     }).where(and(eq(payments.paymentId, payment.paymentId), eq(payments.status, "CONFIRMED"), isNull(payments.finalAt)))
       .returning();
     if (!reversed) return false;
-    // Another confirmed payment (a second instruction, a VENUE_B send) still pays the obligation: it stays PAID.
-    const [stillPaid] = await tx.select({ paymentId: payments.paymentId }).from(payments)
-      .where(and(eq(payments.obligationId, payment.obligationId), eq(payments.status, "CONFIRMED"))).limit(1);
-    const reopened = stillPaid ? [] : await tx.update(obligations).set({ status: "OPEN", settledAt: null })
+    // This was the obligation's one credit (creditPayment confirms only while it is OPEN): it is owed again, unless a
+    // transfer held for review because it arrived after that credit pays it now.
+    const reopened = await tx.update(obligations).set({ status: "OPEN", settledAt: null })
       .where(and(eq(obligations.obligationId, payment.obligationId), eq(obligations.status, "PAID")))
       .returning({ obligationId: obligations.obligationId });
+    const applied = reopened.length ? await applyHeld(tx, payment.obligationId, now) : null;
     const [obligation] = await tx.select({ row: obligations, reduced: reducedSoFar }).from(obligations)
       .where(eq(obligations.obligationId, payment.obligationId));
     await emitEvent(tx, {
@@ -172,15 +179,41 @@ async function reversePayment(ctx: Ctx, payment: PaymentRow, code: string, now: 
         reason: code,
       },
     });
-    if (reopened.length) {
+    // Applying a held payment announced the standing with its obligation.paid.
+    if (reopened.length && !applied) {
       await announceStanding(tx, { clientId: payment.clientId, providerId: obligation.row.providerId }, now);
     }
     ctx.logger.warn("credited transfer taken away by a reorg", {
       paymentId: payment.paymentId,
       obligationId: payment.obligationId,
       code,
-      kind: reopened.length ? "OBLIGATION_REOPENED" : "OBLIGATION_STILL_PAID",
+      kind: applied ? "HELD_PAYMENT_APPLIED" : "OBLIGATION_REOPENED",
     });
     return true;
   });
+}
+
+/**
+ * Inside a reversal, the obligation just reopened: the oldest payment held
+ * for review on it (its transfer arrived after the credit now reversed)
+ * whose held amount covers what the obligation owes now is credited by the
+ * rules of any credit (`creditPayment` from REVIEW: CONFIRMED, the excess
+ * OVERPAID, `obligation.paid`, the other instructions superseded). It keeps
+ * the block it was seen in and is not final, so finality checks it from the
+ * next run. Answers the payment applied, or null when none covers the debt.
+ */
+async function applyHeld(tx: Tx, obligationId: string, now: number): Promise<PaymentRow | null> {
+  const [owed] = await tx.select({ amountMicros: obligations.amountMicros, reduced: reducedSoFar }).from(obligations)
+    .where(eq(obligations.obligationId, obligationId));
+  const held = await tx.select().from(payments)
+    .where(and(eq(payments.obligationId, obligationId), eq(payments.status, "REVIEW")))
+    .orderBy(asc(payments.confirmedAt), asc(payments.paymentId));
+  for (const candidate of held) {
+    if (candidate.tokenDecimals === null || candidate.overpaidTokenAmount === null) continue;
+    const amount = BigInt(candidate.overpaidTokenAmount);
+    if (amount < dueNow(candidate, owed.amountMicros - owed.reduced)) continue;
+    const outcome = await creditPayment(tx, candidate, candidate.txHash!, amount, now, { from: ["REVIEW"] });
+    if (outcome) return outcome.payment;
+  }
+  return null;
 }

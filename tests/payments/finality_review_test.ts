@@ -13,6 +13,7 @@ import type { Hex } from "viem";
 import { withTransaction } from "../../db/client.ts";
 import { createObligation } from "../../domain/billing/fee_obligations.ts";
 import { payments } from "../../db/schema.ts";
+import { DAY_MS } from "../../domain/clock.ts";
 import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
 import { createPartner, expectError, expectJson, operator, type TestPartner } from "../_helpers/http.ts";
 import { startChain, type TestChain } from "../_helpers/evm/chain.ts";
@@ -21,6 +22,8 @@ import { clientIdOf } from "../performance/trade_fixture.ts";
 
 const RECIPIENT = "0x00000000000000000000000000000000000fee01";
 const PAYER = 1;
+/** A second wallet, whose transfer a reorg can take away and mine again alone (its own nonces). */
+const OTHER_PAYER = 2;
 
 interface World {
   env: TestEnv;
@@ -28,7 +31,6 @@ interface World {
   clientId: number;
   chain: TestChain;
   usdt: Hex;
-  payer: Hex;
   /** The node the service reads through: anvil, but `eth_getTransactionReceipt` of these hashes answers null. */
   missing: Set<string>;
   stop(): Promise<void>;
@@ -62,8 +64,10 @@ function receiptDroppingProxy(upstream: string, missing: Set<string>) {
 async function world(extra: Record<string, string> = {}): Promise<World> {
   const chain = await startChain(42161);
   const usdt = await chain.deployToken("USDT", 6);
-  const payer = chain.wallet(PAYER).address;
-  await chain.mint(usdt, payer, 10_000n * 10n ** 6n);
+  await chain.mint(usdt, chain.wallet(PAYER).address, 10_000n * 10n ** 6n);
+  await chain.mint(usdt, chain.wallet(OTHER_PAYER).address, 10_000n * 10n ** 6n);
+  // The recipient holds some already: a transfer mined again alone after a reorg costs the gas it was signed with.
+  await chain.mint(usdt, RECIPIENT, 1n);
   const missing = new Set<string>();
   const proxy = receiptDroppingProxy(chain.url, missing);
   const env = await startTestEnv({
@@ -83,7 +87,6 @@ async function world(extra: Record<string, string> = {}): Promise<World> {
     clientId: await clientIdOf(env, "ana", "payer"),
     chain,
     usdt,
-    payer,
     missing,
     async stop() {
       await env.close();
@@ -112,10 +115,11 @@ async function obligation(w: World, reference: string) {
   );
 }
 
-async function instruct(w: World, obligationId: string) {
+/** An EVM transfer instruction, paid from wallet `payer` (PAYER unless told). */
+async function instruct(w: World, obligationId: string, payer = PAYER) {
   const body = await expectJson(
     await w.partner.call("POST", `/v1/users/ana/obligations/${obligationId}/payment-instructions`, {
-      body: { networkId: "arbitrum", token: "USDT", payerAddress: w.payer },
+      body: { networkId: "arbitrum", token: "USDT", payerAddress: w.chain.wallet(payer).address },
       headers: ik(),
     }),
     200,
@@ -240,6 +244,59 @@ Deno.test("finality: a receipt a node misses while the credited block is unchang
     assert.deepEqual([reversed.status, reversed.review], ["SUBMITTED", "REORGED"]);
     assert.equal((await obligationOf(w, owed.obligationId)).status, "OPEN");
     assert.equal((await eventsOf(w, "payment.reversed")).length, 1);
+  } finally {
+    await w.stop();
+  }
+});
+
+Deno.test("finality: a reversal applies a full payment held for review instead of reopening the obligation", async () => {
+  const w = await world({ EVM_FINALITY: JSON.stringify({ arbitrum: 4 }) });
+  try {
+    const owed = await obligation(w, "held-applied");
+    // Past due and past grace: the client's VENUE_A standing is SUSPENDED.
+    w.env.clock.freeze(w.env.clock.now() + 7 * DAY_MS);
+    assert.equal((await runJob(w.env, "billing-cycle")).suspended, 1);
+    const first = await instruct(w, owed.obligationId);
+    const second = await instruct(w, owed.obligationId, OTHER_PAYER);
+    const firstHash = await w.chain.transfer(w.usdt, PAYER, RECIPIENT, BigInt(first.tokenAmount));
+    assert.equal((await expectJson(await confirm(w, first.paymentId, firstHash), 200)).credited, true);
+    // The second link's transfer lands after the first paid: held whole for review.
+    const secondHash = await w.chain.transfer(w.usdt, OTHER_PAYER, RECIPIENT, BigInt(second.tokenAmount));
+    const held = await expectJson(await confirm(w, second.paymentId, secondHash), 202);
+    assert.deepEqual([held.payment.status, held.code], ["REVIEW", "OBLIGATION_ALREADY_SETTLED"]);
+
+    // A reorg takes both blocks; only the second transaction is mined again.
+    const raw = await w.chain.rawTransaction(secondHash);
+    const firstBlock = Number((await w.chain.client.getTransactionReceipt({ hash: firstHash })).blockNumber);
+    await w.chain.reorg((await w.chain.head()) - firstBlock + 1);
+    assert.equal(await w.chain.sendRaw(raw), secondHash);
+    const job = await runJob(w.env);
+    assert.equal(job.reorged, 1);
+
+    const reversed = await rowOf(w, first.paymentId);
+    assert.deepEqual([reversed.status, reversed.review, reversed.confirmedAt], ["SUPERSEDED", "REORGED", null]);
+    const applied = await rowOf(w, second.paymentId);
+    assert.deepEqual(
+      [applied.status, applied.review, applied.overpaidTokenAmount, applied.finalAt],
+      ["CONFIRMED", null, null, null],
+    );
+    assert.equal((await obligationOf(w, owed.obligationId)).status, "PAID");
+    const paid = await eventsOf(w, "obligation.paid");
+    assert.deepEqual(paid.map((e: { data: { paymentId: string } }) => e.data.paymentId), [
+      first.paymentId,
+      second.paymentId,
+    ]);
+    const [event] = await eventsOf(w, "payment.reversed");
+    assert.deepEqual([event.data.paymentId, event.data.status], [first.paymentId, "PAID"]);
+    assert.equal((await eventsOf(w, "commercial.suspended")).length, 1, "never suspended again");
+
+    // Not final yet: finality follows the applied transfer where it was mined again.
+    await w.chain.mine(4);
+    assert.equal((await runJob(w.env)).final, 1);
+    const final = await rowOf(w, second.paymentId);
+    const receipt = await w.chain.client.getTransactionReceipt({ hash: secondHash });
+    assert.deepEqual([final.txBlock, final.txBlockHash], [Number(receipt.blockNumber), receipt.blockHash]);
+    assert.notEqual(final.finalAt, null);
   } finally {
     await w.stop();
   }
