@@ -81,7 +81,8 @@ export const ERROR_CATALOG = {
   TOKEN_NOT_SUPPORTED: { status: 400, message: "Token não aceito para esta cobrança." },
   CURRENCY_MISMATCH: { status: 400, message: "Moeda incompatível com esta cobrança." },
   INVALID_PAYER: { status: 400, message: "Endereço pagador inválido." },
-  OBLIGATION_NOT_OPEN: { status: 409, message: "A obrigação já foi paga ou dispensada." },
+  /** Said for the obligation's status where it is known (superseded_instructions.ts, obligationNotOpen). */
+  OBLIGATION_NOT_OPEN: { status: 409, message: "Esta cobrança não está mais em aberto; não há nada a pagar por ela." },
   PAYMENT_EXPIRED: { status: 409, message: "A instrução de pagamento expirou; emita uma nova." },
   /** Not in the spec's table (see README, API notes): the obligation was reduced after the instruction. */
   PAYMENT_SUPERSEDED: {

@@ -24,7 +24,9 @@ const PaymentStatus = z.enum(["PENDING", "SUBMITTED", "CONFIRMED", "EXPIRED", "S
   description: "CONFIRMED: its transfer paid the obligation. SUPERSEDED: the obligation was reduced or settled after " +
     "the instruction (failureReason PAYMENT_SUPERSEDED or OBLIGATION_NOT_OPEN); ask for a new one if it is still " +
     "open; a transfer already made for it is still honoured. REVIEW: a transfer arrived after the obligation was " +
-    "settled: it paid nothing and all of it (overpaidTokenAmount) waits for manual review.",
+    "settled: it paid nothing and all of it (overpaidTokenAmount) waits for manual review. SUBMITTED or EXPIRED " +
+    "with review REORGED: its credited transfer was taken away by a reorg (EXPIRED when a newer open instruction " +
+    "asks for the same amount meanwhile); mined again in time, it credits again.",
 });
 
 export const PaymentSchema = z.object({
@@ -46,8 +48,10 @@ export const PaymentSchema = z.object({
   confirmedAt: z.string().nullable(),
   finalAt: z.string().nullable().openapi({
     description: "EVM: when the credited transfer lay under the network's finality depth (EVM_FINALITY). Until then " +
-      "a reorg can still take it away: the payment goes back to SUBMITTED with review REORGED, the obligation is " +
-      "open again and the event payment.reversed says so.",
+      "a reorg can still take it away: the payment goes back to SUBMITTED with review REORGED (EXPIRED when a newer " +
+      "open instruction asks for the same amount; SUPERSEDED when a transfer held for review settles the " +
+      "obligation instead), the obligation is open again unless such a held transfer covers it, and the event " +
+      "payment.reversed says so. A node that only misses the receipt while its block is unchanged reverses nothing.",
   }),
   review: z.string().nullable().openapi({
     description: "Why a received transfer needs a person (OVERPAID, OBLIGATION_ALREADY_SETTLED), or REORGED: a " +

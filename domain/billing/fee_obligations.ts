@@ -118,7 +118,7 @@ export async function reduceOpenObligations(
     await supersedeInstructions(
       tx,
       obligation.obligationId,
-      cancelled ? "OBLIGATION_NOT_OPEN" : "PAYMENT_SUPERSEDED",
+      cancelled ? "CANCELLED" : "REDUCED",
       now,
     );
     left -= taken;

@@ -33,7 +33,7 @@ import { emitEvent } from "../events/emit_event.ts";
 import { evmReaderOf } from "./evm_networks.ts";
 import { lapsed as lapsedAt, minedInTime } from "./payment_expiry.ts";
 import { type PaymentRow, paymentView } from "./payment_view.ts";
-import { HELD_STATUSES, OPEN_STATUSES, supersedeInstructions } from "./superseded_instructions.ts";
+import { HELD_STATUSES, obligationNotOpen, OPEN_STATUSES, supersedeInstructions } from "./superseded_instructions.ts";
 
 /** How much earlier than the instruction a block may be dated (node clocks drift). */
 export const BLOCK_TIME_TOLERANCE_MS = 60_000;
@@ -261,14 +261,7 @@ export async function staleInstruction(db: Tx | Ctx["db"]["read"], payment: Paym
     amountMicros: obligations.amountMicros,
     reduced: reducedSoFar,
   }).from(obligations).where(eq(obligations.obligationId, payment.obligationId));
-  if (obligation.status !== "OPEN") {
-    return new ApiError("OBLIGATION_NOT_OPEN", {
-      message: obligation.status === "PAID"
-        ? "Esta cobrança já está paga; esta instrução não pode mais ser paga."
-        : "Esta cobrança foi dispensada; não há nada a pagar.",
-      extra: { obligationStatus: obligation.status },
-    });
-  }
+  if (obligation.status !== "OPEN") return obligationNotOpen(obligation.status);
   const stale = payment.status === "SUPERSEDED" ||
     obligation.amountMicros - obligation.reduced !== payment.amountMicros;
   return stale ? new ApiError("PAYMENT_SUPERSEDED") : null;
@@ -336,7 +329,7 @@ export async function creditPayment(
         occurredAt: now,
         data: { ...obligationView(paidObligation, reduced, now), paymentId: payment.paymentId },
       });
-      await supersedeInstructions(tx, paidObligation.obligationId, "OBLIGATION_NOT_OPEN", now);
+      await supersedeInstructions(tx, paidObligation.obligationId, "PAID", now);
       await announceStanding(tx, { clientId: payment.clientId, providerId: paidObligation.providerId }, now);
     }
   }

@@ -21,6 +21,7 @@ import { type Ctx, partnerOf } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { reducedSoFar } from "../billing/fee_obligations.ts";
+import { obligationNotOpen } from "./superseded_instructions.ts";
 import { evmReaderOf } from "./evm_networks.ts";
 import { invoiceView, paymentView } from "./payment_view.ts";
 import { claimInvoiceAddress } from "./deposit_invoices.ts";
@@ -121,7 +122,7 @@ export async function openObligation(ctx: Ctx, clientId: number, obligationId: s
   const [found] = await ctx.db.read.select({ row: obligations, reduced: reducedSoFar }).from(obligations)
     .where(and(eq(obligations.obligationId, obligationId), eq(obligations.clientId, clientId)));
   if (!found) throw new ApiError("NOT_FOUND");
-  if (found.row.status !== "OPEN") throw new ApiError("OBLIGATION_NOT_OPEN");
+  if (found.row.status !== "OPEN") throw obligationNotOpen(found.row.status);
   return { row: found.row, remainingMicros: found.row.amountMicros - found.reduced };
 }
 

@@ -11,6 +11,10 @@ export const ErrorResponse = z.object({
     message: z.string().openapi({ description: "Portuguese text ready for display." }),
     requestId: RequestId,
   }),
+  obligationStatus: z.enum(["PAID", "CANCELLED"]).optional().openapi({
+    description: "OBLIGATION_NOT_OPEN only: what became of the obligation (PAID: settled by a payment; CANCELLED: " +
+      "reductions took all of it).",
+  }),
 }).openapi("Error");
 
 const errorContent = (description: string) => ({

@@ -5,13 +5,19 @@
  * on every credit, an expired instruction paid in time credited straight
  * from EXPIRED); finality reverses a credit only when the chain replaced its
  * block, not when a node misses the receipt; a reversal applies a full
- * payment held for review instead of reopening the obligation.
+ * payment held for review instead of reopening the obligation. And what an
+ * instruction whose obligation moved on says.
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import type { Hex } from "viem";
 import { withTransaction } from "../../db/client.ts";
-import { createObligation } from "../../domain/billing/fee_obligations.ts";
+import {
+  createObligation,
+  PERFORMANCE_FEE_SOURCES,
+  reduceOpenObligations,
+} from "../../domain/billing/fee_obligations.ts";
+import { ERROR_CATALOG } from "../../domain/errors.ts";
 import { payments } from "../../db/schema.ts";
 import { DAY_MS } from "../../domain/clock.ts";
 import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
@@ -96,8 +102,8 @@ async function world(extra: Record<string, string> = {}): Promise<World> {
   };
 }
 
-/** An open VENUE_A subscription obligation of ana (49.9), due in 5 days from the test clock's now. */
-async function obligation(w: World, reference: string) {
+/** An open VENUE_A obligation of ana (49.9; a subscription unless told), due in 5 days from the test clock's now. */
+async function obligation(w: World, reference: string, source = "MONTHLY_SUBSCRIPTION") {
   const now = w.env.clock.now();
   return await withTransaction(
     w.env.deps.db,
@@ -105,7 +111,7 @@ async function obligation(w: World, reference: string) {
       (await createObligation(tx, { partnerId: "payer", tenantId: "payer", externalUserId: "ana" }, {
         clientId: w.clientId,
         providerId: "VENUE_A",
-        source: "MONTHLY_SUBSCRIPTION",
+        source,
         reference,
         amountMicros: 49_900_000,
         dueFrom: now,
@@ -297,6 +303,66 @@ Deno.test("finality: a reversal applies a full payment held for review instead o
     const receipt = await w.chain.client.getTransactionReceipt({ hash: secondHash });
     assert.deepEqual([final.txBlock, final.txBlockHash], [Number(receipt.blockNumber), receipt.blockHash]);
     assert.notEqual(final.finalAt, null);
+  } finally {
+    await w.stop();
+  }
+});
+
+Deno.test("an instruction superseded by a reduction, a cancellation or a payment says which, as confirm does", async () => {
+  const w = await world();
+  try {
+    const reduce = (obligationId: string, amountMicros: number, statementId: string) =>
+      withTransaction(w.env.deps.db, (tx) =>
+        reduceOpenObligations(
+          tx,
+          { clientId: w.clientId, providerId: "VENUE_A" },
+          amountMicros,
+          [obligationId],
+          statementId,
+          w.env.clock.now(),
+        ));
+    const reduced = await obligation(w, "reduced", PERFORMANCE_FEE_SOURCES[1]);
+    const cancelled = await obligation(w, "cancelled", PERFORMANCE_FEE_SOURCES[1]);
+    const toReduce = await instruct(w, reduced.obligationId);
+    const toCancel = await instruct(w, cancelled.obligationId);
+    await reduce(reduced.obligationId, 10_000_000, "stmt-reduce");
+    await reduce(cancelled.obligationId, 49_900_000, "stmt-cancel");
+    const hash = `0x${"ab".repeat(32)}`;
+
+    assert.equal(
+      (await rowOf(w, toReduce.paymentId)).failureReason,
+      `PAYMENT_SUPERSEDED: ${ERROR_CATALOG.PAYMENT_SUPERSEDED.message}`,
+    );
+    await expectError(await confirm(w, toReduce.paymentId, hash), 409, "PAYMENT_SUPERSEDED");
+
+    const cancelText = "Esta cobrança foi dispensada; não há nada a pagar.";
+    assert.equal((await rowOf(w, toCancel.paymentId)).failureReason, `OBLIGATION_NOT_OPEN: ${cancelText}`);
+    const refused = await expectError(await confirm(w, toCancel.paymentId, hash), 409, "OBLIGATION_NOT_OPEN");
+    assert.deepEqual([refused.error.message, refused.obligationStatus], [cancelText, "CANCELLED"]);
+
+    // Paid by another instruction: said so, in the same words as the confirmation's refusal.
+    const paid = await obligation(w, "paid");
+    const first = await instruct(w, paid.obligationId);
+    const other = await instruct(w, paid.obligationId);
+    const paying = await w.chain.transfer(w.usdt, PAYER, RECIPIENT, BigInt(first.tokenAmount));
+    await expectJson(await confirm(w, first.paymentId, paying), 200);
+    const paidText = "Esta cobrança já está paga; esta instrução não pode mais ser paga.";
+    assert.equal((await rowOf(w, other.paymentId)).failureReason, `OBLIGATION_NOT_OPEN: ${paidText}`);
+    const again = await expectError(await confirm(w, other.paymentId, hash), 409, "OBLIGATION_NOT_OPEN");
+    assert.deepEqual([again.error.message, again.obligationStatus], [paidText, "PAID"]);
+    const asked = await w.partner.call("POST", `/v1/users/ana/obligations/${paid.obligationId}/payment-instructions`, {
+      body: { networkId: "arbitrum", token: "USDT", payerAddress: w.chain.wallet(PAYER).address },
+      headers: ik(),
+    });
+    assert.deepEqual(
+      [(await expectError(asked, 409, "OBLIGATION_NOT_OPEN")).obligationStatus],
+      ["PAID"],
+      "a new instruction is refused in the same words",
+    );
+
+    // The error envelope declares the field the 409 carries.
+    const document = await expectJson(await w.env.app.request("/v1/openapi.json"), 200);
+    assert.ok(document.components.schemas.Error.properties.obligationStatus, "Error declares obligationStatus");
   } finally {
     await w.stop();
   }
