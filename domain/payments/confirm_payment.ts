@@ -183,7 +183,8 @@ export type Paid = Extract<Verdict, { paid: bigint }>;
  * partner's confirmation, the payments job's re-check of a submitted hash
  * and the payments scan alike. The transfer must have been mined before the
  * instruction expired, whatever the instruction's status says now
- * (payment_expiry.ts); then `creditPayment` records it with the block it
+ * (payment_expiry.ts), unless it is the one a reorg took from this payment,
+ * mined again; then `creditPayment` records it with the block it
  * lies in (where finality looks for it), straight from EXPIRED too. Throws
  * PAYMENT_EXPIRED for a transfer mined late (a PENDING instruction past its
  * expiry is expired on the way) and TX_ALREADY_USED when the transaction
@@ -198,7 +199,9 @@ export async function creditTransfer(
   using: SettleWith,
 ): Promise<ConfirmOutcome | null> {
   const now = ctx.clock.now();
-  if (!minedInTime(payment, verdict.blockTimeMs)) {
+  // The transaction a reorg took from this payment, mined again: it was mined in time once, whenever it returns.
+  const minedAgain = payment.review === "REORGED" && payment.txHash === hash;
+  if (!minedAgain && !minedInTime(payment, verdict.blockTimeMs)) {
     if (lapsedAt(payment, now)) await expirePayment(ctx, payment);
     throw new ApiError("PAYMENT_EXPIRED");
   }

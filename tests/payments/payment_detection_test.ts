@@ -248,7 +248,9 @@ Deno.test("finality: a credited transfer taken away by a reorg reopens the oblig
     );
     assert.equal((await runJob(w.env)).reorged, 0, "reversed once");
 
-    // The same signed transaction mined again: credited again, then final once 4 blocks lie on it.
+    // The same signed transaction mined again, in a block dated after the invoice expired (it was mined in time
+    // once): credited again, then final once 4 blocks lie on it.
+    await w.chain.setNextBlockTime(Math.floor(Date.now() / 1000) + 25 * 3600);
     assert.equal(await w.chain.sendRaw(raw), hash);
     const again = await runJob(w.env);
     assert.equal(again.credited + again.detected, 1);
