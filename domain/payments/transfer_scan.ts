@@ -20,7 +20,8 @@
  * until the next run (the others go on), while a payment whose crediting
  * fails in an unforeseen way is logged and passed over. A reorg under the
  * cursor (the block before it changed hash) sends it back by the network's
- * finality depth; reading blocks again is harmless.
+ * finality depth; reading blocks again is harmless. Blocks made while no
+ * payable instruction was open are passed over unread.
  */
 import { and, asc, eq, gte, inArray, lte, min, sql } from "drizzle-orm";
 import { EVM_NETWORKS, type EvmNetwork } from "../../config.ts";
@@ -57,6 +58,8 @@ const UNDECIDED = [
 export interface TransferScanSummary {
   /** Blocks whose logs were read this run, all networks. */
   blocksScanned: number;
+  /** Blocks passed over unread: no instruction a transfer may pay was open while they were made. */
+  blocksSkipped: number;
   /** Payments credited from a transfer found in them. */
   detected: number;
   /** Networks whose scan stopped (node unreachable or wrong), and payments whose crediting failed unexpectedly. */
@@ -69,7 +72,13 @@ export interface TransferScanSummary {
 class NodeUnavailable extends Error {}
 
 export async function scanTransfers(ctx: Ctx): Promise<TransferScanSummary> {
-  const summary: TransferScanSummary = { blocksScanned: 0, detected: 0, scanFailed: 0, scanCursors: "" };
+  const summary: TransferScanSummary = {
+    blocksScanned: 0,
+    blocksSkipped: 0,
+    detected: 0,
+    scanFailed: 0,
+    scanCursors: "",
+  };
   const cursors: string[] = [];
   for (const network of EVM_NETWORKS.filter((n) => ctx.config.evmRpc[n])) {
     try {
@@ -96,6 +105,7 @@ async function scanNetwork(ctx: Ctx, network: EvmNetwork, summary: TransferScanS
   let cursor = await cursorOf(ctx, network, reader, safeHead);
   if (!cursor) return null;
   cursor = await afterReorg(ctx, network, reader, cursor, safeHead);
+  cursor = await pastIdleBlocks(ctx, network, reader, cursor, safeHead, summary);
   for (let ranges = 0; ranges < RANGES_PER_RUN && cursor.nextBlock <= safeHead; ranges++) {
     const from = cursor.nextBlock;
     const to = Math.min(safeHead, from + ctx.config.evmLogRange - 1);
@@ -150,9 +160,40 @@ async function cursorOf(ctx: Ctx, network: EvmNetwork, reader: EvmReader, safeHe
   return row;
 }
 
-/** The first block dated at or after `timeMs` (binary search; `safeHead + 1` when none is yet). */
-async function firstBlockFrom(reader: EvmReader, timeMs: number, safeHead: number): Promise<number> {
-  let low = 0;
+/**
+ * Blocks in which no instruction a transfer may pay was open are not read:
+ * the cursor moves on to the first block of the earliest one still open
+ * after it (none: to the head). After a quiet month the scan would otherwise
+ * spend hours of runs reading empty ranges before it reached a payment.
+ */
+async function pastIdleBlocks(
+  ctx: Ctx,
+  network: EvmNetwork,
+  reader: EvmReader,
+  cursor: Cursor,
+  safeHead: number,
+  summary: TransferScanSummary,
+): Promise<Cursor> {
+  if (cursor.nextBlock > safeHead) return cursor;
+  const { timeMs } = await reader.block(cursor.nextBlock);
+  const [{ opens }] = await ctx.db.read.select({ opens: min(payments.issuedWallAt) }).from(payments).where(and(
+    eq(payments.networkId, network),
+    gte(payments.issuedWallAt, timeMs - INVOICE_TTL_MS),
+    sql`${payments.issuedWallAt} + (${payments.expiresAt} - ${payments.issuedAt}) >= ${timeMs}`,
+    inArray(payments.method, ON_CHAIN),
+    inArray(payments.status, PAYABLE),
+  ));
+  if (opens !== null && opens - BLOCK_TIME_TOLERANCE_MS <= timeMs) return cursor;
+  const target = opens === null
+    ? safeHead + 1
+    : await firstBlockFrom(reader, opens - BLOCK_TIME_TOLERANCE_MS, safeHead, cursor.nextBlock);
+  if (target <= cursor.nextBlock) return cursor;
+  summary.blocksSkipped += target - cursor.nextBlock;
+  return await saveCursor(ctx, network, await reader.block(target - 1));
+}
+
+/** The first block from `low` dated at or after `timeMs` (binary search; `safeHead + 1` when none is yet). */
+async function firstBlockFrom(reader: EvmReader, timeMs: number, safeHead: number, low = 0): Promise<number> {
   let high = safeHead + 1;
   while (low < high) {
     const middle = Math.floor((low + high) / 2);

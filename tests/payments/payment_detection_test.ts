@@ -10,6 +10,8 @@
 import assert from "node:assert/strict";
 import { HDKey } from "@scure/bip32";
 import type { Hex } from "viem";
+import { withTransaction } from "../../db/client.ts";
+import { evmScanCursors } from "../../db/schema.ts";
 import { DAY_MS } from "../../domain/clock.ts";
 import { ConfigError, parseConfig } from "../../config.ts";
 import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
@@ -35,8 +37,8 @@ interface World {
   settings: Record<string, string>;
 }
 
-async function world(extra: Record<string, string> = {}): Promise<World> {
-  const chain = await startChain(42161);
+async function world(extra: Record<string, string> = {}, chainOptions: { timestamp?: number } = {}): Promise<World> {
+  const chain = await startChain(42161, chainOptions);
   const usdt = await chain.deployToken("USDT", 6);
   const payer = chain.wallet(PAYER).address;
   await chain.mint(usdt, payer, 10_000n * 10n ** 6n);
@@ -263,6 +265,37 @@ Deno.test("finality: a credited transfer taken away by a reorg reopens the oblig
     assert.equal((await runJob(w.env)).final, 1);
     assert.equal((await paymentOf(w, pay.paymentId)).finalAt, new Date(w.env.clock.now()).toISOString());
     assert.equal((await runJob(w.env)).final, 0, "a final transfer is not read again");
+  } finally {
+    await stop(w);
+  }
+});
+
+Deno.test("payments scan: blocks made while no payable instruction was open are passed over, not read range by range", async () => {
+  // The chain's first blocks are dated an hour back; the scan's cursor was left at block 1 by earlier work.
+  const w = await world({ EVM_LOG_RANGE: "3" }, { timestamp: Math.floor(Date.now() / 1000) - 3600 });
+  try {
+    const [genesis] = await w.env.deps.db.read.select().from(evmScanCursors);
+    assert.equal(genesis, undefined, "no cursor before an instruction exists");
+    await withTransaction(w.env.deps.db, async (tx) =>
+      await tx.insert(evmScanCursors).values({
+        networkId: "arbitrum",
+        nextBlock: 1,
+        lastBlockHash: (await w.chain.client.getBlock({ blockNumber: 0n })).hash,
+        updatedAt: w.env.clock.now(),
+      }));
+    // A quiet hour: 300 blocks in which nobody was asked to pay.
+    await w.chain.mine(300);
+    await w.chain.setNextBlockTime(Math.floor(Date.now() / 1000));
+    await w.chain.mine(1);
+    const owed = await obligation(w, "after-quiet");
+    const payment = await instruct(w, owed.obligationId);
+    await w.chain.transfer(w.usdt, PAYER, RECIPIENT, BigInt(payment.tokenAmount));
+    // Range by range (3 blocks, 10 ranges a run) the transfer would be found ten runs later.
+    const run = await runJob(w.env);
+    assert.equal(run.detected, 1);
+    assert.ok(run.blocksSkipped >= 300, `${run.blocksSkipped} blocks passed over`);
+    assert.ok(run.blocksScanned <= 30);
+    assert.equal((await paymentOf(w, payment.paymentId)).status, "CONFIRMED");
   } finally {
     await stop(w);
   }
