@@ -763,6 +763,11 @@ export const paymentSessions = sqliteTable("payment_sessions", {
   walletAddress: text("wallet_address"),
   pendingAction: json<Record<string, unknown>>("pending_action"),
   signedNonce: integer("signed_nonce"),
+  /**
+   * When its signed send was handed to the venue (recorded before the relay):
+   * for a short while no other link of the obligation relays one.
+   */
+  relayedAt: ms("relayed_at"),
 });
 
 /**

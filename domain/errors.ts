@@ -89,6 +89,11 @@ export const ERROR_CATALOG = {
     status: 409,
     message: "O valor da cobrança mudou depois desta instrução; peça uma nova instrução de pagamento.",
   },
+  /** The payment page's own (not in the spec's table): another link of the obligation relayed its send just now. */
+  PAYMENT_IN_PROGRESS: {
+    status: 409,
+    message: "Outro pagamento desta cobrança acabou de ser enviado; aguarde um instante e abra o link de novo.",
+  },
   TX_ALREADY_USED: { status: 409, message: "Esta transação já quitou outra obrigação." },
   TX_MISMATCH: { status: 409, message: "A instrução já foi confirmada com outra transação." },
   INVALID_TX_HASH: { status: 400, message: "Hash de transação malformado." },

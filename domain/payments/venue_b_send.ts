@@ -10,7 +10,7 @@
  * it (a usdSend's carries none and can only be ambiguous). Nothing here can
  * move money by itself: every charge needs the client's signature.
  */
-import { and, eq } from "drizzle-orm";
+import { and, eq, gt, inArray, ne } from "drizzle-orm";
 import { type Tx, withTransaction } from "../../db/client.ts";
 import { rowInsert } from "../../db/row_insert.ts";
 import { clients, partners, payments, paymentSessions, settings } from "../../db/schema.ts";
@@ -210,6 +210,9 @@ export async function submitSendSignature(
     if (error instanceof ApiError) throw error;
     throw new ApiError("VALIDATION_ERROR", { message: "A assinatura não é válida." });
   }
+  // Recorded before the relay (a process that dies during it leaves a send the ledger check settles), and only
+  // while no other link of the obligation relays one: two links signed at once would both send.
+  await claimRelay(ctx, session, payment, signed);
   try {
     await callVenue(ctx, "VENUE_B", (venue) => venue.submitUserSignedAction!(signed));
   } catch (error) {
@@ -218,22 +221,63 @@ export async function submitSendSignature(
       (error instanceof VenueError && error.kind === "OUTCOME_UNKNOWN");
     if (!uncertain) {
       // Only the venue's own refusal is PAYMENT_REJECTED. PROVIDER_DOWN (unreachable, or never sent for the
-      // egress budget) passes as it is: nothing was refused, nothing is recorded, the page may sign again later.
-      if (!(error instanceof VenueError)) throw error;
-      await recordFailure(ctx, payment, "PAYMENT_REJECTED", "O provedor recusou o envio assinado.", "PENDING");
+      // egress budget) passes as it is: nothing was refused, the page may sign again later. Either way nothing
+      // was sent: the link is open again.
+      const rejected = error instanceof VenueError;
+      await releaseRelay(ctx, session, payment, rejected ? "PAYMENT_REJECTED" : null);
+      if (!rejected) throw error;
       throw new ApiError("PAYMENT_REJECTED");
     }
   }
-  const now = ctx.clock.now();
-  await withTransaction(ctx.db, async (tx) => {
-    // The signed send stays with the session: the ledger check binds on its nonce, token and dexes.
-    await tx.update(paymentSessions).set({ status: "SIGNED", signedNonce: signed.nonce, pendingAction: signed.action })
-      .where(eq(paymentSessions.paymentId, session.paymentId));
-    await tx.update(payments).set({ status: "SUBMITTED", failureReason: null, updatedAt: now })
-      .where(and(eq(payments.paymentId, payment.paymentId), eq(payments.status, "PENDING")));
-  });
   const outcome = await checkSendLedger(ctx, { ...payment, status: "SUBMITTED" }, signed.nonce);
   return { ...outcome, returnUrl: session.returnUrl };
+}
+
+/** How long a relayed send keeps the obligation's other links from relaying theirs: its ledger entry shows by then. */
+const RELAY_WINDOW_MS = 2 * MINUTE_MS;
+
+/**
+ * Take the relay of `signed` for the payment: in one write transaction, the
+ * link is still usable (its obligation open and unchanged) and no other link
+ * of the obligation relayed a send within RELAY_WINDOW_MS (409
+ * PAYMENT_IN_PROGRESS); the session is SIGNED with the signed send and the
+ * payment SUBMITTED before anything reaches the venue.
+ */
+async function claimRelay(ctx: Ctx, session: SessionRow, payment: PaymentRow, signed: UserSignedAction) {
+  const now = ctx.clock.now();
+  await withTransaction(ctx.db, async (tx) => {
+    const [current] = await tx.select().from(paymentSessions).where(eq(paymentSessions.paymentId, session.paymentId));
+    await usableSession(ctx, tx, current);
+    const [relaying] = await tx.select({ paymentId: paymentSessions.paymentId }).from(paymentSessions)
+      .innerJoin(payments, eq(payments.paymentId, paymentSessions.paymentId))
+      .where(and(
+        eq(payments.obligationId, payment.obligationId),
+        ne(payments.paymentId, payment.paymentId),
+        gt(paymentSessions.relayedAt, now - RELAY_WINDOW_MS),
+      )).limit(1);
+    if (relaying) throw new ApiError("PAYMENT_IN_PROGRESS");
+    // The signed send stays with the session: the ledger check binds on its nonce, token and dexes.
+    await tx.update(paymentSessions)
+      .set({ status: "SIGNED", signedNonce: signed.nonce, pendingAction: signed.action, relayedAt: now })
+      .where(and(eq(paymentSessions.paymentId, session.paymentId), eq(paymentSessions.status, "OPEN")));
+    await tx.update(payments).set({ status: "SUBMITTED", failureReason: null, updatedAt: now })
+      .where(and(eq(payments.paymentId, payment.paymentId), inArray(payments.status, ["PENDING", "SUPERSEDED"])));
+  });
+}
+
+/** Nothing was sent: the link is open again (with why, when the venue refused the send). */
+async function releaseRelay(ctx: Ctx, session: SessionRow, payment: PaymentRow, refusal: "PAYMENT_REJECTED" | null) {
+  const now = ctx.clock.now();
+  await withTransaction(ctx.db, async (tx) => {
+    await tx.update(paymentSessions)
+      .set({ status: "OPEN", signedNonce: null, pendingAction: session.pendingAction, relayedAt: null })
+      .where(eq(paymentSessions.paymentId, session.paymentId));
+    await tx.update(payments).set({
+      status: payment.status,
+      failureReason: refusal ? `${refusal}: O provedor recusou o envio assinado.` : payment.failureReason,
+      updatedAt: now,
+    }).where(and(eq(payments.paymentId, payment.paymentId), eq(payments.status, "SUBMITTED")));
+  });
 }
 
 /**

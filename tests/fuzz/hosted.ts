@@ -116,18 +116,19 @@ const ENDPOINTS: Endpoint[] = [
     body: { walletAddress: WALLET },
     slots: ANY_CONNECT,
   },
-  { method: "POST", path: "/pay/api/session", statuses: [200, 400], body: { token: TOKEN }, slots: PAY_FLOW },
+  // 409: the link's obligation was paid, cancelled or changed (or, for a signature, another link is sending).
+  { method: "POST", path: "/pay/api/session", statuses: [200, 400, 409], body: { token: TOKEN }, slots: PAY_FLOW },
   {
     method: "POST",
     path: "/pay/api/wallet",
-    statuses: [200, 400, 403],
+    statuses: [200, 400, 403, 409],
     body: { walletAddress: WALLET, chainId: CHAIN_ID },
     slots: PAY_FLOW,
   },
   {
     method: "POST",
     path: "/pay/api/signature",
-    statuses: [200, 400, 403],
+    statuses: [200, 400, 403, 409],
     body: { signature: SIGNATURE },
     slots: PAY_FLOW,
   },

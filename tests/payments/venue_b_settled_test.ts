@@ -121,6 +121,39 @@ Deno.test("VENUE_B USD send: once one link paid the obligation, the other refuse
   }
 });
 
+Deno.test("VENUE_B USD send: two links signed at once: one send reaches the venue, the other answers 409 PAYMENT_IN_PROGRESS", async () => {
+  const { env, partner, wallet, platform, clientId } = await setUp();
+  try {
+    const owed = await obligation(env, partner.partnerId, clientId, "2026-11-02/2026-11-09");
+    const links = [await openLink(env, partner, owed.obligationId), await openLink(env, partner, owed.obligationId)];
+    const signatures = [await signedSend(links[0].request, wallet), await signedSend(links[1].request, wallet)];
+    // A slow venue: both signatures are at the service while the first relay is still on its way.
+    await fetch(`${env.venueUrls.venueB}/_control/faults`, {
+      method: "PUT",
+      body: JSON.stringify({ mode: "SLOW", ms: 400 }),
+    }).then((response) => response.body?.cancel());
+    const answers = await Promise.all(
+      links.map((link, index) => link.request("/signature", { signature: signatures[index] })),
+    );
+    const outcomes = await Promise.all(answers.map(async (answer) => [answer.status, await answer.json()]));
+    const paid = outcomes.filter(([status]) => status === 200);
+    const busy = outcomes.filter(([status, body]) => status === 409 && body.error.code === "PAYMENT_IN_PROGRESS");
+    assert.deepEqual([paid.length, busy.length], [1, 1], JSON.stringify(outcomes));
+    assert.equal(paid[0][1].status, "CONFIRMED");
+    assert.equal((await sends(env, platform)).length, 1, "one send reached the venue");
+    assert.equal((await paidEvents(partner)).length, 1);
+    // Opened again later, the other link says the charge is paid.
+    const other = links[outcomes.indexOf(busy[0])];
+    await expectError(
+      await call(env, "POST", "/pay/api/session", { body: { token: other.token } }),
+      409,
+      "OBLIGATION_NOT_OPEN",
+    );
+  } finally {
+    await env.close();
+  }
+});
+
 Deno.test("VENUE_B USD send: a send relayed before another link settled the obligation is held for review, not credited", async () => {
   const { env, partner, wallet, platform, clientId } = await setUp();
   try {
