@@ -116,11 +116,18 @@ export async function runPaymentStep(world: PaymentModel, step: PaymentStep): Pr
     case "paymentsJob":
       await runPayments(world.env.deps);
       return;
-    case "reorg":
+    case "reorg": {
       // The newest blocks replaced by empty ones: a transfer credited there is gone, and the job reverses it.
-      await world.payments.chain.reorg(step.depth);
+      const { chain } = world.payments;
+      await chain.reorg(step.depth);
+      // anvil's clock falls behind the wall clock at each reorg; thousands of cases later every transfer would be
+      // dated before its instruction (PAYMENT_TX_TOO_OLD). The next block is dated now again.
+      const { timestamp } = await chain.client.getBlock({ blockTag: "latest" });
+      await chain.setNextBlockTime(Math.max(Number(timestamp) + 1, Math.floor(Date.now() / 1000)));
+      await chain.mine(1);
       await runPayments(world.env.deps);
       return;
+    }
   }
 }
 
