@@ -71,7 +71,8 @@ export async function startChain(chainId: number, options: { timestamp?: number 
     return answer;
   };
   const mined = async (hash: Hex) => {
-    await client.waitForTransactionReceipt({ hash });
+    // anvil mines at once; a receipt not there at the first look is polled for every 50 ms, not viem's 4 s.
+    await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
     return hash;
   };
   return {
