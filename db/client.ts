@@ -14,7 +14,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { drizzle, type SqliteRemoteDatabase } from "drizzle-orm/sqlite-proxy";
 import { readMigrationFiles } from "drizzle-orm/migrator";
-import type { SqlConnection } from "./connection.ts";
+import { isBusy, type SqlConnection } from "./connection.ts";
 import { openEmbedded } from "./embedded.ts";
 import { clientConnection } from "./client_connection.ts";
 import { openRemote } from "./remote.ts";
@@ -118,12 +118,29 @@ async function ensureParentDir(url: string): Promise<string> {
   return path;
 }
 
+/** How long an instance starting beside another waits for that one to finish migrating (a write waits 5 s). */
+const MIGRATION_LOCK_WAIT_MS = 120_000;
+
 /**
  * Apply the pending drizzle-kit migrations in one immediate transaction, so
- * instances starting together on one database apply each migration once.
- * The bookkeeping table is drizzle's own (`__drizzle_migrations`).
+ * instances starting together on one database apply each migration once;
+ * the others wait for the write lock as long as a whole migration run may
+ * take on a busy machine, then find it done. The bookkeeping table is
+ * drizzle's own (`__drizzle_migrations`).
  */
 async function migrate(database: Database): Promise<void> {
+  const deadline = performance.now() + MIGRATION_LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      return await applyMigrations(database);
+    } catch (error) {
+      if (!isBusy(error) || performance.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+async function applyMigrations(database: Database): Promise<void> {
   const migrations = readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER });
   await withTransaction(database, async (tx) => {
     await tx.run(
