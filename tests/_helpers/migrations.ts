@@ -34,3 +34,21 @@ export async function migratedBefore(marker: string): Promise<MigratedBefore> {
   }
   return { db, migrateRest: () => apply(at, migrations.length) };
 }
+
+/** Partner `p` as the older schemas hold it (the columns every migration since the first keeps). */
+export async function seedPartner(db: Client): Promise<void> {
+  await db.execute(
+    "INSERT INTO partners (partner_id, name, status, grants, envelope, builder_fee_tenths_bps, " +
+      "return_url_origins, requests_per_minute, orders_per_minute, legacy_tenant_ids, created_at, updated_at) " +
+      "VALUES ('p', 'p', 'ACTIVE', '{}', '{}', 0, '[]', 1, 1, '[]', 0, 0)",
+  );
+}
+
+/** Partner `p` and its client 1, `ana`. */
+export async function seedClient(db: Client): Promise<void> {
+  await seedPartner(db);
+  await db.execute(
+    "INSERT INTO clients (id, partner_id, tenant_id, external_user_id, status, created_at, updated_at) " +
+      "VALUES (1, 'p', 'p', 'ana', 'ACTIVE', 0, 0)",
+  );
+}

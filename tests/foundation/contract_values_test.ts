@@ -9,7 +9,7 @@ import { and, eq } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
 import { contractVersions } from "../../db/schema.ts";
 import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
-import { migratedBefore } from "../_helpers/migrations.ts";
+import { migratedBefore, seedPartner } from "../_helpers/migrations.ts";
 import { createPartner, expectError, expectJson, operator, partnerBody } from "../_helpers/http.ts";
 import { ik } from "../setup/setup_fixture.ts";
 import { billingContract, clientIdOf, recordTrade } from "../performance/trade_fixture.ts";
@@ -137,11 +137,7 @@ Deno.test('period close: a contract stored with an exponent-form fee percent ("1
 Deno.test("the plain fee percents migration rewrites exponent-form percents as exact decimals", async () => {
   const { db, migrateRest } = await migratedBefore("UPDATE `contract_versions` SET `performance_fee_percent`");
   try {
-    await db.execute(
-      "INSERT INTO partners (partner_id, name, status, grants, envelope, builder_fee_tenths_bps, " +
-        "return_url_origins, requests_per_minute, orders_per_minute, legacy_tenant_ids, created_at, updated_at) " +
-        "VALUES ('p', 'p', 'ACTIVE', '{}', '{}', 0, '[]', 1, 1, '[]', 0, 0)",
-    );
+    await seedPartner(db);
     const written = ["1e-7", "1.5e-7", "5e-324", "0.2", "0", "1", "0.000001"];
     for (const [version, percent] of written.entries()) {
       await db.execute({

@@ -6,20 +6,12 @@
  */
 import assert from "node:assert/strict";
 import { supersededReason } from "../../domain/payments/superseded_instructions.ts";
-import { migratedBefore } from "../_helpers/migrations.ts";
+import { migratedBefore, seedClient } from "../_helpers/migrations.ts";
 
 Deno.test("migration 0023 holds second payments for review and supersedes instructions their obligations outgrew", async () => {
   const { db, migrateRest } = await migratedBefore("UPDATE `payments` SET `status` = 'REVIEW'");
   try {
-    await db.execute(
-      "INSERT INTO partners (partner_id, name, status, grants, envelope, builder_fee_tenths_bps, " +
-        "return_url_origins, requests_per_minute, orders_per_minute, legacy_tenant_ids, created_at, updated_at) " +
-        "VALUES ('p', 'p', 'ACTIVE', '{}', '{}', 0, '[]', 1, 1, '[]', 0, 0)",
-    );
-    await db.execute(
-      "INSERT INTO clients (id, partner_id, tenant_id, external_user_id, status, created_at, updated_at) " +
-        "VALUES (1, 'p', 'p', 'ana', 'ACTIVE', 0, 0)",
-    );
+    await seedClient(db);
     const obligation = (id: string, status: string) =>
       db.execute({
         sql: "INSERT INTO obligations (obligation_id, partner_id, client_id, provider_id, source, reference, " +

@@ -4,7 +4,7 @@
  * (a closing fill the venue reported late finds its funding taken).
  */
 import assert from "node:assert/strict";
-import { migratedBefore } from "../_helpers/migrations.ts";
+import { migratedBefore, seedClient } from "../_helpers/migrations.ts";
 
 Deno.test("the portion fact refs migration gives each confirmed portion what its derivation counted then", async () => {
   const { db, migrateRest } = await migratedBefore("ALTER TABLE `performance_portions` ADD `fact_refs`");
@@ -23,15 +23,7 @@ Deno.test("the portion fact refs migration gives each confirmed portion what its
       args: [ref, position, closedAt, confirmedAt === null ? "PENDING" : "CONFIRMED", confirmedAt],
     });
   try {
-    await db.execute(
-      "INSERT INTO partners (partner_id, name, status, grants, envelope, builder_fee_tenths_bps, " +
-        "return_url_origins, requests_per_minute, orders_per_minute, legacy_tenant_ids, created_at, updated_at) " +
-        "VALUES ('p', 'p', 'ACTIVE', '{}', '{}', 0, '[]', 1, 1, '[]', 0, 0)",
-    );
-    await db.execute(
-      "INSERT INTO clients (id, partner_id, tenant_id, external_user_id, status, created_at, updated_at) " +
-        "VALUES (1, 'p', 'p', 'ana', 'ACTIVE', 0, 0)",
-    );
+    await seedClient(db);
     // p1: entry at 1, funding at 3, a close at 10 confirmed at 100; a close at 5 reported late (recorded at 200).
     await fact("p1", "E", "ENTRY", 1, 100);
     await fact("p1", "F", "FUNDING", 3, 100);
