@@ -95,6 +95,7 @@ const EnvSchema = z.object({
   ).optional(),
   EVM_LOG_RANGE: z.coerce.number({ error: "deve ser um número de blocos" }).int("deve ser um número inteiro de blocos")
     .min(1, "deve ser pelo menos 1").max(100_000, "deve ser no máximo 100000").default(2000),
+  OUTBOUND_ALLOW_LOOPBACK: z.enum(["true", "false"], { error: "deve ser true ou false" }).default("false"),
   PUBLIC_BASE_URL: url.optional(),
   CONNECT_URL: url.optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
@@ -156,6 +157,12 @@ export interface Config {
   evmFinality: Record<EvmNetwork, number>;
   /** Blocks per `eth_getLogs` call of the payments scan (nodes cap the range they answer). */
   evmLogRange: number;
+  /**
+   * QA and tests only: partner URLs (webhook endpoints) may point at this
+   * machine's loopback, over http too, so a local receiver gets deliveries.
+   * Every other private or reserved address stays refused.
+   */
+  allowLoopbackTargets: boolean;
   publicBaseUrl: string;
   connectUrl: string;
   logLevel: Env["LOG_LEVEL"];
@@ -188,11 +195,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       "VENUE_B_BUILDER_ADDRESS",
     ] as const)
       .filter((name) => !e[name]);
-    if (missing.length) {
-      throw new ConfigError(
-        `Configuração inválida: ${missing.map((n) => `${n}: obrigatória em production`).join("; ")}`,
-      );
-    }
+    const problems = missing.map((name) => `${name}: obrigatória em production`);
+    if (e.OUTBOUND_ALLOW_LOOPBACK === "true") problems.push("OUTBOUND_ALLOW_LOOPBACK: proibida em production");
+    if (problems.length) throw new ConfigError(`Configuração inválida: ${problems.join("; ")}`);
   }
   const evmConfirmations = { ...DEFAULT_CONFIRMATIONS, ...e.EVM_CONFIRMATIONS };
   const shallow = EVM_NETWORKS.filter((network) => (e.EVM_FINALITY?.[network] ?? Infinity) < evmConfirmations[network]);
@@ -237,6 +242,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       e.EVM_FINALITY?.[network] ?? Math.max(DEFAULT_FINALITY[network], evmConfirmations[network]),
     ])) as Config["evmFinality"],
     evmLogRange: e.EVM_LOG_RANGE,
+    allowLoopbackTargets: e.OUTBOUND_ALLOW_LOOPBACK === "true",
     publicBaseUrl: base.replace(/\/$/, ""),
     connectUrl: (e.CONNECT_URL ?? base).replace(/\/$/, ""),
     logLevel: e.LOG_LEVEL,

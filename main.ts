@@ -23,6 +23,7 @@ import { createEgressBudgets } from "./domain/venues/egress_budget.ts";
 import { databaseSignerNonces } from "./domain/venues/signer_nonces.ts";
 import { createVenueRegistry } from "./venues/registry.ts";
 import { createQaSimulators } from "./venues/sim/qa.ts";
+import { outboundPolicy } from "./domain/outbound/outbound_policy.ts";
 
 let parsed;
 try {
@@ -75,6 +76,7 @@ const deps: Deps = {
   secrets,
   logger,
   rateLimiter: createRateLimiter(db, (error) => logger.error("usage flush failed", errorFields(error))),
+  outbound: outboundPolicy(config),
 };
 const app = createApp(deps, { simulators });
 

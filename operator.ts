@@ -31,6 +31,7 @@ import { validationError } from "./routes/validation.ts";
 import { createEgressBudgets } from "./domain/venues/egress_budget.ts";
 import { databaseSignerNonces } from "./domain/venues/signer_nonces.ts";
 import { createVenueRegistry } from "./venues/registry.ts";
+import { outboundPolicy } from "./domain/outbound/outbound_policy.ts";
 
 const USAGE = `usage:
   deno task operator create-partner <partner.json>
@@ -69,6 +70,7 @@ async function buildCtx(): Promise<Ctx> {
     secrets,
     logger,
     rateLimiter: createRateLimiter(db, () => {}),
+    outbound: outboundPolicy(config),
     actor: { kind: "operator" },
     requestId: "cli",
   };

@@ -13,6 +13,7 @@ import type { SecretBox } from "./secrets/secret_box.ts";
 import type { VenueAvailability } from "./venues/call_venue.ts";
 import type { EgressBudgets } from "./venues/egress_budget.ts";
 import type { RateLimiter } from "./usage/rate_limiter.ts";
+import type { OutboundPolicy } from "./outbound/outbound_policy.ts";
 
 export interface Deps {
   config: Config;
@@ -31,6 +32,8 @@ export interface Deps {
   logger: Logger;
   rateLimiter: RateLimiter;
   caches: Caches;
+  /** Where requests on someone else's behalf (webhook deliveries) may go, and how their hosts resolve. */
+  outbound: OutboundPolicy;
 }
 
 export type Actor =

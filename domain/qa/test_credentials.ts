@@ -35,11 +35,13 @@ function simulatorsOf(ctx: Ctx) {
   return ctx.simulatorUrls;
 }
 
+/** The simulators' URLs come from the service's own configuration (trusted); still, a redirect is not followed. */
 async function control<T>(url: string, body: unknown): Promise<T> {
   const response = await fetch(url, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify(body),
+    redirect: "manual",
   });
   if (!response.ok) {
     await response.body?.cancel();

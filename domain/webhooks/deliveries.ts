@@ -18,13 +18,15 @@ import { ApiError } from "../errors.ts";
 import { eventEnvelope } from "../events/list_events.ts";
 import { signingSecrets } from "./endpoints.ts";
 import { signatureHeader } from "./signature.ts";
+import { postGuarded } from "../outbound/guarded_post.ts";
 
 export const MAX_ATTEMPTS = 12;
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** Longer than an attempt can take: a lease that runs out means its sender died. */
 export const LEASE_MS = 3 * ATTEMPT_TIMEOUT_MS;
 const ENQUEUE_BATCH = 1_000;
-const EXCERPT_CHARS = 512;
+/** The most of an answer's body that is read and kept: the rest is never read. */
+const EXCERPT_BYTES = 512;
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
@@ -119,21 +121,15 @@ export async function attemptDelivery(ctx: Ctx, delivery: DeliveryRow): Promise<
     "x-svc-signature": await signatureHeader(await signingSecrets(ctx, endpoint), timestamp, body),
   };
   const started = performance.now();
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), ATTEMPT_TIMEOUT_MS);
-  let responseCode: number | null = null;
-  let excerpt: string;
-  try {
-    const response = await fetch(endpoint.url, { method: "POST", headers, body, signal: controller.signal });
-    responseCode = response.status;
-    excerpt = (await response.text()).slice(0, EXCERPT_CHARS);
-  } catch (error) {
-    excerpt = controller.signal.aborted
-      ? `timeout after ${ATTEMPT_TIMEOUT_MS} ms`
-      : transportFailure(error).slice(0, EXCERPT_CHARS);
-  } finally {
-    clearTimeout(timer);
-  }
+  const answer = await postGuarded(ctx.outbound, {
+    url: endpoint.url,
+    headers,
+    body,
+    timeoutMs: ATTEMPT_TIMEOUT_MS,
+    excerptBytes: EXCERPT_BYTES,
+  });
+  const responseCode = answer.kind === "answered" ? answer.status : null;
+  const excerpt = answer.kind === "answered" ? answer.excerpt : answer.reason.slice(0, EXCERPT_BYTES);
   const latencyMs = Math.round(performance.now() - started);
   const delivered = responseCode !== null && responseCode >= 200 && responseCode < 300 &&
     latencyMs <= ATTEMPT_TIMEOUT_MS;
@@ -213,15 +209,4 @@ export async function listDeliveries(ctx: Ctx, input: { partnerId: string; statu
       excerpt: attempt.excerpt,
     })),
   }));
-}
-
-/**
- * What went wrong on the way, for the operator: fetch's own error says only
- * "fetch failed"; its cause names the failure last (connection refused,
- * closed before an answer, reset...), after the addresses involved.
- */
-function transportFailure(error: unknown): string {
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : "";
-  const reason = cause.split(": ").at(-1);
-  return reason ? `${String(error)}: ${reason}` : String(error);
 }

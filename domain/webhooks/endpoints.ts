@@ -13,6 +13,7 @@ import { ApiError } from "../errors.ts";
 import { randomSecret } from "../ids.ts";
 import { loadPartner } from "../partners/load_partner.ts";
 import { bindingOf, SEALED_COLUMNS } from "../secrets/sealed_columns.ts";
+import { checkedAddresses, OutboundRefusal } from "../outbound/outbound_policy.ts";
 
 const [SECRET, PREVIOUS_SECRET] = SEALED_COLUMNS.filter((column) => column.table === "webhook_endpoints");
 /** How long a rotated-out secret still signs, by default. */
@@ -22,7 +23,7 @@ export async function registerWebhook(
   ctx: Ctx,
   input: { partnerId: string; url: string; overlapSeconds?: number },
 ) {
-  const url = allowedUrl(ctx, input.url);
+  const url = await allowedUrl(ctx, input.url);
   await loadPartner(ctx.db.read, input.partnerId);
   const secret = `whsec_${randomSecret(32)}`;
   const now = ctx.clock.now();
@@ -74,19 +75,23 @@ async function resealAsPrevious(ctx: Ctx, partnerId: string, sealed: string): Pr
   return (await ctx.secrets.seal(plain, bindingOf(PREVIOUS_SECRET, partnerId))).sealed;
 }
 
-/** https only; in QA also plain http to this machine, so partners and tests can receive locally. */
-function allowedUrl(ctx: Ctx, candidate: string): string {
+/**
+ * https, no credentials, and a host whose every address is public (in QA
+ * with OUTBOUND_ALLOW_LOOPBACK, also loopback over http). Checked again before
+ * every delivery: a name can resolve elsewhere later.
+ */
+async function allowedUrl(ctx: Ctx, candidate: string): Promise<string> {
   let url: URL;
   try {
     url = new URL(candidate);
   } catch {
     throw new ApiError("VALIDATION_ERROR", { message: "url: não é uma URL válida." });
   }
-  const local = url.protocol === "http:" && ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
-  if (url.username || url.password || !(url.protocol === "https:" || (local && ctx.config.serviceEnv === "qa"))) {
-    throw new ApiError("VALIDATION_ERROR", {
-      message: "url: deve ser https (em QA, também http para 127.0.0.1 ou localhost), sem credenciais.",
-    });
+  try {
+    await checkedAddresses(ctx.outbound, url);
+  } catch (error) {
+    if (error instanceof OutboundRefusal) throw new ApiError("VALIDATION_ERROR", { message: `url: ${error.message}.` });
+    throw error;
   }
   return url.href;
 }

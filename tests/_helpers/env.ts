@@ -21,6 +21,7 @@ import { createApp } from "../../routes/app.ts";
 import { createVenueRegistry } from "../../venues/registry.ts";
 import { createQaSimulators } from "../../venues/sim/qa.ts";
 import { SecretWatch } from "./secret_watch.ts";
+import { type OutboundPolicy, outboundPolicy } from "../../domain/outbound/outbound_policy.ts";
 
 export const OPERATOR_TOKEN = "test-operator-token-0123456789abcdef0123";
 export const START = Date.parse("2026-11-02T10:00:00.000Z");
@@ -49,6 +50,8 @@ export interface TestEnvOptions {
    * process of their own, as real venues are); default: served in this process.
    */
   venues?: { venueA: string; venueASpot: string; venueB: string };
+  /** How partner URLs resolve and which roots their TLS trusts (a test's own resolver and CA). */
+  outbound?: Partial<OutboundPolicy>;
   /** Add test-only routes before the first request builds the router. */
   extend?: (app: ReturnType<typeof createApp>) => void;
 }
@@ -105,6 +108,7 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
     secrets,
     logger,
     rateLimiter: createRateLimiter(db, (error) => logger.error("usage flush failed", errorFields(error))),
+    outbound: outboundPolicy(config, options.outbound),
   };
   const app = createApp(deps);
   options.extend?.(app);

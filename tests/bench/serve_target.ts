@@ -24,6 +24,7 @@ import { databaseSignerNonces } from "../../domain/venues/signer_nonces.ts";
 import { createVenueRegistry } from "../../venues/registry.ts";
 import { seedClients } from "./seed_clients.ts";
 import { benchPartnerInput } from "./targets.ts";
+import { outboundPolicy } from "../../domain/outbound/outbound_policy.ts";
 
 const [mode, clientCount = "0"] = Deno.args;
 
@@ -82,6 +83,7 @@ if (mode === "bare") {
     secrets,
     logger,
     rateLimiter: createRateLimiter(db, () => {}),
+    outbound: outboundPolicy(config),
   };
   const { partner, credential } = await createPartner({
     ctx: { ...deps, actor: { kind: "operator" }, requestId: "bench" },

@@ -36,11 +36,13 @@ const CYCLE_SECONDS = 20;
 const WARMUP_SECONDS = Math.min(120, MINUTES * 60 * 0.2);
 const LIMITS = { warmupSeconds: WARMUP_SECONDS, rssTolerance: 0.1, fdTolerance: 10 };
 const LIFTED = { VENUE_A_IP_WEIGHT_PER_MINUTE: "100000000", VENUE_B_IP_WEIGHT_PER_MINUTE: "100000000" };
+/** The partner's webhook receiver runs on this machine. */
+const LOOPBACK_RECEIVER = { OUTBOUND_ALLOW_LOOPBACK: "true" };
 
 await ensureWrk();
 const venues = await startSimulatorProcess();
 // The database is written here first (partner, traders, clients), then served by the service's own process.
-const env = await startTestEnv({ env: LIFTED, venues: venues.urls });
+const env = await startTestEnv({ env: { ...LIFTED, ...LOOPBACK_RECEIVER }, venues: venues.urls });
 env.clock.freeze(null); // the service runs on real time: so must what is written for it
 const partner = await createPartner(env, {
   partnerId: "soak",
@@ -69,6 +71,7 @@ const service = new WatchedService({
   VENUE_B_URL: venues.urls.venueB,
   LOG_LEVEL: "warn",
   ...LIFTED,
+  ...LOOPBACK_RECEIVER,
 });
 service.secrets.add("clientSecret", partner.clientSecret); // checked against the service's output at the end
 await waitUntilUp(service.url);

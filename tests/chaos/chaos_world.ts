@@ -123,6 +123,8 @@ export class ChaosWorld {
       PORT: String(freePort()),
       DATABASE_URL: `file:${dir}/service.db`,
       OPERATOR_TOKEN,
+      // The partner's webhook receiver runs on this machine.
+      OUTBOUND_ALLOW_LOOPBACK: "true",
       MASTER_KEY: btoa(String.fromCharCode(...new Uint8Array(32).fill(9))),
       VENUE_A_URL: venues.venueA,
       VENUE_A_SPOT_URL: venues.venueASpot,

@@ -13,6 +13,9 @@ import type { Ctx } from "../../domain/context.ts";
 import { WebhookWorker } from "../../domain/webhooks/worker.ts";
 import { claimDue, enqueueNewEvents } from "../../domain/webhooks/deliveries.ts";
 
+/** The receivers here run on this machine: loopback targets allowed, as QA allows them when asked. */
+const LOOPBACK_RECEIVER = { env: { OUTBOUND_ALLOW_LOOPBACK: "true" } };
+
 interface Received {
   headers: Headers;
   body: string;
@@ -64,7 +67,7 @@ async function newClient(partner: TestPartner, externalUserId: string) {
 }
 
 Deno.test("webhooks: signed pushes, the retry schedule on the test clock, DEAD after 12, resend", async () => {
-  const env = await startTestEnv();
+  const env = await startTestEnv(LOOPBACK_RECEIVER);
   let answer = 200;
   const endpoint = receiver(() => answer);
   try {
@@ -124,7 +127,7 @@ Deno.test("webhooks: signed pushes, the retry schedule on the test clock, DEAD a
 });
 
 Deno.test("webhooks: a hanging endpoint times out after 10 s without holding back another partner's pushes", async () => {
-  const env = await startTestEnv();
+  const env = await startTestEnv(LOOPBACK_RECEIVER);
   const healthy = receiver(() => 200);
   const hanging = receiver(() => 200, true);
   const ctx: Ctx = { ...env.deps, actor: { kind: "system", job: "webhook-delivery" }, requestId: "test" };
@@ -160,7 +163,7 @@ Deno.test("webhooks: a hanging endpoint times out after 10 s without holding bac
 });
 
 Deno.test("webhooks: during a rotation each push carries both signatures; after the overlap only the new one", async () => {
-  const env = await startTestEnv();
+  const env = await startTestEnv(LOOPBACK_RECEIVER);
   const endpoint = receiver(() => 200);
   try {
     const partner = await createPartner(env, { partnerId: "rotating" });
@@ -184,7 +187,7 @@ Deno.test("webhooks: during a rotation each push carries both signatures; after 
 });
 
 Deno.test("webhooks: the running sender pushes a new event within seconds of its commit", async () => {
-  const env = await startTestEnv();
+  const env = await startTestEnv(LOOPBACK_RECEIVER);
   const endpoint = receiver(() => 200);
   const worker = new WebhookWorker({ ...env.deps, actor: { kind: "system", job: "webhook-delivery" }, requestId: "t" });
   try {
@@ -207,7 +210,7 @@ Deno.test("webhooks: the running sender pushes a new event within seconds of its
 });
 
 Deno.test("webhooks: a busy partner's backlog drains as its endpoint answers, not four per pass", async () => {
-  const env = await startTestEnv();
+  const env = await startTestEnv(LOOPBACK_RECEIVER);
   const endpoint = receiver(() => 200);
   const worker = new WebhookWorker({ ...env.deps, actor: { kind: "system", job: "webhook-delivery" }, requestId: "t" });
   try {
@@ -230,7 +233,7 @@ Deno.test("webhooks: a busy partner's backlog drains as its endpoint answers, no
 });
 
 Deno.test("webhooks: a sender that dies holding a delivery leaves it to the next once the lease runs out, recorded once", async () => {
-  const env = await startTestEnv();
+  const env = await startTestEnv(LOOPBACK_RECEIVER);
   const endpoint = receiver(() => 200);
   const ctx: Ctx = { ...env.deps, actor: { kind: "system", job: "webhook-delivery" }, requestId: "t" };
   try {
