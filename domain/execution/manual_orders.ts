@@ -102,21 +102,77 @@ export function isOpening(order: ManualOrder): boolean {
   return order.type === "OPEN_POSITION" || (order.type === "PLACE_ORDER" && !order.reduceOnly);
 }
 
+/**
+ * What an order of its type must carry, checked before anything is read: a
+ * malformed order is 400 VALIDATION_ERROR whatever the client's state (a
+ * client without a connection must not hide it behind CREDENTIALS_MISSING).
+ */
+export function assertOrderShape(order: ManualOrder): void {
+  if (order.type !== "CANCEL_ALL_ORDERS") required(order.symbol, "symbol");
+  switch (order.type) {
+    case "OPEN_POSITION":
+    case "PLACE_ORDER": {
+      const orderType = required(order.orderType, "orderType");
+      required(order.side, "side");
+      if (orderType === "LIMIT") required(order.price, "price");
+      if (orderType === "STOP_MARKET" || orderType === "TAKE_PROFIT_MARKET") {
+        required(order.triggerPrice, "triggerPrice");
+      }
+      if (isOpening(order) && orderType !== "LIMIT") {
+        throw new ApiError("VALIDATION_ERROR", { message: "orderType: uma abertura real só aceita LIMIT." });
+      }
+      if ((order.quantity === undefined) === (order.notionalUsd === undefined)) {
+        throw new ApiError("VALIDATION_ERROR", { message: "Informe quantity ou notionalUsd (apenas um)." });
+      }
+      // notionalUsd becomes a quantity at the order's price.
+      if (order.notionalUsd !== undefined) required(order.price, "price");
+      return;
+    }
+    case "SET_LEVERAGE":
+      required(order.leverage, "leverage");
+      return;
+    case "SET_MARGIN_MODE":
+      required(order.marginMode, "marginMode");
+      return;
+    case "UPDATE_ORDER":
+      required(order.quantity, "quantity");
+      required(order.price, "price");
+      required(order.orderId, "orderId");
+      return;
+    case "CANCEL_ORDER":
+      required(order.orderId, "orderId");
+      return;
+    case "SET_STOP_LOSS":
+      required(order.positionSide, "positionSide");
+      required(order.stopLossPrice, "stopLossPrice");
+      return;
+    case "SET_TAKE_PROFIT":
+      required(order.positionSide, "positionSide");
+      required(order.takeProfits, "takeProfits");
+      return;
+  }
+}
+
+/**
+ * The client (404), the provider (403), the market (400: a symbol the
+ * provider does not list is a malformed order, answered before the state of
+ * the account), then the account (422).
+ */
 async function resolve(ctx: Ctx, order: ManualOrder): Promise<Resolved> {
   const partnerId = partnerOf(ctx);
   const client = await loadClient(ctx.db.read, partnerId, order.externalUserId);
   const access = await effectiveAccessOf(ctx, partnerId);
   assertProviderUsable(access, order.providerId);
+  const market = order.symbol ? await findMarket(ctx, order.providerId, order.symbol) : null;
+  if (order.symbol && !market) {
+    throw new ApiError("VALIDATION_ERROR", { message: `symbol: ${order.symbol} não é um mercado do provedor.` });
+  }
   const account = await findAccount(ctx.db.read, client.id, order.providerId);
   // Maintenance goes on with a revoked account whose secret was kept for it.
   if (!account || (account.connection === "REVOKED" && !account.secretRetainedForReconciliation)) {
     throw new ApiError("CREDENTIALS_MISSING");
   }
   if (isOpening(order) && account.connection === "REVOKED") throw new ApiError("CREDENTIALS_MISSING");
-  const market = order.symbol ? await findMarket(ctx, order.providerId, order.symbol) : null;
-  if (order.symbol && !market) {
-    throw new ApiError("VALIDATION_ERROR", { message: `symbol: ${order.symbol} não é um mercado do provedor.` });
-  }
   return { client, access, account, market };
 }
 
@@ -151,14 +207,10 @@ async function orderDraft(ctx: Ctx, order: ManualOrder, resolved: Resolved, inte
       reduceOnly: true,
     };
   }
-  const orderType = required(order.orderType, "orderType");
-  const side = required(order.side, "side");
-  if (orderType === "LIMIT") required(order.price, "price");
-  if (orderType === "STOP_MARKET" || orderType === "TAKE_PROFIT_MARKET") required(order.triggerPrice, "triggerPrice");
+  // assertOrderShape has checked the fields each kind needs.
+  const orderType = order.orderType!;
+  const side = order.side!;
   const opening = isOpening(order);
-  if (opening && orderType !== "LIMIT") {
-    throw new ApiError("VALIDATION_ERROR", { message: "orderType: uma abertura real só aceita LIMIT." });
-  }
   const quantity = quantityOf(order, market);
   const setup = valuesOf(await setupOfClient(ctx.db.read, client.id, order.providerId) ?? null);
   const leverage = order.leverage ?? setup.leverage;
@@ -182,10 +234,7 @@ async function orderDraft(ctx: Ctx, order: ManualOrder, resolved: Resolved, inte
 
 /** quantity, or notionalUsd at the price, on the step (rounded down); below the market minimum refused. */
 function quantityOf(order: ManualOrder, market: Market): string {
-  if ((order.quantity === undefined) === (order.notionalUsd === undefined)) {
-    throw new ApiError("VALIDATION_ERROR", { message: "Informe quantity ou notionalUsd (apenas um)." });
-  }
-  const raw = order.quantity ?? div(order.notionalUsd!, required(order.price, "price"), 12, "DOWN");
+  const raw = order.quantity ?? div(order.notionalUsd!, order.price!, 12, "DOWN");
   const quantity = roundToStep(raw, market.stepSize, "DOWN");
   if (cmp(quantity, market.minQty) < 0) {
     throw new ApiError("ASSET_NOTIONAL_LIMIT", {
@@ -248,6 +297,7 @@ function intentIdOf(ctx: Ctx, order: ManualOrder): string {
 // ---------------------------------------------------------------- prepare
 
 export async function prepareOrder(ctx: Ctx, order: ManualOrder) {
+  assertOrderShape(order);
   const resolved = await resolve(ctx, order);
   if (!["OPEN_POSITION", "PLACE_ORDER", "CLOSE_POSITION"].includes(order.type)) {
     return { intent: await checkMaintenance(ctx, order, resolved, "PREPARE") };
@@ -278,6 +328,7 @@ function preparedView(row: IntentRow) {
 // ---------------------------------------------------------------- execute
 
 export async function executeOrder(ctx: Ctx, order: ManualOrder) {
+  assertOrderShape(order);
   await ctx.idempotency?.claim();
   const resolved = await resolve(ctx, order);
   let result;

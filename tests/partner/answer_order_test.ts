@@ -1,0 +1,82 @@
+/**
+ * The order of a route's answers (issue 28): shape first (400, including rules
+ * across fields that need nothing stored), then existence and scope (404, 403),
+ * then state (409, 422). A malformed request is 400 whatever the client's state.
+ * Each test failed before its fix.
+ */
+import assert from "node:assert/strict";
+import { expectError } from "../_helpers/http.ts";
+import { setUp } from "../connect/connect_fixture.ts";
+import { ik } from "../setup/setup_fixture.ts";
+import { opening } from "../execution/execution_fixture.ts";
+
+Deno.test("POST /v1/orders/prepare answers 400 for a LIMIT order without price even when the client has no connection", async () => {
+  const { env, partner } = await setUp();
+  try {
+    const prepare = (body: Record<string, unknown>) =>
+      partner.call("POST", "/v1/orders/prepare", { body, headers: ik() });
+    // ana has no connection at VENUE_A: a well-formed order is 422 CREDENTIALS_MISSING.
+    await expectError(await prepare(opening()), 422, "CREDENTIALS_MISSING");
+    const body = await expectError(await prepare(opening({ price: undefined })), 400, "VALIDATION_ERROR");
+    assert.match(body.error.message, /price/);
+    await expectError(await prepare(opening({ externalUserId: "nobody", price: undefined })), 400, "VALIDATION_ERROR");
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("POST /v1/orders/prepare and execute answer 400 for both quantity and notionalUsd even when the client has no connection", async () => {
+  const { env, partner } = await setUp();
+  try {
+    for (const path of ["/v1/orders/prepare", "/v1/orders/execute"]) {
+      const send = (body: Record<string, unknown>) => partner.call("POST", path, { body, headers: ik() });
+      const body = await expectError(await send(opening({ notionalUsd: 200 })), 400, "VALIDATION_ERROR");
+      assert.match(body.error.message, /quantity ou notionalUsd/);
+      await expectError(await send(opening({ quantity: undefined })), 400, "VALIDATION_ERROR");
+      await expectError(await send(opening({ orderType: "MARKET" })), 400, "VALIDATION_ERROR");
+      await expectError(await send(opening({ side: undefined })), 400, "VALIDATION_ERROR");
+    }
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("POST /v1/orders/execute answers 400 for maintenance missing its fields even when the client has no connection", async () => {
+  const { env, partner } = await setUp();
+  try {
+    const execute = (body: Record<string, unknown>) =>
+      partner.call("POST", "/v1/orders/execute", { body, headers: ik() });
+    const base = { externalUserId: "ana", providerId: "VENUE_A", symbol: "BTCUSDT" };
+    await expectError(await execute({ ...base, type: "CANCEL_ORDER", orderId: "1" }), 422, "CREDENTIALS_MISSING");
+    for (
+      const malformed of [
+        { ...base, type: "CANCEL_ORDER" },
+        { ...base, type: "UPDATE_ORDER", orderId: "1", price: 65000 },
+        { ...base, type: "SET_LEVERAGE" },
+        { ...base, type: "SET_MARGIN_MODE" },
+        { ...base, type: "SET_STOP_LOSS", positionSide: "BUY" },
+        { ...base, type: "SET_TAKE_PROFIT", positionSide: "BUY" },
+        { ...base, type: "SET_STOP_LOSS", stopLossPrice: 60000 },
+        { ...base, type: "CLOSE_POSITION", symbol: undefined },
+      ]
+    ) {
+      await expectError(await execute(malformed), 400, "VALIDATION_ERROR");
+    }
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("POST /v1/orders/prepare answers 400 for a symbol that is no market of the provider even when the client has no connection", async () => {
+  const { env, partner } = await setUp();
+  try {
+    const body = await expectError(
+      await partner.call("POST", "/v1/orders/prepare", { body: opening({ symbol: "NOPEUSDT" }), headers: ik() }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    assert.match(body.error.message, /NOPEUSDT/);
+  } finally {
+    await env.close();
+  }
+});
