@@ -1,9 +1,16 @@
 /**
  * Checks on the request body before any handler sees it: size, content type,
- * well-formed JSON, nesting depth, text the service can store whole, and the
- * platform-controlled fields a partner must never send (spec, Authentication
- * item 9), at any depth, including inside arrays. The parsed body is kept on
- * the context, so it is read exactly once.
+ * UTF-8, well-formed JSON, nesting depth, text the service can store whole,
+ * and the platform-controlled fields a partner must never send (spec,
+ * Authentication item 9), at any depth, including inside arrays. The parsed
+ * body is kept on the context, so it is read exactly once. Every API that reads
+ * a body goes through here: partner, operator and the hosted pages'.
+ *
+ * The spec answers an invalid body with 400 VALIDATION_ERROR, so a body that is
+ * not `application/json` or not UTF-8 gets that too (not 415). Only a body over
+ * MAX_BODY_BYTES has a status of its own, 413, still VALIDATION_ERROR: the
+ * spec sets no size, and 413 tells a client the body itself, not its content,
+ * is the problem.
  *
  * A request for a route that does not exist skips all of this and answers 404:
  * what its body holds does not matter, so it is not even read.
@@ -104,14 +111,19 @@ export function bodyGuard(options: { scopeGuard: boolean }): MiddlewareHandler<A
     const raw = await readUpTo(c.req.raw.body, MAX_BODY_BYTES);
     // Hono keeps promises in its body cache (its type says otherwise): later readers reuse these bytes.
     c.req.bodyCache.arrayBuffer = Promise.resolve(exactBuffer(raw)) as unknown as ArrayBuffer;
-    const text = new TextDecoder().decode(raw);
-    if (text.trim() === "") {
+    const text = decodeUtf8(raw);
+    if (text !== null && text.trim() === "") {
       c.set("jsonBody", undefined);
       return await next();
     }
-    const type = c.req.header("content-type") ?? "";
-    if (!/^application\/json\b/i.test(type)) {
-      throw new ApiError("VALIDATION_ERROR", { status: 415, message: "O Content-Type deve ser application/json." });
+    if (!isJsonMediaType(c.req.header("content-type"))) {
+      throw new ApiError("VALIDATION_ERROR", {
+        message: "O corpo deve ser JSON, enviado com o cabeçalho Content-Type: application/json.",
+      });
+    }
+    // A lenient decoder would store each invalid byte as U+FFFD: what was sent would be lost without a word.
+    if (text === null) {
+      throw new ApiError("VALIDATION_ERROR", { message: "O corpo deve ser JSON em UTF-8 válido." });
     }
     let body: unknown;
     try {
@@ -126,6 +138,27 @@ export function bodyGuard(options: { scopeGuard: boolean }): MiddlewareHandler<A
     c.req.bodyCache.json = Promise.resolve(body);
     await next();
   };
+}
+
+/**
+ * The bytes as text, or null when they are not UTF-8 (an invalid or truncated
+ * sequence, an encoded surrogate, an overlong form). A leading byte order mark
+ * is dropped, as RFC 8259 section 8.1 allows a parser to; a UTF-16 one is not
+ * UTF-8 and makes the body null.
+ */
+function decodeUtf8(bytes: Uint8Array): string | null {
+  try {
+    return STRICT_UTF8.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/** `application/json`, with any parameters (`; charset=utf-8`), in any case. */
+function isJsonMediaType(type: string | undefined): boolean {
+  return type?.split(";")[0].trim().toLowerCase() === "application/json";
 }
 
 /**

@@ -25,13 +25,13 @@ Deno.test("error envelope and request ids", async (t) => {
       );
     });
 
-    await t.step("a body that is not JSON answers 415 VALIDATION_ERROR", async () => {
+    await t.step("a body that is not JSON answers 400 VALIDATION_ERROR (the spec's invalid body)", async () => {
       await expectError(
         await partner.call("POST", "/v1/users", {
           raw: "a=b",
           headers: { "content-type": "application/x-www-form-urlencoded" },
         }),
-        415,
+        400,
         "VALIDATION_ERROR",
       );
     });

@@ -39,8 +39,8 @@ export interface FuzzRequest {
   env?: { remoteAddr: { hostname: string } };
 }
 
-/** Statuses any route may answer whatever its document lists: body guard, content type, rate limit. */
-const CROSS_CUTTING = new Set(["413", "415", "429"]);
+/** Statuses any route may answer whatever its document lists: body size, rate limit (a wrong content type is 400). */
+const CROSS_CUTTING = new Set(["413", "429"]);
 /** Tables a refused request may still touch by design: request counts and stored idempotent answers. */
 const DIGEST_EXCLUDED = new Set(["usage_buckets", "idempotency_keys", "__drizzle_migrations", "egress_budgets"]);
 

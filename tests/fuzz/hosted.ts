@@ -18,7 +18,7 @@ import type { Wallet } from "../connect/connect_fixture.ts";
 interface Endpoint {
   method: "GET" | "POST";
   path: string;
-  /** Every status the route may answer (spec, Errors; 413, 415 and 429 apply to all). */
+  /** Every status the route may answer (spec, Errors; 413 and 429 apply to all). */
   statuses: number[];
   /** What a plausible body holds. */
   body?: Record<string, fc.Arbitrary<unknown>>;
