@@ -25,7 +25,12 @@ import {
 import { microsOrNull, microsToUsd, usdOrNull, usdToMicros } from "../money.ts";
 import type { ProviderId } from "../../venues/types.ts";
 import { isHalted, realizedToday } from "./daily_loss.ts";
-import { acknowledgementFor, evaluateSafety, type RiskAcknowledgement } from "./safety_policy.ts";
+import {
+  acknowledgementFor,
+  evaluateSafety,
+  type RiskAcknowledgement,
+  type StoredAcknowledgement,
+} from "./safety_policy.ts";
 import {
   declaredValues,
   missingForEnabling,
@@ -82,7 +87,12 @@ async function loadSetupContext(
   };
 }
 
-/** The Setup resource. */
+/** The stored setup's values with the acknowledgement stored beside them, what the safety verdict compares with. */
+function storedAcknowledgement(row: SetupRow | null): StoredAcknowledgement | null {
+  return row ? { values: valuesOf(row), fingerprint: row.acknowledgedFingerprint } : null;
+}
+
+/** The Setup resource: `values` as stored, with `acknowledged`, the fingerprint stored with them. */
 function setupView(context: SetupContext, providerId: ProviderId, values: SetupValues, acknowledged: string | null) {
   const { client, access } = context;
   return {
@@ -99,7 +109,7 @@ function setupView(context: SetupContext, providerId: ProviderId, values: SetupV
       maxSameDirection: values.maxSameDirection,
       haltedToday: isHalted(context.realizedToday, values.maxDailyLossMicros),
     },
-    safety: evaluateSafety(providerId, values, acknowledged),
+    safety: evaluateSafety(providerId, values, { values, fingerprint: acknowledged }),
     apiConfigured: context.apiConfigured,
   };
 }
@@ -125,7 +135,9 @@ export async function previewSetup(ctx: Ctx, input: { externalUserId: string; de
   return {
     externalUserId: client.externalUserId,
     providerId,
-    safety: evaluateSafety(providerId, values, context.row?.acknowledgedFingerprint ?? null),
+    // Against the stored setup: a declaration only safer than an acknowledged one reads as acknowledged, as
+    // its PUT would find it.
+    safety: evaluateSafety(providerId, values, storedAcknowledgement(context.row)),
   };
 }
 
@@ -244,7 +256,9 @@ async function writeSetup(
     const access = await loadEffectiveAccess(tx, partnerId, now);
     const context = await loadSetupContext(tx, client, access, providerId, now);
     const { values, acknowledgement } = decide(context);
-    const safety = evaluateSafety(providerId, values, context.row?.acknowledgedFingerprint ?? null);
+    // Judged against the row read in this transaction, and the new combination's fingerprint written with the
+    // values: a concurrent write cannot slip a raise past a carried-over acknowledgement.
+    const safety = evaluateSafety(providerId, values, storedAcknowledgement(context.row));
     const acknowledgedFingerprint = acknowledgementFor(safety, acknowledgement);
     const row = {
       ...values,
