@@ -38,6 +38,7 @@ import { catalogs } from "./catalogs.ts";
 import { connections } from "./connections.ts";
 import { orders } from "./orders.ts";
 import { setupRoutes } from "./setup_and_automation.ts";
+import { declareBodyLimit } from "./schemas/common.ts";
 import { throwOnInvalid } from "./validation.ts";
 
 export const API_VERSION = "1.0.0-mvp";
@@ -83,20 +84,20 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const qa = deps.config.serviceEnv === "qa";
   const partnerApi = buildPartnerApi();
   const operatorApi = buildOperatorApi(qa);
-  const partnerDocument = partnerApi.getOpenAPIDocument({
+  const partnerDocument = declareBodyLimit(partnerApi.getOpenAPIDocument({
     openapi: "3.0.3",
     info: { title: "Partner trading-automation API", version: API_VERSION },
     servers: [{ url: deps.config.publicBaseUrl }],
-  });
+  }));
   partnerDocument.components = {
     ...partnerDocument.components,
     securitySchemes: { basic: { type: "http", scheme: "basic" } },
   };
   partnerDocument.security = [{ basic: [] }];
-  const operatorDocument = operatorApi.getOpenAPIDocument({
+  const operatorDocument = declareBodyLimit(operatorApi.getOpenAPIDocument({
     openapi: "3.0.3",
     info: { title: "Operator API", version: API_VERSION },
-  });
+  }));
 
   const app = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
   app.onError(onError);

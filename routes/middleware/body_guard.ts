@@ -10,7 +10,8 @@
  * not `application/json` or not UTF-8 gets that too (not 415). Only a body over
  * MAX_BODY_BYTES has a status of its own, 413, still VALIDATION_ERROR: the
  * spec sets no size, and 413 tells a client the body itself, not its content,
- * is the problem.
+ * is the problem. Both OpenAPI documents declare it on every route that reads
+ * a body (declareBodyLimit, routes/schemas/common.ts).
  *
  * A request for a route that does not exist skips all of this and answers 404:
  * what its body holds does not matter, so it is not even read.

@@ -2,6 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { isUsdAmount } from "../../domain/money.ts";
 import { isPrintableText } from "../../domain/text.ts";
+import { MAX_BODY_BYTES } from "../middleware/body_guard.ts";
 
 export const RequestId = z.string().openapi({ description: "Id of this request; also in the X-Request-Id header." });
 
@@ -28,7 +29,10 @@ const STORAGE_503 = "SERVICE_UNAVAILABLE: the database is locked, full or failin
 
 /** Failures any partner route can answer; spread into every route's responses. */
 export const partnerErrors = {
-  400: errorContent("Invalid body, query or header (VALIDATION_ERROR) and other 400 codes."),
+  400: errorContent(
+    "VALIDATION_ERROR: invalid query, header or body (a body must be JSON in UTF-8, sent with Content-Type: " +
+      "application/json); and other 400 codes.",
+  ),
   401: errorContent("B2B_CREDENTIAL_INVALID"),
   403: errorContent("PRINCIPAL_NOT_ACTIVE, SCOPE_FIELD_REJECTED and other 403 codes."),
   404: errorContent("NOT_FOUND: nonexistent or outside the caller's scope."),
@@ -36,6 +40,32 @@ export const partnerErrors = {
   500: errorContent("INTERNAL_ERROR"),
   503: errorContent(STORAGE_503),
 } as const;
+
+const BODY_METHODS = ["post", "put", "patch", "delete"] as const;
+
+const BODY_TOO_LARGE = {
+  description: `VALIDATION_ERROR: the body is over ${MAX_BODY_BYTES / 1024} KiB (a limit of this service; the ` +
+    "spec sets none). Not retryable with the same body.",
+  content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+};
+
+/**
+ * Declares `413` on every operation of a generated OpenAPI document whose body
+ * the body guard reads (routes/middleware/body_guard.ts: any method but GET,
+ * HEAD and OPTIONS, with or without a declared body). Added to the document,
+ * not spread route by route like partnerErrors, so that no such route can be
+ * left without it and no GET claims it. Both APIs' documents go through here.
+ */
+export function declareBodyLimit<T extends { paths?: unknown }>(document: T): T {
+  type Operation = { responses?: Record<string, unknown> };
+  for (const item of Object.values((document.paths ?? {}) as Record<string, Record<string, Operation | undefined>>)) {
+    for (const method of BODY_METHODS) {
+      const operation = item[method];
+      if (operation) operation.responses = { ...operation.responses, 413: BODY_TOO_LARGE };
+    }
+  }
+  return document;
+}
 
 /** Extra failures of routes marked IK. */
 export const idempotencyErrors = {

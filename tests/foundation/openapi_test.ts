@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { startTestEnv } from "../_helpers/env.ts";
 import { call, expectJson } from "../_helpers/http.ts";
 
+type Operation = { responses: Record<string, { description: string; content: Record<string, { schema: unknown }> }> };
+
 Deno.test("OpenAPI document and reference page", async (t) => {
   const env = await startTestEnv();
   try {
@@ -34,6 +36,43 @@ Deno.test("OpenAPI document and reference page", async (t) => {
       assert.ok(!Object.keys(doc.paths).some((p) => p.startsWith("/operator")));
       assert.ok(doc.components.schemas.Error);
       assert.deepEqual(doc.security, [{ basic: [] }]);
+    });
+
+    await t.step("every operation whose body the guard reads declares 413 with the error envelope", async () => {
+      for (const url of ["/v1/openapi.json", "/operator/v1/openapi.json"]) {
+        const doc = await expectJson(await call(env, "GET", url), 200);
+        let bodyOperations = 0;
+        for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, Operation>>)) {
+          for (const [method, op] of Object.entries(item)) {
+            const where = `${method.toUpperCase()} ${path}`;
+            assert.equal(op.responses["415"], undefined, `${where} declares no 415 (such a body answers 400)`);
+            if (method === "get") {
+              assert.equal(op.responses["413"], undefined, `${where} reads no body`);
+              continue;
+            }
+            bodyOperations++;
+            const tooLarge = op.responses["413"];
+            assert.ok(tooLarge, `${where} declares 413`);
+            assert.match(tooLarge.description, /64 KiB/);
+            assert.deepEqual(tooLarge.content["application/json"].schema, { $ref: "#/components/schemas/Error" });
+          }
+        }
+        assert.ok(bodyOperations > 10, url);
+      }
+      const doc = await expectJson(await call(env, "GET", "/v1/openapi.json"), 200);
+      assert.deepEqual(Object.keys(doc.paths["/v1/users"].post.responses), [
+        "201",
+        "400",
+        "401",
+        "403",
+        "404",
+        "409",
+        "413",
+        "429",
+        "500",
+        "503",
+      ]);
+      assert.match(await (await call(env, "GET", "/docs")).text(), /<b>413<\/b> VALIDATION_ERROR/);
     });
 
     await t.step("the operator document is separate", async () => {
