@@ -24,6 +24,7 @@ import { databaseSignerNonces } from "./domain/venues/signer_nonces.ts";
 import { createVenueRegistry } from "./venues/registry.ts";
 import { createQaSimulators } from "./venues/sim/qa.ts";
 import { outboundPolicy } from "./domain/outbound/outbound_policy.ts";
+import { OutboundClient } from "./domain/outbound/outbound_client.ts";
 
 let parsed;
 try {
@@ -76,7 +77,7 @@ const deps: Deps = {
   secrets,
   logger,
   rateLimiter: createRateLimiter(db, (error) => logger.error("usage flush failed", errorFields(error))),
-  outbound: outboundPolicy(config),
+  outbound: new OutboundClient(outboundPolicy(config)),
 };
 const app = createApp(deps, { simulators });
 

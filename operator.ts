@@ -32,6 +32,7 @@ import { createEgressBudgets } from "./domain/venues/egress_budget.ts";
 import { databaseSignerNonces } from "./domain/venues/signer_nonces.ts";
 import { createVenueRegistry } from "./venues/registry.ts";
 import { outboundPolicy } from "./domain/outbound/outbound_policy.ts";
+import { OutboundClient } from "./domain/outbound/outbound_client.ts";
 
 const USAGE = `usage:
   deno task operator create-partner <partner.json>
@@ -70,7 +71,7 @@ async function buildCtx(): Promise<Ctx> {
     secrets,
     logger,
     rateLimiter: createRateLimiter(db, () => {}),
-    outbound: outboundPolicy(config),
+    outbound: new OutboundClient(outboundPolicy(config)),
     actor: { kind: "operator" },
     requestId: "cli",
   };

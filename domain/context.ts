@@ -13,7 +13,7 @@ import type { SecretBox } from "./secrets/secret_box.ts";
 import type { VenueAvailability } from "./venues/call_venue.ts";
 import type { EgressBudgets } from "./venues/egress_budget.ts";
 import type { RateLimiter } from "./usage/rate_limiter.ts";
-import type { OutboundPolicy } from "./outbound/outbound_policy.ts";
+import type { OutboundClient } from "./outbound/outbound_client.ts";
 
 export interface Deps {
   config: Config;
@@ -33,7 +33,7 @@ export interface Deps {
   rateLimiter: RateLimiter;
   caches: Caches;
   /** Where requests on someone else's behalf (webhook deliveries) may go, and how their hosts resolve. */
-  outbound: OutboundPolicy;
+  outbound: OutboundClient;
 }
 
 export type Actor =

@@ -18,7 +18,6 @@ import { ApiError } from "../errors.ts";
 import { eventEnvelope } from "../events/list_events.ts";
 import { signingSecrets } from "./endpoints.ts";
 import { signatureHeader } from "./signature.ts";
-import { postGuarded } from "../outbound/guarded_post.ts";
 
 export const MAX_ATTEMPTS = 12;
 export const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -121,7 +120,7 @@ export async function attemptDelivery(ctx: Ctx, delivery: DeliveryRow): Promise<
     "x-svc-signature": await signatureHeader(await signingSecrets(ctx, endpoint), timestamp, body),
   };
   const started = performance.now();
-  const answer = await postGuarded(ctx.outbound, {
+  const answer = await ctx.outbound.post({
     url: endpoint.url,
     headers,
     body,

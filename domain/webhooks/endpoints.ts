@@ -88,7 +88,7 @@ async function allowedUrl(ctx: Ctx, candidate: string): Promise<string> {
     throw new ApiError("VALIDATION_ERROR", { message: "url: não é uma URL válida." });
   }
   try {
-    await checkedAddresses(ctx.outbound, url);
+    await checkedAddresses(ctx.outbound.policy, url);
   } catch (error) {
     if (error instanceof OutboundRefusal) throw new ApiError("VALIDATION_ERROR", { message: `url: ${error.message}.` });
     throw error;

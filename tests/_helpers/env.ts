@@ -22,6 +22,7 @@ import { createVenueRegistry } from "../../venues/registry.ts";
 import { createQaSimulators } from "../../venues/sim/qa.ts";
 import { SecretWatch } from "./secret_watch.ts";
 import { type OutboundPolicy, outboundPolicy } from "../../domain/outbound/outbound_policy.ts";
+import { OutboundClient } from "../../domain/outbound/outbound_client.ts";
 
 export const OPERATOR_TOKEN = "test-operator-token-0123456789abcdef0123";
 export const START = Date.parse("2026-11-02T10:00:00.000Z");
@@ -108,7 +109,7 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
     secrets,
     logger,
     rateLimiter: createRateLimiter(db, (error) => logger.error("usage flush failed", errorFields(error))),
-    outbound: outboundPolicy(config, options.outbound),
+    outbound: new OutboundClient(outboundPolicy(config, options.outbound)),
   };
   const app = createApp(deps);
   options.extend?.(app);
@@ -122,6 +123,7 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
     watchedSecrets: watch,
     async close() {
       await deps.rateLimiter.flush();
+      deps.outbound.close();
       for (const { server } of servers) await server.shutdown();
       db.close();
       watch.assertNotIn(logs, "The service's log");

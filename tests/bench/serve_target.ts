@@ -25,6 +25,7 @@ import { createVenueRegistry } from "../../venues/registry.ts";
 import { seedClients } from "./seed_clients.ts";
 import { benchPartnerInput } from "./targets.ts";
 import { outboundPolicy } from "../../domain/outbound/outbound_policy.ts";
+import { OutboundClient } from "../../domain/outbound/outbound_client.ts";
 
 const [mode, clientCount = "0"] = Deno.args;
 
@@ -83,7 +84,7 @@ if (mode === "bare") {
     secrets,
     logger,
     rateLimiter: createRateLimiter(db, () => {}),
-    outbound: outboundPolicy(config),
+    outbound: new OutboundClient(outboundPolicy(config)),
   };
   const { partner, credential } = await createPartner({
     ctx: { ...deps, actor: { kind: "operator" }, requestId: "bench" },
