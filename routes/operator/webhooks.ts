@@ -21,7 +21,10 @@ app.openapi(
       params: PartnerParams,
       body: jsonBody(
         z.object({
-          url: z.string().max(2048),
+          url: z.string().max(2048).openapi({
+            description: "https, without credentials, to a host whose every address is public (checked again before " +
+              "each delivery; redirects are not followed). QA with OUTBOUND_ALLOW_LOOPBACK also takes loopback, http too.",
+          }),
           overlapSeconds: z.number().int().min(0).max(7 * 24 * 3600).optional().openapi({
             description: "On a rotation, how long the previous secret also signs (default 86,400).",
           }),
