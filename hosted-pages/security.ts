@@ -1,7 +1,8 @@
 /**
  * What every hosted page and its API answer with: no referrer (the page's URL
  * carried a token in its fragment), no framing, a strict CSP whose only
- * scripts and styles are ours (by nonce), nothing cached, and a per-IP limit.
+ * scripts and styles are ours (by nonce), no powerful browser feature, no
+ * search-engine indexing, nothing cached, and a per-IP limit.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { ApiError } from "../domain/errors.ts";
@@ -11,6 +12,48 @@ import type { AppEnv } from "../routes/env.ts";
 
 /** Requests a minute from one IP address across the hosted pages and their API. */
 export const PAGE_REQUESTS_PER_MINUTE = 60;
+
+/**
+ * Browser features no hosted page may use, for itself or anything it embeds.
+ * The pages use none: they read a form, call their own API and talk to the
+ * wallet extension through `window.ethereum` (the extension's own channel, which
+ * no policy here governs); nothing is copied to the clipboard and there is no
+ * Payment Request (a payment is a wallet signature). A feature a page comes to
+ * need must be allowed here for `self` only. Only names Chromium recognises:
+ * an unknown one costs a console warning on every load.
+ */
+const DENIED_FEATURES = [
+  "camera",
+  "microphone",
+  "geolocation",
+  "payment",
+  "usb",
+  "serial",
+  "hid",
+  "midi",
+  "clipboard-read",
+  "clipboard-write",
+  "display-capture",
+  "screen-wake-lock",
+  "idle-detection",
+  "local-fonts",
+  "accelerometer",
+  "gyroscope",
+  "magnetometer",
+  "xr-spatial-tracking",
+  "publickey-credentials-create",
+  "publickey-credentials-get",
+  "identity-credentials-get",
+  "otp-credentials",
+  "window-management",
+  "compute-pressure",
+  "fullscreen",
+  "picture-in-picture",
+  "autoplay",
+  "encrypted-media",
+  "browsing-topics",
+];
+const PERMISSIONS_POLICY = DENIED_FEATURES.map((feature) => `${feature}=()`).join(", ");
 
 export function pageHeaders(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -35,6 +78,9 @@ export function pageHeaders(): MiddlewareHandler<AppEnv> {
     c.header("X-Content-Type-Options", "nosniff");
     c.header("Cache-Control", "no-store");
     c.header("Cross-Origin-Opener-Policy", "same-origin");
+    c.header("Permissions-Policy", PERMISSIONS_POLICY);
+    // A link with a live token must never be listed by a search engine, nor its links followed.
+    c.header("X-Robots-Tag", "noindex, nofollow");
   };
 }
 
