@@ -68,7 +68,8 @@ async function openFile(url: string): Promise<{ reader: SqlConnection; writer: S
   // The writer never waits inside SQLite (that would block the event loop): the write queue retries BEGIN.
   const writer = openEmbedded(path, { busyTimeoutMs: 0, checkpointInBackground: true });
   // WAL is a property of the file (persists); synchronous=NORMAL in WAL loses no commit on a process crash.
-  writer.exec("PRAGMA journal_mode = WAL");
+  // Switching a fresh file needs it to itself: an instance starting beside another waits its turn.
+  await waitingForStartLock(() => writer.exec("PRAGMA journal_mode = WAL"));
   writer.exec("PRAGMA synchronous = NORMAL");
   const reader = openEmbedded(path, { readOnly: true, busyTimeoutMs: READER_BUSY_TIMEOUT_MS });
   return { reader, writer };
@@ -129,10 +130,19 @@ const MIGRATION_LOCK_WAIT_MS = 120_000;
  * drizzle's own (`__drizzle_migrations`).
  */
 async function migrate(database: Database): Promise<void> {
+  await waitingForStartLock(() => applyMigrations(database));
+}
+
+/**
+ * `work`, tried again while another instance starting on the same file holds
+ * its lock (switching it to WAL, migrating), for as long as a whole migration
+ * run may take on a busy machine.
+ */
+async function waitingForStartLock<T>(work: () => T | Promise<T>): Promise<T> {
   const deadline = performance.now() + MIGRATION_LOCK_WAIT_MS;
   for (;;) {
     try {
-      return await applyMigrations(database);
+      return await work();
     } catch (error) {
       if (!isBusy(error) || performance.now() > deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, 50));

@@ -9,6 +9,7 @@ import { type Database, openDatabase, withTransaction } from "../../db/client.ts
 import { clients, partners, settings } from "../../db/schema.ts";
 import { findClient } from "../../domain/clients/load_client.ts";
 import { assertFailingUnitsRollBackAlone } from "./write_units.ts";
+import { openEmbedded } from "../../db/embedded.ts";
 
 const ENGINES = ["embedded", "client"] as const;
 
@@ -130,5 +131,27 @@ Deno.test("db: migrations apply once, and a reopened database keeps its data", a
     assert.equal((await again.read.select().from(settings)).length, 1);
   } finally {
     again.close();
+  }
+});
+
+Deno.test("db: a fresh file another instance holds while it starts is opened once that one lets go, not refused", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "svc-db-" });
+  // Another instance mid-start: it holds the fresh file exclusively (as switching it to WAL does) for 300 ms.
+  const other = openEmbedded(`${dir}/db.db`, { busyTimeoutMs: 0 });
+  other.exec("BEGIN EXCLUSIVE");
+  const released = new Promise<void>((resolve) =>
+    setTimeout(() => {
+      other.exec("COMMIT");
+      other.close();
+      resolve();
+    }, 300)
+  );
+  const db = await openDatabase(`file:${dir}/db.db`);
+  try {
+    await released;
+    const [[mode]] = await db.read.values<[string]>("PRAGMA journal_mode");
+    assert.equal(mode, "wal");
+  } finally {
+    db.close();
   }
 });
