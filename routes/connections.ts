@@ -153,6 +153,15 @@ const UserParams = z.object({ id: ExternalUserId });
 const AccountParams = z.object({ id: ExternalUserId, provider: ProviderIdSchema });
 const ProviderQuery = z.object({ providerId: ProviderIdSchema });
 
+/** The provider refusals of the routes whose contract names PROVIDER_NOT_GRANTED alone. */
+const PROVIDER_NOT_GRANTED = "PROVIDER_NOT_GRANTED: a provider outside the effective grant (outside the contract " +
+  "or removed by the partner's restriction)";
+/** The live reads name PROVIDER_NOT_ALLOWED: the two meanings stay apart there. */
+const liveReadRefusals = errorContent(
+  "PRINCIPAL_NOT_ACTIVE; PROVIDER_NOT_ALLOWED: a provider outside the contract; PROVIDER_NOT_GRANTED: one the " +
+    "partner's restriction removed.",
+);
+
 const TestResponse = z.object({
   externalUserId: z.string(),
   tenantId: z.string(),
@@ -178,6 +187,10 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
         201: jsonContent(CreatedSessionResponse, "The session, with its one-time link."),
         ...partnerErrors,
         ...idempotencyErrors,
+        403: errorContent(
+          `PRINCIPAL_NOT_ACTIVE, SCOPE_FIELD_REJECTED; RETURN_URL_NOT_ALLOWED; ${PROVIDER_NOT_GRANTED}; ` +
+            "CLIENT_SUSPENDED (checked after the provider and the returnUrl).",
+        ),
         422: errorContent("API_NOT_CONFIGURED: BUILDER_APPROVAL needs a connected account."),
       },
     }, { optional: true })),
@@ -249,6 +262,7 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
       responses: {
         200: jsonContent(TestResponse, "The credential works."),
         ...partnerErrors,
+        403: errorContent(`PRINCIPAL_NOT_ACTIVE; ${PROVIDER_NOT_GRANTED}.`),
         400: jsonContent(
           z.union([TestResponse, z.object({ error: z.object({ code: z.string(), message: z.string() }) })]),
           "`success: false` in this body when the provider refused the credential; API_NOT_CONFIGURED otherwise.",
@@ -304,6 +318,7 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
       responses: {
         200: jsonContent(BalanceResponse, "Balance view."),
         ...partnerErrors,
+        403: liveReadRefusals,
         422: errorContent("CREDENTIALS_MISSING, PROVIDER_CREDENTIAL_REJECTED"),
         503: errorContent("PROVIDER_DOWN"),
       },
@@ -331,6 +346,7 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
           "Positions.",
         ),
         ...partnerErrors,
+        403: liveReadRefusals,
         422: errorContent("CREDENTIALS_MISSING"),
         503: errorContent("PROVIDER_DOWN"),
       },

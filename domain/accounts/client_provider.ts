@@ -6,15 +6,24 @@ import type { Ctx } from "../context.ts";
 import { partnerOf } from "../context.ts";
 import { loadClient } from "../clients/load_client.ts";
 import { ApiError } from "../errors.ts";
-import { assertProviderUsable, effectiveAccessOf } from "../grants/effective_access.ts";
+import { assertProviderUsable, type EffectiveAccess, effectiveAccessOf } from "../grants/effective_access.ts";
 import type { ProviderId } from "../../venues/types.ts";
 import { type AccountRow, findAccount } from "./load_account.ts";
 
-/** The client and its account at a provider the partner may use (reads go on while access is lost). */
-export async function clientAccount(ctx: Ctx, externalUserId: string, providerId: ProviderId) {
+/**
+ * The client and its account at a provider the partner may use (reads go on
+ * while access is lost); `assertProvider` refuses the provider with the codes
+ * the route's contract names.
+ */
+export async function clientAccount(
+  ctx: Ctx,
+  externalUserId: string,
+  providerId: ProviderId,
+  assertProvider: (access: EffectiveAccess, providerId: ProviderId) => void = assertProviderUsable,
+) {
   const partnerId = partnerOf(ctx);
   const client = await loadClient(ctx.db.read, partnerId, externalUserId);
-  assertProviderUsable(await effectiveAccessOf(ctx, partnerId), providerId);
+  assertProvider(await effectiveAccessOf(ctx, partnerId), providerId);
   const account = await findAccount(ctx.db.read, client.id, providerId);
   return { client, account: account?.connection === "REVOKED" ? null : account };
 }

@@ -11,7 +11,7 @@ import { loadClient } from "../clients/load_client.ts";
 import { withPartnerTransaction } from "../credentials/partner_transaction.ts";
 import { ApiError } from "../errors.ts";
 import { emitEvent } from "../events/emit_event.ts";
-import { effectiveAccessOf } from "../grants/effective_access.ts";
+import { assertProviderGranted, effectiveAccessOf } from "../grants/effective_access.ts";
 import { callVenue } from "../venues/call_venue.ts";
 import { type Permissions, PROVIDER_IDS, type ProviderId, VenueError } from "../../venues/types.ts";
 import { clientAccount } from "./client_provider.ts";
@@ -53,9 +53,11 @@ export type AccountTest =
 /**
  * Test the stored credential read-only. Success refreshes the stored
  * permissions; a failure changes nothing (not even the connection state).
+ * A provider outside the effective grant is PROVIDER_NOT_GRANTED, the one
+ * code the route's contract names.
  */
 export async function testAccount(ctx: Ctx, input: { externalUserId: string; providerId: ProviderId }) {
-  const { client, account } = await clientAccount(ctx, input.externalUserId, input.providerId);
+  const { client, account } = await clientAccount(ctx, input.externalUserId, input.providerId, assertProviderGranted);
   if (!account) throw new ApiError("API_NOT_CONFIGURED", { status: 400 });
   const started = performance.now();
   let result: AccountTest;

@@ -11,7 +11,7 @@ import { loadClient } from "../clients/load_client.ts";
 import { type Ctx, partnerOf } from "../context.ts";
 import { withPartnerTransaction } from "../credentials/partner_transaction.ts";
 import { ApiError } from "../errors.ts";
-import { assertProviderUsable, loadEffectiveAccess } from "../grants/effective_access.ts";
+import { assertProviderGranted, loadEffectiveAccess } from "../grants/effective_access.ts";
 import { newId, randomSecret, sha256Hex } from "../ids.ts";
 import type { ProviderId } from "../../venues/types.ts";
 import { findAccount } from "../accounts/load_account.ts";
@@ -36,20 +36,22 @@ export async function createConnectSession(
   const partnerId = partnerOf(ctx);
   const now = ctx.clock.now();
   const adapter = ctx.venues[input.providerId];
+  // The answers in the contract's order: the request's shape, then the client and what the partner may use
+  // (the route names 403 RETURN_URL_NOT_ALLOWED, PROVIDER_NOT_GRANTED, CLIENT_SUSPENDED in this order), then state.
+  if (input.purpose === "BUILDER_APPROVAL" && !adapter.capabilities.builderFee) {
+    throw new ApiError("VALIDATION_ERROR", {
+      message: `O provedor ${input.providerId} não tem taxa de builder a aprovar.`,
+    });
+  }
   return await withPartnerTransaction(ctx, async (tx) => {
     const client = await loadClient(tx, partnerId, input.externalUserId);
-    if (client.status !== "ACTIVE") throw new ApiError("CLIENT_SUSPENDED");
     const access = await loadEffectiveAccess(tx, partnerId, now);
-    assertProviderUsable(access, input.providerId);
+    assertProviderGranted(access, input.providerId);
     const returnUrl = input.returnUrl === undefined
       ? null
       : allowedReturnUrl(input.returnUrl, access.partner.returnUrlOrigins);
+    if (client.status !== "ACTIVE") throw new ApiError("CLIENT_SUSPENDED");
     if (input.purpose === "BUILDER_APPROVAL") {
-      if (!adapter.capabilities.builderFee) {
-        throw new ApiError("VALIDATION_ERROR", {
-          message: `O provedor ${input.providerId} não tem taxa de builder a aprovar.`,
-        });
-      }
       const account = await findAccount(tx, client.id, input.providerId);
       if (account?.connection !== "CONNECTED") throw new ApiError("API_NOT_CONFIGURED");
     }

@@ -98,6 +98,15 @@ export function assertProviderUsable(access: EffectiveAccess, providerId: Provid
   if (!access.providers.includes(providerId)) throw new ApiError("PROVIDER_NOT_GRANTED");
 }
 
+/**
+ * Refuse a provider outside the effective grant with PROVIDER_NOT_GRANTED
+ * alone, outside the contract included: for the routes whose contract names
+ * only that code (connect sessions, the account test).
+ */
+export function assertProviderGranted(access: EffectiveAccess, providerId: ProviderId): void {
+  if (!access.providers.includes(providerId)) throw new ApiError("PROVIDER_NOT_GRANTED");
+}
+
 /** The client's effective strategies: its selection (null = all) within the partner's. */
 export function clientStrategies(access: EffectiveAccess, selection: string[] | null): string[] {
   return selection === null ? access.strategies : access.strategies.filter((id) => selection.includes(id));

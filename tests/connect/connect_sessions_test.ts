@@ -172,7 +172,7 @@ Deno.test("connect sessions need an active client, a usable provider and, to app
       }),
       201,
     );
-    await expectError(await openSession(narrow, { providerId: "VENUE_A" }), 403, "PROVIDER_NOT_ALLOWED");
+    await expectError(await openSession(narrow, { providerId: "VENUE_A" }), 403, "PROVIDER_NOT_GRANTED");
 
     await expectJson(await partner.call("POST", "/v1/users/ana/suspend", { body: { reason: "fraude" } }), 200);
     await expectError(await openSession(partner, { providerId: "VENUE_B" }), 403, "CLIENT_SUSPENDED");

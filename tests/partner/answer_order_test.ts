@@ -5,7 +5,7 @@
  * Each test failed before its fix.
  */
 import assert from "node:assert/strict";
-import { expectError } from "../_helpers/http.ts";
+import { expectError, expectJson } from "../_helpers/http.ts";
 import { setUp } from "../connect/connect_fixture.ts";
 import { ik } from "../setup/setup_fixture.ts";
 import { opening } from "../execution/execution_fixture.ts";
@@ -76,6 +76,48 @@ Deno.test("POST /v1/orders/prepare answers 400 for a symbol that is no market of
       "VALIDATION_ERROR",
     );
     assert.match(body.error.message, /NOPEUSDT/);
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("POST /v1/users/:id/connect-sessions answers 400 for BUILDER_APPROVAL at a provider without a builder fee even for a suspended client", async () => {
+  const { env, partner } = await setUp();
+  try {
+    await expectJson(await partner.call("POST", "/v1/users/ana/suspend", { body: { reason: "teste" } }), 200);
+    const open = (body: Record<string, unknown>) => partner.call("POST", "/v1/users/ana/connect-sessions", { body });
+    await expectError(await open({ providerId: "VENUE_B" }), 403, "CLIENT_SUSPENDED");
+    await expectError(await open({ providerId: "VENUE_A", purpose: "BUILDER_APPROVAL" }), 400, "VALIDATION_ERROR");
+    await expectError(
+      await partner.call("POST", "/v1/users/nobody/connect-sessions", {
+        body: { providerId: "VENUE_A", purpose: "BUILDER_APPROVAL" },
+      }),
+      400,
+      "VALIDATION_ERROR",
+    );
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("POST /v1/users/:id/connect-sessions answers the provider's grant and the returnUrl before a suspended client", async () => {
+  const { env, partner } = await setUp();
+  try {
+    await expectJson(
+      await partner.call("PUT", `/v1/tenants/${partner.partnerId}/restrictions`, {
+        body: { providers: ["VENUE_B"], reason: "só B" },
+      }),
+      200,
+    );
+    await expectJson(await partner.call("POST", "/v1/users/ana/suspend", { body: { reason: "teste" } }), 200);
+    const open = (body: Record<string, unknown>) => partner.call("POST", "/v1/users/ana/connect-sessions", { body });
+    await expectError(await open({ providerId: "VENUE_A" }), 403, "PROVIDER_NOT_GRANTED");
+    await expectError(
+      await open({ providerId: "VENUE_B", returnUrl: "https://evil.example/" }),
+      403,
+      "RETURN_URL_NOT_ALLOWED",
+    );
+    await expectError(await open({ providerId: "VENUE_B" }), 403, "CLIENT_SUSPENDED");
   } finally {
     await env.close();
   }
