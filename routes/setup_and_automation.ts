@@ -24,7 +24,16 @@ const Leverage = z.number().int().min(1).max(125);
 const MaxConcurrentTrades = z.number().int().min(1).max(3).openapi({
   description: "1-3 (one real position per account).",
 });
-const PositiveUsd = UsdAmount.refine((value) => value > 0, { message: "deve ser maior que 0" });
+/**
+ * The contract's bounds as checks zod knows (min, gt), not refinements: the
+ * document then states them (minimum 1; minimum 0 with exclusiveMinimum).
+ */
+const OrderSizeUsd = UsdAmount.min(1, { message: "deve ser pelo menos 1" }).openapi({
+  description: "USD, at least 1, up to 6 decimals.",
+});
+const PositiveUsd = UsdAmount.gt(0, { message: "deve ser maior que 0" }).openapi({
+  description: "USD, above 0, up to 6 decimals.",
+});
 const Symbol = z.string().regex(/^[A-Z0-9]{2,20}$/, { message: "símbolo inválido (ex.: BTCUSDT)" });
 const Percent = z.number().min(0).max(100);
 
@@ -38,7 +47,7 @@ const SetupBody = z.object({
   mode: z.string().max(16).openapi({ description: "Must be REAL (else 403 PAPER_NOT_GRANTED)." }),
   enabled: z.boolean(),
   leverage: Leverage,
-  orderSizeUsd: UsdAmount.refine((value) => value >= 1, { message: "deve ser pelo menos 1" }),
+  orderSizeUsd: OrderSizeUsd,
   maxConcurrentTrades: MaxConcurrentTrades,
   maxMarginPerTradeUsd: UsdAmount,
   maxDailyLossUsd: UsdAmount,
