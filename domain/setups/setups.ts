@@ -128,10 +128,11 @@ export async function getSetup(ctx: Ctx, input: { externalUserId: string; provid
 export async function previewSetup(ctx: Ctx, input: { externalUserId: string; declaration: SetupDeclaration }) {
   const partnerId = partnerOf(ctx);
   const { providerId } = input.declaration;
+  const values = completeDeclaration(input.declaration);
   const client = await loadClient(ctx.db.read, partnerId, input.externalUserId);
   const access = await effectiveAccessOf(ctx, partnerId);
   const context = await loadSetupContext(ctx.db.read, client, access, providerId, ctx.clock.now());
-  const values = checkedDeclaration(input.declaration, access.envelope);
+  assertDeclarationAllowed(input.declaration, values, access.envelope);
   return {
     externalUserId: client.externalUserId,
     providerId,
@@ -141,11 +142,13 @@ export async function previewSetup(ctx: Ctx, input: { externalUserId: string; de
   };
 }
 
-/** Mode, envelope and, when enabling, the fields enabling needs: what a declaration must pass. */
-function checkedDeclaration(declaration: SetupDeclaration, envelope: EnvelopeMicros): SetupValues {
-  if (declaration.mode !== "REAL") throw new ApiError("PAPER_NOT_GRANTED");
+/**
+ * The declaration's values, refused when it enables without the fields
+ * enabling needs: a rule of the body alone, so 400 SETUP_INCOMPLETE comes
+ * before anything is read (the client, the grant, the envelope, the state).
+ */
+function completeDeclaration(declaration: SetupDeclaration): SetupValues {
   const values = declaredValues(declaration);
-  assertWithinEnvelope(values, envelope);
   const missing = missingForEnabling(values);
   if (values.enabled && missing.length) {
     throw new ApiError("SETUP_INCOMPLETE", {
@@ -154,6 +157,12 @@ function checkedDeclaration(declaration: SetupDeclaration, envelope: EnvelopeMic
     });
   }
   return values;
+}
+
+/** Mode and envelope: what a declaration must pass against the contract. */
+function assertDeclarationAllowed(declaration: SetupDeclaration, values: SetupValues, envelope: EnvelopeMicros): void {
+  if (declaration.mode !== "REAL") throw new ApiError("PAPER_NOT_GRANTED");
+  assertWithinEnvelope(values, envelope);
 }
 
 function assertWithinEnvelope(
@@ -174,8 +183,9 @@ export async function putSetup(
   input: { externalUserId: string; declaration: SetupDeclaration & { riskAcknowledgement?: RiskAcknowledgement } },
 ) {
   const { providerId } = input.declaration;
+  const values = completeDeclaration(input.declaration);
   return await writeSetup(ctx, input.externalUserId, providerId, (context) => {
-    const values = checkedDeclaration(input.declaration, context.access.envelope);
+    assertDeclarationAllowed(input.declaration, values, context.access.envelope);
     if (values.enabled && !context.apiConfigured) {
       throw new ApiError("API_NOT_CONFIGURED", {
         message: "Conecte a conta do provedor pela página de conexão antes de ativar.",

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { expectError, expectJson } from "../_helpers/http.ts";
 import { setUp } from "../connect/connect_fixture.ts";
-import { ik } from "../setup/setup_fixture.ts";
+import { completeSetup, ik, putSetup } from "../setup/setup_fixture.ts";
 import { opening } from "../execution/execution_fixture.ts";
 
 Deno.test("POST /v1/orders/prepare answers 400 for a LIMIT order without price even when the client has no connection", async () => {
@@ -118,6 +118,39 @@ Deno.test("POST /v1/users/:id/connect-sessions answers the provider's grant and 
       "RETURN_URL_NOT_ALLOWED",
     );
     await expectError(await open({ providerId: "VENUE_B" }), 403, "CLIENT_SUSPENDED");
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("PUT /v1/users/:id/setup answers 400 SETUP_INCOMPLETE for an enabled setup missing its fields even for a suspended client", async () => {
+  const { env, partner } = await setUp();
+  try {
+    const incomplete = completeSetup({ capitalBase: null });
+    // Above the envelope too (leverage 11 > 10): the missing field is answered first.
+    await expectError(await putSetup(partner, { ...incomplete, leverage: 11 }), 400, "SETUP_INCOMPLETE");
+    await expectError(await putSetup(partner, incomplete, "nobody"), 400, "SETUP_INCOMPLETE");
+    await expectJson(await partner.call("POST", "/v1/users/ana/suspend", { body: { reason: "teste" } }), 200);
+    await expectError(await putSetup(partner, completeSetup()), 403, "OWNER_NOT_ALLOWED");
+    const body = await expectError(await putSetup(partner, incomplete), 400, "SETUP_INCOMPLETE");
+    assert.deepEqual(body.setupStatus.issues.map((issue: { code: string }) => issue.code), ["CAPITAL_BASE_REQUIRED"]);
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("POST /v1/users/:id/setup/preview answers 400 SETUP_INCOMPLETE before the provider's grant", async () => {
+  const { env, partner } = await setUp();
+  try {
+    await expectJson(
+      await partner.call("PUT", `/v1/tenants/${partner.partnerId}/restrictions`, {
+        body: { providers: ["VENUE_B"], reason: "só B" },
+      }),
+      200,
+    );
+    const preview = (body: Record<string, unknown>) => partner.call("POST", "/v1/users/ana/setup/preview", { body });
+    await expectError(await preview(completeSetup()), 403, "PROVIDER_NOT_GRANTED");
+    await expectError(await preview(completeSetup({ maxLossPerTrade: null })), 400, "SETUP_INCOMPLETE");
   } finally {
     await env.close();
   }
