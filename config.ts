@@ -69,6 +69,8 @@ const EnvSchema = z.object({
   VENUE_A_URL: url.optional(),
   VENUE_A_SPOT_URL: url.optional(),
   VENUE_B_URL: url.optional(),
+  VENUE_A_STREAM_URL: url.optional(),
+  VENUE_B_STREAM_URL: url.optional(),
   VENUE_B_NETWORK: z.enum(["mainnet", "testnet"]).optional(),
   VENUE_B_BUILDER_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "deve ser um endereço 0x de 40 hexadecimais")
     .optional(),
@@ -126,6 +128,13 @@ export interface Config {
   /** VENUE_A's spot host (the key-permission check); required beside VENUE_A_URL. */
   venueASpotUrl?: string;
   venueBUrl?: string;
+  /**
+   * Where the venues push account updates (VENUE_A: its user-data-stream
+   * host; VENUE_B: its WebSocket). Default: the venue's URL with a ws scheme
+   * (VENUE_B: plus `/ws`), which is where the simulators serve them.
+   */
+  venueAStreamUrl?: string;
+  venueBStreamUrl?: string;
   /**
    * The network every VENUE_B signature names (source "a"/"b",
    * hyperliquidChain): VENUE_B_NETWORK, else mainnet in production and testnet
@@ -192,6 +201,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       "VENUE_A_URL",
       "VENUE_A_SPOT_URL",
       "VENUE_B_URL",
+      "VENUE_A_STREAM_URL",
       "VENUE_B_BUILDER_ADDRESS",
     ] as const)
       .filter((name) => !e[name]);
@@ -223,6 +233,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     venueAUrl: e.VENUE_A_URL,
     venueASpotUrl: e.VENUE_A_SPOT_URL,
     venueBUrl: e.VENUE_B_URL,
+    venueAStreamUrl: e.VENUE_A_STREAM_URL,
+    venueBStreamUrl: e.VENUE_B_STREAM_URL,
     venueBMainnet: (e.VENUE_B_NETWORK ?? (e.SERVICE_ENV === "production" ? "mainnet" : "testnet")) === "mainnet",
     venueBBuilderAddress: (e.VENUE_B_BUILDER_ADDRESS ?? QA_BUILDER_ADDRESS).toLowerCase() as `0x${string}`,
     egressId: e.EGRESS_ID,

@@ -55,6 +55,8 @@ const venueUrls = {
   venueA: config.venueAUrl ?? `http://${config.host}:${config.port}/sim/venue-a`,
   venueASpot: config.venueASpotUrl ?? `http://${config.host}:${config.port}/sim/venue-a-spot`,
   venueB: config.venueBUrl ?? `http://${config.host}:${config.port}/sim/venue-b`,
+  venueAStream: config.venueAStreamUrl,
+  venueBStream: config.venueBStreamUrl,
 };
 const egressBudgets = createEgressBudgets(db, config);
 const venues = createVenueRegistry(

@@ -14,6 +14,9 @@ export interface VenueUrls {
   /** VENUE_A's spot host, where the key-permission check lives. */
   venueASpot: string;
   venueB: string;
+  /** Where each venue pushes account updates; default: the adapter's (its URL with a ws scheme). */
+  venueAStream?: string;
+  venueBStream?: string;
   /** VENUE_B signs for mainnet or testnet (the QA simulator is built for the same network). */
   venueBMainnet: boolean;
 }
@@ -33,11 +36,13 @@ export function createVenueRegistry(
     VENUE_A: createVenueAAdapter({
       baseUrl: urls.venueA,
       spotBaseUrl: urls.venueASpot,
+      streamUrl: urls.venueAStream,
       secrets,
       budget: budgets?.VENUE_A,
     }),
     VENUE_B: createVenueBAdapter({
       baseUrl: urls.venueB,
+      streamUrl: urls.venueBStream,
       secrets,
       nonces: venueBNonces,
       isMainnet: urls.venueBMainnet,

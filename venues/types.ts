@@ -369,6 +369,41 @@ export interface WalletApprovals {
   signerOf(signed: UserSignedAction): HexAddress;
 }
 
+// ---------------------------------------------------------------- pushes
+
+/**
+ * A change the venue pushed about one watched account: enough to know what
+ * to read, never the fact itself (facts are still read, so a push that is
+ * lost or duplicated costs a delay, never a wrong record).
+ */
+export type AccountPush =
+  /** An order of the account changed: placed, filled in part or whole, cancelled, expired, its trigger fired. */
+  | { kind: "ORDER"; symbol: string; clientOrderId: string | null; status: OrderStatus; at: number }
+  /** The account traded in `symbol` (a fill), when the venue says so without naming the order. */
+  | { kind: "TRADE"; symbol: string; at: number }
+  /** A funding payment was booked for the account. */
+  | { kind: "FUNDING"; at: number }
+  /** Balances or positions changed otherwise (transfer, liquidation, auto-deleveraging, margin). */
+  | { kind: "ACCOUNT"; at: number };
+
+/** What a watch reports to whoever keeps the account (domain/execution). */
+export interface AccountWatcher {
+  onPush(push: AccountPush): void;
+  /**
+   * Pushes flow, and anything before this moment may have been missed (the
+   * first connection, a reconnection after a gap, a renewed stream key): read
+   * the account whole once.
+   */
+  onLive(): void;
+  /** Pushes stopped and are being restored: until the next `onLive`, the account must be polled. */
+  onLost(reason: string): void;
+}
+
+/** A running watch of one account; `close` ends it (and frees what it held at the venue). */
+export interface AccountWatch {
+  close(): Promise<void>;
+}
+
 // ---------------------------------------------------------------- the adapter
 
 export interface VenueCapabilities {
@@ -439,6 +474,16 @@ export interface VenueAdapter {
   submitUserSignedAction?(signed: UserSignedAction): Promise<void>;
   /** capability paymentLedger: the user's non-funding ledger updates since `since`. */
   getLedger?(user: HexAddress, since: number): Promise<LedgerEntry[]>;
+
+  /**
+   * Push updates for one account, within the venue's limits on connections,
+   * streams and users per IP (the adapter multiplexes watches over as few
+   * connections as the venue allows). Reports `onLive` once pushes flow, and
+   * `onLost` whenever they stop, while it restores them on its own. A watch
+   * beyond what the venue allows from this IP reports `onLost` and stays
+   * there: the account is polled.
+   */
+  watchAccount?(credentials: VenueCredentials, watcher: AccountWatcher): AccountWatch;
 }
 
 export type VenueRegistry = Record<ProviderId, VenueAdapter>;

@@ -58,6 +58,8 @@ export interface VenueAAdapterDeps {
   baseUrl: string;
   /** Spot REST base for /sapi (apiRestrictions), e.g. https://api.binance.com or the simulator's spot host. */
   spotBaseUrl: string;
+  /** User-data-stream WebSocket base, e.g. wss://fstream.binance.com; default: `baseUrl` with a ws scheme (the simulator). */
+  streamUrl?: string;
   secrets: SecretOpener;
   fetch?: typeof fetch;
   now?: () => number;

@@ -22,6 +22,8 @@ import { walletApprovals } from "./wallet_approvals.ts";
 export interface VenueBAdapterDeps {
   /** e.g. https://api.hyperliquid.xyz, or the simulator's /sim/venue-b. */
   baseUrl: string;
+  /** The WebSocket, e.g. wss://api.hyperliquid.xyz/ws; default: `baseUrl` with a ws scheme, plus `/ws`. */
+  streamUrl?: string;
   /** Selects the signing network (source "a"/"b", hyperliquidChain); defaults to mainnet. */
   isMainnet?: boolean;
   secrets: SecretOpener;
