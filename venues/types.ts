@@ -386,15 +386,28 @@ export type AccountPush =
   /** Balances or positions changed otherwise (transfer, liquidation, auto-deleveraging, margin). */
   | { kind: "ACCOUNT"; at: number };
 
+/**
+ * What a live watch pushes. Fills always (TRADE or ORDER); a venue may push
+ * them for more accounts than it pushes everything for (VENUE_B: a user's own
+ * subscriptions for a few users per IP, the public trades naming both sides
+ * for the rest), and what is not pushed must still be polled.
+ */
+export interface PushCoverage {
+  /** Every order change, including cancels and expiries that trade nothing. */
+  orders: boolean;
+  /** Funding payments. */
+  funding: boolean;
+}
+
 /** What a watch reports to whoever keeps the account (domain/execution). */
 export interface AccountWatcher {
   onPush(push: AccountPush): void;
   /**
    * Pushes flow, and anything before this moment may have been missed (the
    * first connection, a reconnection after a gap, a renewed stream key): read
-   * the account whole once.
+   * the account whole once. `coverage` says what is pushed from now on.
    */
-  onLive(): void;
+  onLive(coverage: PushCoverage): void;
   /** Pushes stopped and are being restored: until the next `onLive`, the account must be polled. */
   onLost(reason: string): void;
 }
