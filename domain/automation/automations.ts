@@ -108,6 +108,7 @@ export async function putAutomation(ctx: Ctx, input: { externalUserId: string; a
   const partnerId = partnerOf(ctx);
   const now = ctx.clock.now();
   const { providerId, strategyId } = input.automation;
+  assertConditionsShape(input.automation.conditions ?? {}, providerId);
   return await withPartnerTransaction(ctx, async (tx) => {
     const client = await loadActiveClient(tx, partnerId, input.externalUserId);
     const access = await loadEffectiveAccess(tx, partnerId, now);
@@ -200,26 +201,38 @@ function assertRiskAllowed(
   }
 }
 
-/** Symbols must be markets of the strategy at this provider; a window must have two different ends. */
+/**
+ * The conditions' rules of the body alone, answered before anything is read
+ * (a malformed body is 400 whatever the client's state): symbols quoted in the
+ * provider's currency, a window with two different ends.
+ */
+function assertConditionsShape(conditions: AutomationConditions, providerId: ProviderId): void {
+  const quote = QUOTE_CURRENCY[providerId];
+  const foreign = (conditions.symbols ?? []).filter((symbol) => !symbol.endsWith(quote));
+  if (foreign.length) foreignSymbols(providerId, foreign);
+  const window = conditions.tradingWindowUtc;
+  if (window && window.from === window.to) {
+    throw new ApiError("VALIDATION_ERROR", { message: "tradingWindowUtc: início e fim não podem ser iguais." });
+  }
+}
+
+function foreignSymbols(providerId: ProviderId, symbols: string[]): never {
+  const named = [...new Set(symbols)].slice(0, 5).join(", ");
+  throw new ApiError("VALIDATION_ERROR", {
+    message: `Símbolos fora dos mercados da estratégia em ${providerId}: ${named}.`,
+  });
+}
+
+/** Symbols must be markets of the strategy at this provider (assertConditionsShape checked the rest). */
 function checkedConditions(
   conditions: AutomationConditions,
   strategyMarkets: string[],
   providerId: ProviderId,
 ): AutomationConditions {
-  const quote = QUOTE_CURRENCY[providerId];
   const symbols = conditions.symbols === undefined ? undefined : [...new Set(conditions.symbols)];
-  const foreign = (symbols ?? []).filter((symbol) =>
-    !symbol.endsWith(quote) || (strategyMarkets.length > 0 && !strategyMarkets.includes(symbol))
-  );
-  if (foreign.length) {
-    throw new ApiError("VALIDATION_ERROR", {
-      message: `Símbolos fora dos mercados da estratégia em ${providerId}: ${foreign.slice(0, 5).join(", ")}.`,
-    });
-  }
+  const foreign = (symbols ?? []).filter((symbol) => strategyMarkets.length > 0 && !strategyMarkets.includes(symbol));
+  if (foreign.length) foreignSymbols(providerId, foreign);
   const window = conditions.tradingWindowUtc;
-  if (window && window.from === window.to) {
-    throw new ApiError("VALIDATION_ERROR", { message: "tradingWindowUtc: início e fim não podem ser iguais." });
-  }
   return {
     ...(symbols ? { symbols } : {}),
     ...(window ? { tradingWindowUtc: window } : {}),

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { expectError, expectJson } from "../_helpers/http.ts";
 import { setUp } from "../connect/connect_fixture.ts";
-import { completeSetup, ik, putSetup } from "../setup/setup_fixture.ts";
+import { automationBody, completeSetup, ik, putAutomation, putSetup } from "../setup/setup_fixture.ts";
 import { opening } from "../execution/execution_fixture.ts";
 
 Deno.test("POST /v1/orders/prepare answers 400 for a LIMIT order without price even when the client has no connection", async () => {
@@ -151,6 +151,22 @@ Deno.test("POST /v1/users/:id/setup/preview answers 400 SETUP_INCOMPLETE before 
     const preview = (body: Record<string, unknown>) => partner.call("POST", "/v1/users/ana/setup/preview", { body });
     await expectError(await preview(completeSetup()), 403, "PROVIDER_NOT_GRANTED");
     await expectError(await preview(completeSetup({ maxLossPerTrade: null })), 400, "SETUP_INCOMPLETE");
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("PUT /v1/users/:id/automation answers 400 for an empty window or a symbol of another venue even for a suspended client", async () => {
+  const { env, partner } = await setUp();
+  try {
+    await expectJson(await partner.call("POST", "/v1/users/ana/suspend", { body: { reason: "teste" } }), 200);
+    await expectError(await putAutomation(partner, automationBody()), 403, "OWNER_NOT_ALLOWED");
+    const emptyWindow = automationBody({ conditions: { tradingWindowUtc: { from: "08:00", to: "08:00" } } });
+    const body = await expectError(await putAutomation(partner, emptyWindow), 400, "VALIDATION_ERROR");
+    assert.match(body.error.message, /tradingWindowUtc/);
+    const otherVenue = automationBody({ conditions: { symbols: ["BTCUSDC"] } });
+    await expectError(await putAutomation(partner, otherVenue), 400, "VALIDATION_ERROR");
+    await expectError(await putAutomation(partner, otherVenue, "nobody"), 400, "VALIDATION_ERROR");
   } finally {
     await env.close();
   }
