@@ -1064,3 +1064,35 @@ export const entryLeases = sqliteTable("entry_leases", {
   /** Wall-clock ms: past it, a held lease may be taken over. */
   leasedUntil: ms("leased_until").notNull(),
 }, (t) => [primaryKey({ columns: [t.clientId, t.providerId] })]);
+
+/**
+ * A role one instance at a time holds for the whole fleet (e.g. keeping the
+ * venues' account pushes: two instances watching every account would spend
+ * the per-IP connection and user limits twice). Claimed and renewed by a
+ * compare-and-set on `owner` and `leasedUntil`; past `leasedUntil` (wall
+ * clock) another instance takes it.
+ */
+export const serviceLeases = sqliteTable("service_leases", {
+  name: text("name").primaryKey(),
+  owner: text("owner").notNull(),
+  leasedUntil: ms("leased_until").notNull(),
+});
+
+// ---------------------------------------------------------------- account pushes
+
+/**
+ * Whether the venue pushes an account's changes to the service now, and
+ * what it pushes: while pushes flow (and their keeper's lease holds), the
+ * reconcile job leaves the account to them and sweeps it only hourly.
+ */
+export const accountPushes = sqliteTable("account_pushes", {
+  clientId: integer("client_id").notNull().references(() => clients.id),
+  providerId: text("provider_id").notNull(),
+  /** The keeper's lease owner that wrote this: a row of a keeper whose lease ran out counts as not live. */
+  owner: text("owner").notNull(),
+  live: integer("live", { mode: "boolean" }).notNull(),
+  coversOrders: integer("covers_orders", { mode: "boolean" }).notNull(),
+  coversFunding: integer("covers_funding", { mode: "boolean" }).notNull(),
+  /** Wall clock of the last change, for the operator. */
+  changedAt: ms("changed_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.clientId, t.providerId] })]);
