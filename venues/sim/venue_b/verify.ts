@@ -66,13 +66,19 @@ export function acceptNonce(state: SimState, signer: HexAddress, nonce: number):
   return null;
 }
 
+/**
+ * The venue's texts name the nonce and, when it is out of bounds, the bound
+ * it missed (as quoted from the venue: "Invalid nonce: duplicate nonce
+ * 1741107452532", "Invalid nonce: nonce too low <nonce> < <bound>", "...
+ * nonce too high <nonce> > <bound>"). The bounds printed here are the
+ * nearest nonce that would have passed, and the oldest nonce kept.
+ */
 function nonceRefusal(state: SimState, signer: HexAddress, nonce: number): string | null {
   const now = state.now();
-  if (nonce <= now - 2 * DAY_MS || nonce >= now + DAY_MS) {
-    return `Invalid nonce: ${nonce} is outside the accepted time window`;
-  }
+  if (nonce <= now - 2 * DAY_MS) return `Invalid nonce: nonce too low ${nonce} < ${now - 2 * DAY_MS + 1}`;
+  if (nonce >= now + DAY_MS) return `Invalid nonce: nonce too high ${nonce} > ${now + DAY_MS - 1}`;
   const seen = state.nonces.get(signer) ?? [];
-  if (seen.includes(nonce)) return "Invalid nonce: duplicate nonce";
-  if (seen.length >= NONCE_SET_SIZE && nonce <= seen[0]) return "Invalid nonce: nonce too low";
+  if (seen.includes(nonce)) return `Invalid nonce: duplicate nonce ${nonce}`;
+  if (seen.length >= NONCE_SET_SIZE && nonce < seen[0]) return `Invalid nonce: nonce too low ${nonce} < ${seen[0]}`;
   return null;
 }
