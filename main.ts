@@ -25,6 +25,7 @@ import { createVenueRegistry } from "./venues/registry.ts";
 import { createQaSimulators } from "./venues/sim/qa.ts";
 import { outboundPolicy } from "./domain/outbound/outbound_policy.ts";
 import { OutboundClient } from "./domain/outbound/outbound_client.ts";
+import { AccountPushKeeper } from "./domain/execution/account_pushes.ts";
 
 let parsed;
 try {
@@ -104,6 +105,13 @@ const webhookWorker = new WebhookWorker({
   requestId: "webhook-worker",
 });
 webhookWorker.start();
+// One instance of the fleet keeps the venues' account pushes; the others stand by for its lease.
+const pushKeeper = new AccountPushKeeper({
+  ...deps,
+  actor: { kind: "system", job: "account-pushes" },
+  requestId: "account-pushes",
+});
+pushKeeper.start();
 
 lifecycle.shutDownOn(["SIGTERM", "SIGINT"], {
   server,
@@ -111,5 +119,5 @@ lifecycle.shutDownOn(["SIGTERM", "SIGINT"], {
   db,
   logger,
   graceSeconds: config.shutdownGraceSeconds,
-  background: [webhookWorker],
+  background: [webhookWorker, pushKeeper],
 });

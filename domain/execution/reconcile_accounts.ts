@@ -5,6 +5,10 @@
  * One account's failure (a venue down, a refused key) is counted and the
  * walk goes on.
  *
+ * An account whose changes the venue pushes (push_states.ts) is left to
+ * its pushes, and swept here only when its last read is older than the
+ * sweep interval for what is pushed.
+ *
  * An account where an entry is at work (its entry lease is held) is left to
  * that entry and read at the next run: reading it between the entry's fill
  * and its position would see a position the service does not know yet. One
@@ -19,7 +23,9 @@ import { ApiError } from "../errors.ts";
 import { VenueError } from "../../venues/types.ts";
 import { withTransaction } from "../../db/client.ts";
 import { entryLeaseState, holdingEntryLease, newLeaseOwner, takeOverSilentLease } from "./entry_leases.ts";
-import { reconcileAccount } from "./reconcile_account.ts";
+import { type AccountReconciliation, reconcileAccount } from "./reconcile_account.ts";
+import type { AccountRow } from "../accounts/load_account.ts";
+import { pushedAccounts } from "./push_states.ts";
 
 const PAGE_SIZE = 100;
 
@@ -33,47 +39,70 @@ export async function reconcileAccounts(ctx: Ctx) {
     positionsClosed: 0,
     stopsPlacedAgain: 0,
     entriesInProgress: 0,
+    /** Accounts whose changes the venue pushes and that were swept recently: left to their pushes. */
+    leftToPushes: 0,
   };
   const owner = newLeaseOwner();
+  const pushed = await pushedAccounts(ctx);
   let after = "";
   for (;;) {
     const page = await ctx.db.read.select().from(providerAccounts)
-      .where(and(
-        gt(providerAccounts.accountId, after),
-        // A revoked account whose secret was kept (a position was open) is reconciled until it is flat.
-        inArray(providerAccounts.connection, ["CONNECTED", "REVOKED"]),
-      ))
+      .where(and(gt(providerAccounts.accountId, after), reconcilable))
       .orderBy(asc(providerAccounts.accountId))
       .limit(PAGE_SIZE);
     for (const account of page) {
-      if (account.connection === "REVOKED" && !account.secretRetainedForReconciliation) continue;
-      summary.accounts++;
-      const key = { clientId: account.clientId, providerId: account.providerId };
-      const state = await entryLeaseState(ctx.db.read, key);
-      // A silent holder's lease another reconciliation took over first is held again: left to it.
-      const lease = state === "SILENT"
-        ? await withTransaction(ctx.db, (tx) => takeOverSilentLease(tx, key, owner))
-        : null;
-      if (state === "HELD" || (state === "SILENT" && !lease)) {
-        summary.entriesInProgress++;
+      if (!isReconcilable(account)) continue;
+      if (pushed.leavesToPushes(account)) {
+        summary.leftToPushes++;
         continue;
       }
-      try {
-        const result = lease
-          ? await holdingEntryLease(ctx, lease, () => reconcileAccount(ctx, account, lease))
-          : await reconcileAccount(ctx, account);
-        summary.intentsChecked += result.intentsChecked;
-        summary.intentsStillUncertain += result.intentsStillUncertain;
-        summary.newFacts += result.newFacts;
-        summary.positionsClosed += result.closed;
-        summary.stopsPlacedAgain += result.replaced;
-      } catch (error) {
-        if (!(error instanceof ApiError || error instanceof VenueError)) throw error;
-        summary.failed++;
+      summary.accounts++;
+      const outcome = await reconcileAccountOnce(ctx, account, owner);
+      if (outcome === "BUSY") summary.entriesInProgress++;
+      else if (outcome === "FAILED") summary.failed++;
+      else {
+        summary.intentsChecked += outcome.intentsChecked;
+        summary.intentsStillUncertain += outcome.intentsStillUncertain;
+        summary.newFacts += outcome.newFacts;
+        summary.positionsClosed += outcome.closed;
+        summary.stopsPlacedAgain += outcome.replaced;
       }
       await new Promise((resolve) => setTimeout(resolve, 0));
     }
     if (page.length < PAGE_SIZE) return summary;
     after = page[page.length - 1].accountId;
+  }
+}
+
+/** The accounts the service keeps reading: connected, and revoked ones whose secret was kept (a position was open). */
+export const reconcilable = inArray(providerAccounts.connection, ["CONNECTED", "REVOKED"]);
+
+/** `reconcilable`, row by row: a revoked account is read only while its secret is kept, until it is flat. */
+export function isReconcilable(account: AccountRow): boolean {
+  return account.connection === "CONNECTED" || account.secretRetainedForReconciliation;
+}
+
+/**
+ * One account, unless an entry is at work there ("BUSY"; one whose holder
+ * went silent is taken over, settled and released), or the venue or the
+ * credential refused ("FAILED": counted, the caller goes on with the others).
+ */
+export async function reconcileAccountOnce(
+  ctx: Ctx,
+  account: AccountRow,
+  owner: string,
+): Promise<AccountReconciliation | "BUSY" | "FAILED"> {
+  const key = { clientId: account.clientId, providerId: account.providerId };
+  const state = await entryLeaseState(ctx.db.read, key);
+  // A silent holder's lease another reconciliation took over first is held again: left to it.
+  const lease = state === "SILENT" ? await withTransaction(ctx.db, (tx) => takeOverSilentLease(tx, key, owner)) : null;
+  if (state === "HELD" || (state === "SILENT" && !lease)) return "BUSY";
+  try {
+    return lease
+      ? await holdingEntryLease(ctx, lease, () => reconcileAccount(ctx, account, lease))
+      : await reconcileAccount(ctx, account);
+  } catch (error) {
+    if (!(error instanceof ApiError || error instanceof VenueError)) throw error;
+    return "FAILED";
   }
 }

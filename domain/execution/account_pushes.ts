@@ -1,0 +1,229 @@
+/**
+ * Keeping every reconcilable account on its venue's pushes, so a fill, a
+ * fired stop or a funding payment is read within seconds of happening
+ * instead of at the next pass of the reconcile job, which at the venues'
+ * published request budgets reaches each of thousands of accounts only every
+ * few hours.
+ *
+ * One instance of the fleet keeps the pushes (the `account-pushes` service
+ * lease): the venues limit connections, streams and watched users per IP,
+ * and two keepers would spend those limits twice. The keeper opens a watch
+ * per account (the adapter multiplexes them), and on every push reconciles
+ * that account, a few at a time, through the same step as the reconcile job.
+ * A push names what changed but is never taken as the fact: the fact is read,
+ * so a lost or repeated push costs a delay, never a wrong record.
+ *
+ * Whether each account's pushes flow is recorded in `account_pushes`, with
+ * the keeper's lease owner: the reconcile job leaves a live account to its
+ * pushes and only sweeps it when its last read is older than the sweep
+ * interval for what is pushed. A watch that drops (`onLost`), a keeper that
+ * dies (its lease runs out, its rows stop counting) or an account beyond what
+ * the venue will push (the adapter reports it lost) falls back to the job's
+ * polling: never to blindness. When pushes come back (`onLive`) the account
+ * is read whole once, since anything meanwhile may have been missed.
+ */
+import { inArray, ne } from "drizzle-orm";
+import { withTransaction } from "../../db/client.ts";
+import { accountPushes, providerAccounts } from "../../db/schema.ts";
+import { wallClockNow } from "../clock.ts";
+import type { Ctx } from "../context.ts";
+import { errorFields } from "../logger.ts";
+import { type AccountRow, credentialsOf } from "../accounts/load_account.ts";
+import { holdServiceLease, releaseServiceLease } from "../jobs/service_leases.ts";
+import type { AccountWatch, ProviderId, PushCoverage } from "../../venues/types.ts";
+import { newLeaseOwner } from "./entry_leases.ts";
+import { isReconcilable, reconcilable, reconcileAccountOnce } from "./reconcile_accounts.ts";
+import { PUSH_KEEPER_LEASE } from "./push_states.ts";
+
+/** The keeper renews every few seconds; another instance takes over half a minute after it died. */
+const LEASE_MS = 30_000;
+const TICK_MS = 5_000;
+/** Accounts reconciled at once on pushes: enough to keep up with a burst, few enough to leave room to the API. */
+const CONCURRENT_READS = 4;
+
+interface Kept {
+  account: AccountRow;
+  watch: AccountWatch;
+}
+
+export class AccountPushKeeper {
+  readonly #ctx: Ctx;
+  readonly #owner = newLeaseOwner();
+  /** By account id: each account's row as watched (a changed row is watched anew) and its watch. */
+  readonly #kept = new Map<string, Kept>();
+  /** Accounts a push named since they were last read, by account id. */
+  readonly #due = new Set<string>();
+  readonly #reading = new Set<string>();
+  /** Push states not yet written, by account id. */
+  readonly #states = new Map<string, { live: boolean } & PushCoverage>();
+  #leader = false;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #ticking: Promise<void> | null = null;
+  #stopped = false;
+
+  constructor(ctx: Ctx) {
+    this.#ctx = ctx;
+  }
+
+  start(): void {
+    this.#timer = setInterval(() => this.tick(), TICK_MS);
+    this.tick();
+  }
+
+  /** One round: hold or seek the lease, watch exactly the reconcilable accounts, record what changed. */
+  tick(): Promise<void> {
+    this.#ticking ??= this.#round().catch((error) =>
+      this.#ctx.logger.error("account pushes: round failed", errorFields(error))
+    ).finally(() => this.#ticking = null);
+    return this.#ticking;
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearInterval(this.#timer);
+    await this.#ticking;
+    await this.#closeAll();
+    if (this.#leader) await releaseServiceLease(this.#ctx.db, PUSH_KEEPER_LEASE, this.#owner);
+    this.#leader = false;
+  }
+
+  async #round(): Promise<void> {
+    if (this.#stopped) return;
+    const leader = await holdServiceLease(this.#ctx.db, PUSH_KEEPER_LEASE, this.#owner, LEASE_MS);
+    if (!leader) {
+      if (this.#leader) this.#ctx.logger.warn("account pushes: the keeper's lease went to another instance");
+      this.#leader = false;
+      await this.#closeAll();
+      return;
+    }
+    if (!this.#leader) await this.#takeOver();
+    this.#leader = true;
+    await this.#watchReconcilableAccounts();
+    await this.#writeStates();
+    this.#readDue();
+  }
+
+  /** A new keeper's first round: rows another keeper wrote stop counting as live at once, not when read. */
+  async #takeOver(): Promise<void> {
+    await withTransaction(
+      this.#ctx.db,
+      (tx) =>
+        tx.update(accountPushes).set({ live: false, owner: this.#owner, changedAt: wallClockNow() })
+          .where(ne(accountPushes.owner, this.#owner)),
+    );
+  }
+
+  async #watchReconcilableAccounts(): Promise<void> {
+    const rows = (await this.#ctx.db.read.select().from(providerAccounts).where(reconcilable))
+      .filter(isReconcilable);
+    const current = new Map(rows.map((row) => [row.accountId, row]));
+    for (const [accountId, kept] of this.#kept) {
+      const row = current.get(accountId);
+      // Gone, or changed (new credential, revoked): the old watch ends; a changed row is watched anew below.
+      if (!row || row.updatedAt !== kept.account.updatedAt) await this.#unwatch(accountId);
+    }
+    for (const row of rows) if (!this.#kept.has(row.accountId)) this.#watch(row);
+  }
+
+  #watch(account: AccountRow): void {
+    const venue = this.#ctx.venues[account.providerId as ProviderId];
+    if (!venue.watchAccount) return;
+    const accountId = account.accountId;
+    const watch = venue.watchAccount(credentialsOf(account), {
+      onPush: () => this.#markDue(accountId),
+      onLive: (coverage) => {
+        this.#states.set(accountId, { live: true, ...coverage });
+        this.#markDue(accountId);
+      },
+      onLost: (reason) => {
+        this.#states.set(accountId, { live: false, orders: false, funding: false });
+        this.#ctx.logger.info("account pushes: lost", { accountId, reason });
+      },
+    });
+    this.#kept.set(accountId, { account, watch });
+  }
+
+  async #unwatch(accountId: string): Promise<void> {
+    const kept = this.#kept.get(accountId);
+    if (!kept) return;
+    this.#kept.delete(accountId);
+    this.#due.delete(accountId);
+    this.#states.set(accountId, { live: false, orders: false, funding: false });
+    await kept.watch.close().catch((error) =>
+      this.#ctx.logger.warn("account pushes: closing a watch failed", { accountId, ...errorFields(error) })
+    );
+  }
+
+  async #closeAll(): Promise<void> {
+    for (const accountId of [...this.#kept.keys()]) await this.#unwatch(accountId);
+    await this.#writeStates();
+  }
+
+  /** Written in one transaction per round; a state still unwritten when the keeper dies dies with its lease. */
+  async #writeStates(): Promise<void> {
+    if (!this.#states.size || !this.#leader) return;
+    const changes = [...this.#states];
+    this.#states.clear();
+    const byId = new Map(
+      (await this.#ctx.db.read.select({
+        accountId: providerAccounts.accountId,
+        clientId: providerAccounts.clientId,
+        providerId: providerAccounts.providerId,
+      }).from(providerAccounts).where(inArray(providerAccounts.accountId, changes.map(([id]) => id))))
+        .map((row) => [row.accountId, row]),
+    );
+    const now = wallClockNow();
+    await withTransaction(this.#ctx.db, async (tx) => {
+      for (const [accountId, state] of changes) {
+        const key = byId.get(accountId);
+        if (!key) continue;
+        const row = {
+          clientId: key.clientId,
+          providerId: key.providerId,
+          owner: this.#owner,
+          live: state.live,
+          coversOrders: state.orders,
+          coversFunding: state.funding,
+          changedAt: now,
+        };
+        await tx.insert(accountPushes).values(row)
+          .onConflictDoUpdate({ target: [accountPushes.clientId, accountPushes.providerId], set: row });
+      }
+    });
+  }
+
+  #markDue(accountId: string): void {
+    if (this.#stopped) return;
+    this.#due.add(accountId);
+    this.#readDue();
+  }
+
+  /** Starts reads of due accounts up to the concurrency; each read that ends starts the next. */
+  #readDue(): void {
+    for (const accountId of this.#due) {
+      if (this.#reading.size >= CONCURRENT_READS) return;
+      if (this.#reading.has(accountId)) continue;
+      this.#due.delete(accountId);
+      const kept = this.#kept.get(accountId);
+      if (!kept) continue;
+      this.#reading.add(accountId);
+      this.#read(kept.account).finally(() => {
+        this.#reading.delete(accountId);
+        this.#readDue();
+      });
+    }
+  }
+
+  async #read(account: AccountRow): Promise<void> {
+    try {
+      const outcome = await reconcileAccountOnce(this.#ctx, account, this.#owner);
+      // An entry at work settles the account itself; a push during it is read at the next round.
+      if (outcome === "BUSY") this.#due.add(account.accountId);
+    } catch (error) {
+      this.#ctx.logger.error("account pushes: reading an account failed", {
+        accountId: account.accountId,
+        ...errorFields(error),
+      });
+    }
+  }
+}
