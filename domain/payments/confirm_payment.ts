@@ -73,12 +73,13 @@ export interface ConfirmOutcome {
 }
 
 export async function confirmPayment(ctx: Ctx, input: { externalUserId: string; paymentId: string; txHash: string }) {
+  // A malformed hash is the body's own fault: answered before the client and the payment are looked up.
+  if (!TX_HASH.test(input.txHash)) throw new ApiError("INVALID_TX_HASH");
   await ctx.idempotency?.claim();
   const client = await loadClient(ctx.db.read, partnerOf(ctx), input.externalUserId);
   const [payment] = await ctx.db.read.select().from(payments)
     .where(and(eq(payments.paymentId, input.paymentId), eq(payments.clientId, client.id)));
   if (!payment) throw new ApiError("NOT_FOUND");
-  if (!TX_HASH.test(input.txHash)) throw new ApiError("INVALID_TX_HASH");
   if (payment.method === "VENUE_B_USD_SEND") throw new ApiError("PAYMENT_METHOD_MISMATCH");
   // The answer a partner gets (and a retry of the same key replays): 200 when credited, 202 when not yet.
   const answer = (outcome: ConfirmOutcome) => ({

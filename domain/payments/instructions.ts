@@ -46,23 +46,32 @@ export interface InstructionInput {
 
 const paymentInsert = rowInsert(payments);
 
+/**
+ * The answers in the contract's order: the body's own rules (network, a named
+ * token, payer) before anything is read, then the client and the obligation
+ * (404), whether this charge takes the token (CURRENCY_MISMATCH) and, for a
+ * VENUE_B send, the returnUrl (403), then the obligation's state (409) and the
+ * rest of the service's (422, RECIPIENT_NOT_CONFIGURED).
+ */
 export async function createPaymentInstructions(ctx: Ctx, input: InstructionInput) {
+  const method = input.method ?? "EVM_TRANSFER";
+  const invoice = method === "DEPOSIT_INVOICE";
+  const network = method === "VENUE_B_USD_SEND" ? null : enabledNetwork(ctx, input.networkId);
+  // A transfer names its token; an invoice may (else the obligation's currency, known once it is read).
+  if (network && (input.token !== undefined || !invoice)) supportedToken(ctx, network, input.token);
+  const payer = method === "EVM_TRANSFER" ? validPayer(input.payerAddress) : null;
   await ctx.idempotency?.claim();
   const partnerId = partnerOf(ctx);
   const client = await loadClient(ctx.db.read, partnerId, input.externalUserId);
-  const owed = await openObligation(ctx, client.id, input.obligationId);
-  const method = input.method ?? "EVM_TRANSFER";
-  if (method === "VENUE_B_USD_SEND") return await createSendInstruction(ctx, client, owed, input.returnUrl);
-  const invoice = method === "DEPOSIT_INVOICE";
-  const network = enabledNetwork(ctx, input.networkId);
+  const owed = await clientObligation(ctx, client.id, input.obligationId);
+  if (!network) return await createSendInstruction(ctx, client, owed, input.returnUrl);
   // An invoice is paid in the obligation's own currency; a transfer names its token.
   const token = (invoice ? input.token ?? owed.row.currency : input.token) as EvmToken;
-  const tokenAddress = ctx.config.evmTokens[network][token];
-  if (!tokenAddress) throw new ApiError("TOKEN_NOT_SUPPORTED");
+  const tokenAddress = supportedToken(ctx, network, token);
   if (token !== owed.row.currency) {
     throw new ApiError("CURRENCY_MISMATCH", { message: `Esta cobrança é em ${owed.row.currency}, não em ${token}.` });
   }
-  const payer = invoice ? null : validPayer(input.payerAddress);
+  assertOpen(owed);
   const recipient = invoice ? null : await recipientOf(ctx.db.read, network);
   if (!invoice && !recipient) throw new ApiError("RECIPIENT_NOT_CONFIGURED");
   const decimals = await tokenDecimals(ctx, network, tokenAddress);
@@ -117,13 +126,29 @@ export async function createPaymentInstructions(ctx: Ctx, input: InstructionInpu
   }
 }
 
-/** The client's obligation, open, with what is still owed on it (its amount less reductions). */
-export async function openObligation(ctx: Ctx, clientId: number, obligationId: string) {
+/** The client's obligation with what is still owed on it (its amount less reductions), whatever its status. */
+async function clientObligation(ctx: Ctx, clientId: number, obligationId: string): Promise<OwedObligation> {
   const [found] = await ctx.db.read.select({ row: obligations, reduced: reducedSoFar }).from(obligations)
     .where(and(eq(obligations.obligationId, obligationId), eq(obligations.clientId, clientId)));
   if (!found) throw new ApiError("NOT_FOUND");
-  if (found.row.status !== "OPEN") throw obligationNotOpen(found.row.status);
   return { row: found.row, remainingMicros: found.row.amountMicros - found.reduced };
+}
+
+interface OwedObligation {
+  row: typeof obligations.$inferSelect;
+  remainingMicros: number;
+}
+
+/** Only an open obligation takes a new instruction (OBLIGATION_NOT_OPEN says what became of it). */
+function assertOpen(owed: OwedObligation): void {
+  if (owed.row.status !== "OPEN") throw obligationNotOpen(owed.row.status);
+}
+
+/** The token's contract on the network, when this service accepts that token there. */
+function supportedToken(ctx: Ctx, network: EvmNetwork, token: string | undefined): string {
+  const address = token === undefined ? undefined : ctx.config.evmTokens[network][token as EvmToken];
+  if (!address) throw new ApiError("TOKEN_NOT_SUPPORTED");
+  return address;
 }
 
 /** The declared payer of a transfer: an address that can sign (not the zero address). */

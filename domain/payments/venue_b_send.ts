@@ -28,6 +28,7 @@ import { newId, randomSecret, sha256Hex } from "../ids.ts";
 import { callVenue } from "../venues/call_venue.ts";
 import { creditPayment, staleInstruction } from "./confirm_payment.ts";
 import { type PaymentRow, paymentView } from "./payment_view.ts";
+import { obligationNotOpen } from "./superseded_instructions.ts";
 
 const SESSION_TTL_MS = 15 * MINUTE_MS;
 const WALLET_SETTING = "venue_b_payment_wallet";
@@ -54,20 +55,26 @@ async function platformWallet(tx: Tx | Ctx["db"]["read"]): Promise<string | null
   return row?.value ?? null;
 }
 
-/** The instruction: the payment, its page session and the page's address (the token only in the fragment). */
+/**
+ * The instruction: the payment, its page session and the page's address (the
+ * token only in the fragment). Once the obligation is found: whether it is
+ * charged in USDC (400), the returnUrl (403), then the state, the
+ * obligation's (409) before the account's (422).
+ */
 export async function createSendInstruction(
   ctx: Ctx,
   client: ClientRow,
-  owed: { row: { obligationId: string; currency: string }; remainingMicros: number },
+  owed: { row: { obligationId: string; currency: string; status: string }; remainingMicros: number },
   returnUrl: string | undefined,
 ) {
   if (owed.row.currency !== "USDC") {
     throw new ApiError("CURRENCY_MISMATCH", { message: "VENUE_B_USD_SEND só quita cobranças em USDC." });
   }
-  const account = await findAccount(ctx.db.read, client.id, "VENUE_B");
-  if (!account?.accountAddress || account.connection === "REVOKED") throw new ApiError("API_NOT_CONFIGURED");
   const [partner] = await ctx.db.read.select().from(partners).where(eq(partners.partnerId, client.partnerId));
   const back = returnUrl === undefined ? null : allowedReturnUrl(returnUrl, partner.returnUrlOrigins);
+  if (owed.row.status !== "OPEN") throw obligationNotOpen(owed.row.status);
+  const account = await findAccount(ctx.db.read, client.id, "VENUE_B");
+  if (!account?.accountAddress || account.connection === "REVOKED") throw new ApiError("API_NOT_CONFIGURED");
   const token = randomSecret(32);
   const issuedAt = ctx.clock.now();
   return await withPartnerTransaction(ctx, async (tx) => {

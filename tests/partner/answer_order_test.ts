@@ -5,7 +5,13 @@
  * Each test failed before its fix.
  */
 import assert from "node:assert/strict";
-import { expectError, expectJson } from "../_helpers/http.ts";
+import { eq } from "drizzle-orm";
+import { withTransaction } from "../../db/client.ts";
+import { obligations } from "../../db/schema.ts";
+import { findClient } from "../../domain/clients/load_client.ts";
+import { startTestEnv } from "../_helpers/env.ts";
+import { createPartner, expectError, expectJson } from "../_helpers/http.ts";
+import { openObligation } from "../payments/obligation_fixture.ts";
 import { setUp } from "../connect/connect_fixture.ts";
 import { automationBody, completeSetup, ik, putAutomation, putSetup } from "../setup/setup_fixture.ts";
 import { opening } from "../execution/execution_fixture.ts";
@@ -167,6 +173,89 @@ Deno.test("PUT /v1/users/:id/automation answers 400 for an empty window or a sym
     const otherVenue = automationBody({ conditions: { symbols: ["BTCUSDC"] } });
     await expectError(await putAutomation(partner, otherVenue), 400, "VALIDATION_ERROR");
     await expectError(await putAutomation(partner, otherVenue, "nobody"), 400, "VALIDATION_ERROR");
+  } finally {
+    await env.close();
+  }
+});
+
+/** ana's obligation at `providerId`, settled (PAID) when told, in an env whose arbitrum node is configured. */
+async function paymentWorld() {
+  // The node is never reached: every refusal here comes before the service asks the chain anything.
+  const env = await startTestEnv({ env: { EVM_RPC_ARBITRUM: "http://127.0.0.1:9" } });
+  const partner = await createPartner(env, { partnerId: "payer" });
+  await expectJson(await partner.call("POST", "/v1/users", { body: { externalUserId: "ana" }, headers: ik() }), 201);
+  const clientId = (await findClient(env.deps.db.read, "payer", "ana"))!.id;
+  const obligation = async (reference: string, providerId: string, paid = false) => {
+    const row = await openObligation(env, {
+      partnerId: "payer",
+      clientId,
+      reference,
+      providerId,
+      source: "MONTHLY_SUBSCRIPTION",
+    });
+    if (paid) {
+      await withTransaction(
+        env.deps.db,
+        (tx) =>
+          tx.update(obligations).set({ status: "PAID", settledAt: env.clock.now() })
+            .where(eq(obligations.obligationId, row.obligationId)),
+      );
+    }
+    return row.obligationId;
+  };
+  const instruct = (obligationId: string, body: Record<string, unknown>) =>
+    partner.call("POST", `/v1/users/ana/obligations/${obligationId}/payment-instructions`, { body, headers: ik() });
+  return { env, partner, obligation, instruct };
+}
+
+const EVM = { networkId: "arbitrum", token: "USDT", payerAddress: "0x00000000000000000000000000000000000a11ce" };
+
+Deno.test("POST /v1/users/:id/obligations/:obligationId/payment-instructions answers the body's own 400s before the obligation's existence and state", async () => {
+  const { env, obligation, instruct } = await paymentWorld();
+  try {
+    const paid = await obligation("2026-10", "VENUE_A", true);
+    await expectError(await instruct(paid, EVM), 409, "OBLIGATION_NOT_OPEN");
+    await expectError(await instruct(paid, { ...EVM, payerAddress: "0x12" }), 400, "INVALID_PAYER");
+    await expectError(await instruct(paid, { ...EVM, networkId: "polygon" }), 400, "NETWORK_NOT_ENABLED");
+    await expectError(await instruct(paid, { ...EVM, token: "DAI" }), 400, "TOKEN_NOT_SUPPORTED");
+    await expectError(await instruct("obl_unknown", { ...EVM, payerAddress: "0x12" }), 400, "INVALID_PAYER");
+    await expectError(await instruct("obl_unknown", EVM), 404, "NOT_FOUND");
+    // A token the obligation is not charged in: a refusal of this charge, before its state.
+    await expectError(await instruct(paid, { ...EVM, token: "USDC" }), 400, "CURRENCY_MISMATCH");
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("POST /v1/users/:id/obligations/:obligationId/payment-instructions answers a foreign returnUrl of a VENUE_B send before the missing VENUE_B account", async () => {
+  const { env, obligation, instruct } = await paymentWorld();
+  try {
+    const owed = await obligation("2026-11", "VENUE_B");
+    const send = (returnUrl: string) => instruct(owed, { method: "VENUE_B_USD_SEND", returnUrl });
+    await expectError(await send("https://app.partner.example/billing"), 422, "API_NOT_CONFIGURED");
+    await expectError(await send("https://evil.example/billing"), 403, "RETURN_URL_NOT_ALLOWED");
+    const paidInUsdt = await obligation("2026-10", "VENUE_A", true);
+    await expectError(await instruct(paidInUsdt, { method: "VENUE_B_USD_SEND" }), 400, "CURRENCY_MISMATCH");
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("POST /v1/users/:id/payments/:paymentId/confirm answers 400 INVALID_TX_HASH before the payment's existence", async () => {
+  const { env, partner } = await paymentWorld();
+  try {
+    const confirm = (txHash: string) =>
+      partner.call("POST", "/v1/users/ana/payments/pay_unknown/confirm", { body: { txHash }, headers: ik() });
+    await expectError(await confirm(`0x${"ab".repeat(32)}`), 404, "NOT_FOUND");
+    await expectError(await confirm("0x1234"), 400, "INVALID_TX_HASH");
+    await expectError(
+      await partner.call("POST", "/v1/users/nobody/payments/pay_unknown/confirm", {
+        body: { txHash: "0x1234" },
+        headers: ik(),
+      }),
+      400,
+      "INVALID_TX_HASH",
+    );
   } finally {
     await env.close();
   }
