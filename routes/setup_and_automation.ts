@@ -288,7 +288,7 @@ export const setupRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
         ),
         ...partnerErrors,
         ...idempotencyErrors,
-        403: errorContent("STRATEGY_NOT_GRANTED, PROVIDER_NOT_GRANTED, OWNER_NOT_ALLOWED"),
+        403: errorContent("STRATEGY_NOT_GRANTED, PROVIDER_NOT_ALLOWED, PROVIDER_NOT_GRANTED, OWNER_NOT_ALLOWED"),
         422: errorContent("RISK_ENVELOPE_EXCEEDED"),
       },
     })),
