@@ -26,6 +26,12 @@ export type HexAddress = `0x${string}`;
  * - UNAVAILABLE: the venue is down or answered 5xx before accepting anything.
  * - OUTCOME_UNKNOWN: a mutation was sent and no trustworthy answer came back;
  *   the caller must query by client order id, never resend as a new order.
+ * - NONCE_SPENT: an action the client signed in their own wallet, with its
+ *   nonce inside, that the venue no longer takes: it has that nonce already
+ *   (this very action, relayed before by a process that died or whose answer
+ *   was lost) or the nonce is out of its bounds. This relay applied nothing;
+ *   whether the action took effect earlier only the venue's state can tell:
+ *   read it, never relay again.
  */
 export type VenueErrorKind =
   | "CREDENTIAL_REJECTED"
@@ -35,7 +41,8 @@ export type VenueErrorKind =
   | "TRIGGER_CROSSED"
   | "RATE_LIMITED"
   | "UNAVAILABLE"
-  | "OUTCOME_UNKNOWN";
+  | "OUTCOME_UNKNOWN"
+  | "NONCE_SPENT";
 
 export class VenueError extends Error {
   constructor(
@@ -481,9 +488,17 @@ export interface VenueAdapter {
 
   /** capability builderFee: the approved maximum for `builder`, in tenths of a basis point. */
   getMaxBuilderFee?(user: HexAddress, builder: HexAddress): Promise<number>;
+  /**
+   * capability agentWallet: whether the venue holds `agent` approved, and not
+   * expired, to trade for `user` (the answer to a relay whose nonce is spent).
+   */
+  isAgentApproved?(user: HexAddress, agent: HexAddress): Promise<boolean>;
   /** capability agentWallet: build and check the approvals the client signs in their wallet. */
   walletApprovals?: WalletApprovals;
-  /** capability agentWallet / paymentLedger: relay an action the client signed in their wallet. */
+  /**
+   * capability agentWallet / paymentLedger: relay an action the client signed
+   * in their wallet. NONCE_SPENT when the venue no longer takes its nonce.
+   */
   submitUserSignedAction?(signed: UserSignedAction): Promise<void>;
   /** capability paymentLedger: the user's non-funding ledger updates since `since`. */
   getLedger?(user: HexAddress, since: number): Promise<LedgerEntry[]>;

@@ -223,9 +223,10 @@ export async function submitSendSignature(
   try {
     await callVenue(ctx, "VENUE_B", (venue) => venue.submitUserSignedAction!(signed));
   } catch (error) {
-    // An answer that was lost may hide a send that happened: only the ledger can tell (never relayed again).
+    // An answer that was lost may hide a send that happened, and so may a nonce the venue already has (this
+    // very send, relayed before): only the ledger can tell (never relayed again).
     const uncertain = (error instanceof ApiError && error.uncertain) ||
-      (error instanceof VenueError && error.kind === "OUTCOME_UNKNOWN");
+      (error instanceof VenueError && (error.kind === "OUTCOME_UNKNOWN" || error.kind === "NONCE_SPENT"));
     if (!uncertain) {
       // Only the venue's own refusal is PAYMENT_REJECTED. PROVIDER_DOWN (unreachable, or never sent for the
       // egress budget) passes as it is: nothing was refused, the page may sign again later. Either way nothing

@@ -4,7 +4,13 @@ import { VenueError, type VenueErrorKind } from "../../venues/types.ts";
 import { createVenueBAdapter } from "../../venues/venue_b/adapter.ts";
 import { kindOfVenueMessage } from "../../venues/venue_b/errors.ts";
 import { cloidFromClientOrderId, formatPrice, formatSize, toLedgerEntry } from "../../venues/venue_b/mappers.ts";
-import { generateAgentKey, sendUsdcAction, signUserSignedAction, usdSendAction } from "../../venues/venue_b/signing.ts";
+import {
+  approveAgentAction,
+  generateAgentKey,
+  sendUsdcAction,
+  signUserSignedAction,
+  usdSendAction,
+} from "../../venues/venue_b/signing.ts";
 import type { WireLedgerUpdate } from "../../venues/venue_b/wire.ts";
 import {
   AGENT_KEY_BINDING,
@@ -531,6 +537,45 @@ Deno.test("VENUE_B refuses orders below the minimum value, of zero size or growi
   );
 });
 
+Deno.test("VENUE_B says whether the venue holds an agent approved for a user, from the user's extraAgents", async () => {
+  let now = Date.now();
+  await using sim = startSim({ now: () => now });
+  const recorder = recordingFetch();
+  const spent: number[] = [];
+  const budget = { spend: (weight: number) => Promise.resolve(void spent.push(weight)) };
+  const { adapter, principal, agent } = await connectClient(sim, {
+    adapter: { fetch: recorder.fetch, now: () => now, budget },
+  });
+  spent.length = 0;
+  assert.equal(await adapter.isAgentApproved!(principal.address, agent.address), true);
+  // One info request of the venue's default weight (20): not the 60 of userRole.
+  assert.deepEqual(recorder.bodies.at(-1), {
+    url: `${sim.baseUrl}/info`,
+    body: { type: "extraAgents", user: principal.address },
+  });
+  assert.deepEqual(spent, [20]);
+  const stranger = generateAgentKey();
+  assert.equal(await adapter.isAgentApproved!(principal.address, stranger.address), false);
+  assert.equal(await adapter.isAgentApproved!((await fundedWallet(sim)).address, agent.address), false);
+
+  // Approving another agent under the same name replaces ours; one approved for a minute expires.
+  const approve = (agentAddress: `0x${string}`, validUntil?: number) =>
+    adapter.submitUserSignedAction!(
+      signUserSignedAction(
+        principal.privateKey,
+        approveAgentAction({ isMainnet: true, agentAddress, agentName: "svc", validUntil, nonce: testNonce() }),
+      ),
+    );
+  await approve(stranger.address, now + 60_000);
+  assert.equal(await adapter.isAgentApproved!(principal.address, agent.address), false);
+  assert.equal(
+    await adapter.isAgentApproved!(principal.address, stranger.address.toUpperCase() as `0x${string}`),
+    true,
+  );
+  now += 60_001;
+  assert.equal(await adapter.isAgentApproved!(principal.address, stranger.address), false);
+});
+
 Deno.test("VENUE_B builder fees need the user's approval of at least the fee charged", async () => {
   await using sim = startSim();
   const client = await connectClient(sim);
@@ -737,7 +782,12 @@ Deno.test("VENUE_B relays user-signed transfers: a sendAsset is in the ledger wi
   assert.deepEqual([internal.amount, internal.destination, internal.nonce], ["3", platform.address, null]);
 
   const replay = signUserSignedAction(principal.privateKey, action);
-  await assertVenueError(adapter.submitUserSignedAction!(replay), "UNAVAILABLE", /duplicate nonce/);
+  // The user signed the nonce into the action: a relay the venue already took is NONCE_SPENT, never UNAVAILABLE.
+  await assertVenueError(
+    adapter.submitUserSignedAction!(replay),
+    "NONCE_SPENT",
+    new RegExp(`^Invalid nonce: duplicate nonce ${nonce}$`),
+  );
   const agentSigned = signUserSignedAction(
     generateAgentKey().privateKey,
     usdSendAction({ isMainnet: true, destination: platform.address, amount: "1", time: testNonce() }),
@@ -819,7 +869,8 @@ Deno.test("VENUE_B maps every refusal text of the venue to our error kinds", () 
     ["Builder has insufficient balance to be approved.", "INVALID_ORDER"],
     ["Cannot self-transfer.", "INVALID_ORDER"],
     ["Builder fee is too high.", "INVALID_ORDER"],
-    ["Invalid nonce: duplicate nonce", "UNAVAILABLE"],
+    ["Invalid nonce: duplicate nonce 1741107452532", "UNAVAILABLE"],
+    ["Invalid nonce: nonce too low 1791140676851 < 1791227196699", "UNAVAILABLE"],
     ["Too many cumulative requests sent (10001 > 10000) for cumulative volume traded $0.", "RATE_LIMITED"],
     ["Something the venue has never said before", "INVALID_ORDER"],
   ];

@@ -17,7 +17,7 @@ import type {
 } from "../types.ts";
 import { FILLS_PAGE_LIMIT, FUNDING_PAGE_LIMIT, LEDGER_PAGE_LIMIT, QUOTE_ASSET } from "./constants.ts";
 import { agentCredentials, openAgentKey, principal, type VenueBContext } from "./context.ts";
-import { venueError } from "./errors.ts";
+import { userSignedActionError, venueError } from "./errors.ts";
 import {
   accountHint,
   toFill,
@@ -31,6 +31,7 @@ import {
 import { addressFromPrivateKey } from "./signing.ts";
 import type {
   WireClearinghouseState,
+  WireExtraAgent,
   WireFill,
   WireFrontendOrder,
   WireFunding,
@@ -192,9 +193,26 @@ export async function getMaxBuilderFee(ctx: VenueBContext, user: HexAddress, bui
   return typeof fee === "number" ? fee : 0;
 }
 
-/** Relays an action the user signed in their own wallet; the venue verifies it. */
+/** Relays an action the user signed in their own wallet; the venue verifies it. NONCE_SPENT: see userSignedActionError. */
 export async function submitUserSignedAction(ctx: VenueBContext, signed: UserSignedAction): Promise<void> {
-  await ctx.client.exchange({ action: signed.action, nonce: signed.nonce, signature: signed.signature });
+  try {
+    await ctx.client.exchange({ action: signed.action, nonce: signed.nonce, signature: signed.signature });
+  } catch (error) {
+    throw userSignedActionError(error);
+  }
+}
+
+/**
+ * Whether `agent` is approved, unexpired, for `user`: the user's named agents
+ * (`extraAgents`, weight 20; the agent's own `userRole` costs 60). The venue
+ * may not list an unnamed agent; the service always names its own.
+ */
+export async function isAgentApproved(ctx: VenueBContext, user: HexAddress, agent: HexAddress): Promise<boolean> {
+  const agents = await ctx.client.info<WireExtraAgent[]>({ type: "extraAgents", user: user.toLowerCase() });
+  const address = agent.toLowerCase();
+  return agents.some((entry) =>
+    entry.address.toLowerCase() === address && (entry.validUntil === null || entry.validUntil > ctx.now())
+  );
 }
 
 /** The user's non-funding ledger updates since `since`, oldest first. */

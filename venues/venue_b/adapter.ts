@@ -91,6 +91,7 @@ export function createVenueBAdapter(deps: VenueBAdapterDeps): VenueAdapter {
 
     walletApprovals: walletApprovals(ctx.isMainnet, now, (user) => account.accountMode(ctx, user)),
     getMaxBuilderFee: (user, builder) => account.getMaxBuilderFee(ctx, user, builder),
+    isAgentApproved: (user, agent) => account.isAgentApproved(ctx, user, agent),
     submitUserSignedAction: (signed) => account.submitUserSignedAction(ctx, signed),
     getLedger: (user, since) => account.getLedger(ctx, user, since),
   };

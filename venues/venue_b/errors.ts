@@ -23,7 +23,8 @@ const RULES: [RegExp, VenueErrorKind][] = [
   [/^Builder fee is too high/i, "INVALID_ORDER"],
   [/^Too many cumulative requests/i, "RATE_LIMITED"],
   [/rate limit/i, "RATE_LIMITED"],
-  // Nothing was applied: the same intent may be signed again with a fresh nonce.
+  // Nothing was applied: the same intent may be signed again with a fresh nonce (an action the
+  // service signed; a relayed user-signed one is NONCE_SPENT, see userSignedActionError).
   [/^Invalid nonce/i, "UNAVAILABLE"],
   [/^Action has expired/i, "UNAVAILABLE"],
   [/^Price must be divisible by tick size/i, "INVALID_ORDER"],
@@ -45,6 +46,12 @@ const RULES: [RegExp, VenueErrorKind][] = [
 const DUPLICATE_CLOID = /^Duplicate cloid/i;
 /** Texts of a cancel that found no open order (already filled, canceled or never placed). */
 const NOTHING_TO_CANCEL = /^Order was never placed, already canceled, or filled/i;
+/**
+ * The venue's refusals of a nonce: "Invalid nonce: duplicate nonce <n>" (it
+ * has that nonce already), "... nonce too low <n> < <bound>" and "... nonce
+ * too high <n> > <bound>" (outside the 100 it keeps or its time window).
+ */
+const NONCE_REFUSED = /^Invalid nonce/i;
 
 /** Our error kind for a venue refusal text. */
 export function kindOfVenueMessage(message: string): VenueErrorKind {
@@ -68,6 +75,25 @@ export function errorFromVenueMessage(message: string): VenueError {
     providerId: PROVIDER_ID,
     venueCode: message,
   });
+}
+
+/**
+ * A relay of an action the client signed in their wallet, as the domain must
+ * read its failure. Its nonce is signed into it: a refused nonce cannot be
+ * signed again here, and says the venue applied nothing now, not whether it
+ * applied this very action before (a relay whose process died, or whose
+ * answer was lost): NONCE_SPENT, settled by reading the venue's state.
+ */
+export function userSignedActionError(error: unknown): unknown {
+  if (!(error instanceof VenueError) || !NONCE_REFUSED.test(String(error.detail.venueCode ?? ""))) return error;
+  return new VenueError(
+    "NONCE_SPENT",
+    `VENUE_B no longer takes the signed action's nonce: "${error.detail.venueCode}"`,
+    {
+      providerId: PROVIDER_ID,
+      venueCode: error.detail.venueCode,
+    },
+  );
 }
 
 /** A VenueError of this venue. */
