@@ -9,6 +9,10 @@
  * up to the partner's fee) when the fee is positive and the wallet has not
  * approved that much yet. Purpose BUILDER_APPROVAL runs only BUILDER, for the
  * wallet of the connected account. A zero fee needs no approval.
+ *
+ * A signature relayed again (the page retrying after the process that relayed
+ * it died, or after a lost answer) finds its nonce spent at the venue: it is
+ * settled by asking the venue whether the step holds, never relayed anew.
  */
 import { eq } from "drizzle-orm";
 import { type Tx, withTransaction } from "../../db/client.ts";
@@ -104,7 +108,7 @@ export async function submitWalletSignature(
   if (!pending || !session.walletAddress) {
     throw new ApiError("VALIDATION_ERROR", { message: "Conecte a carteira antes de enviar uma assinatura." });
   }
-  const { adapter, approvals } = walletVenue(ctx, session);
+  const { approvals } = walletVenue(ctx, session);
   const wallet = session.walletAddress as HexAddress;
   let signed: UserSignedAction;
   try {
@@ -114,16 +118,9 @@ export async function submitWalletSignature(
     if (error instanceof ApiError) throw error;
     throw new ApiError("VALIDATION_ERROR", { message: "A assinatura não é válida." });
   }
-  const rejection = pending.step === "AGENT" ? "AGENT_APPROVAL_REJECTED" : "BUILDER_APPROVAL_REJECTED";
-  try {
-    await callVenue(ctx, session.providerId as ProviderId, (venue) => venue.submitUserSignedAction!(signed));
-  } catch (error) {
-    if (!(error instanceof VenueError)) throw error;
-    throw await refuse(ctx, session, rejection);
-  }
-
+  const rejection = rejectionOf(pending.step);
   const fee = await builderFeeOf(ctx, session);
-  const approved = fee === 0 ? null : await approvedFee(ctx, adapter, wallet);
+  const approved = await relayStep(ctx, session, pending.step, signed, fee);
   if (pending.step === "AGENT" && fee > 0 && (approved === null || approved < fee)) {
     return await ask(ctx, session, {}, {
       step: "BUILDER",
@@ -143,6 +140,74 @@ export async function submitWalletSignature(
     await connectAgent(ctx, session, approved);
   }
   return { status: "CONNECTED", builderFeeTenthsBps: fee };
+}
+
+/**
+ * Relay the wallet's signature of `step`; answer what the wallet approved for
+ * the platform's builder (null for a zero fee, or when the venue could not
+ * say). The venue's refusal is the step's rejection, counted as an attempt.
+ *
+ * A relay the venue does not take as new is settled by asking the venue
+ * whether the step holds (the agent approved, the fee approved), never by
+ * relaying the signature again: its nonce spent (the venue has it already: a
+ * process relayed it and died before answering, and the page retried) or its
+ * answer lost. Held, the flow goes on exactly as after a first relay. Not
+ * held: a spent nonce will never be taken, so it is the venue's refusal; a
+ * lost answer stays uncertain (503), as the action may still land.
+ */
+async function relayStep(
+  ctx: Ctx,
+  session: ConnectSessionRow,
+  step: Step,
+  signed: UserSignedAction,
+  fee: number,
+): Promise<number | null> {
+  const { adapter } = walletVenue(ctx, session);
+  const wallet = session.walletAddress as HexAddress;
+  try {
+    await callVenue(ctx, session.providerId as ProviderId, (venue) => venue.submitUserSignedAction!(signed));
+  } catch (error) {
+    const spent = error instanceof VenueError && error.kind === "NONCE_SPENT";
+    const lost = error instanceof ApiError && error.uncertain === true;
+    if (!spent && !lost) {
+      if (!(error instanceof VenueError)) throw error;
+      throw await refuse(ctx, session, rejectionOf(step));
+    }
+    const held = await heldAtVenue(ctx, session, step, fee);
+    if (!held.holds) throw spent ? await refuse(ctx, session, rejectionOf(step)) : error;
+    if (held.approvedFee !== undefined) return held.approvedFee;
+  }
+  return fee === 0 ? null : await approvedFee(ctx, adapter, wallet);
+}
+
+/**
+ * Whether the venue holds the step's approval for the session's wallet: the
+ * session's agent approved and unexpired, or at least `fee` approved for the
+ * builder (with the amount read). A venue that cannot say is PROVIDER_DOWN:
+ * nothing is decided on a guess.
+ */
+async function heldAtVenue(
+  ctx: Ctx,
+  session: ConnectSessionRow,
+  step: Step,
+  fee: number,
+): Promise<{ holds: boolean; approvedFee?: number }> {
+  const providerId = session.providerId as ProviderId;
+  const wallet = session.walletAddress as HexAddress;
+  if (step === "AGENT") {
+    const agent = session.agentAddress as HexAddress;
+    return { holds: await callVenue(ctx, providerId, (venue) => venue.isAgentApproved!(wallet, agent)) };
+  }
+  const approved = await callVenue(
+    ctx,
+    providerId,
+    (venue) => venue.getMaxBuilderFee!(wallet, ctx.config.venueBBuilderAddress),
+  );
+  return { holds: approved >= fee, approvedFee: approved };
+}
+
+function rejectionOf(step: Step): ErrorCode {
+  return step === "AGENT" ? "AGENT_APPROVAL_REJECTED" : "BUILDER_APPROVAL_REJECTED";
 }
 
 /**
@@ -234,6 +299,8 @@ async function approvedFee(ctx: Ctx, adapter: VenueAdapter, wallet: HexAddress):
 
 function walletVenue(ctx: Ctx, session: ConnectSessionRow): { adapter: VenueAdapter; approvals: WalletApprovals } {
   const adapter = ctx.venues[session.providerId as ProviderId];
-  if (!adapter.walletApprovals || !adapter.submitUserSignedAction) throw new ApiError("WRONG_SCHEME");
+  if (!adapter.walletApprovals || !adapter.submitUserSignedAction || !adapter.isAgentApproved) {
+    throw new ApiError("WRONG_SCHEME");
+  }
   return { adapter, approvals: adapter.walletApprovals };
 }
