@@ -314,7 +314,27 @@ export const accountStates = sqliteTable("account_states", {
    * not times: a frozen test clock gives many intents the read's instant.
    */
   answeredThroughIntent: integer("answered_through_intent").notNull().default(0),
+  /**
+   * Positions the venue holds on the account that no position or entry of the
+   * service explains (opened elsewhere), as the last reconciliation saw them:
+   * the service does not protect them, it reports them (execution-status and
+   * `protection.degraded`, once each; domain/execution/external_positions.ts).
+   */
+  externalPositions: json<ExternalPosition[]>("external_positions").notNull().default([]),
 }, (t) => [primaryKey({ columns: [t.clientId, t.providerId] })]);
+
+/** A venue position the service did not open, with the id it is reported under while the venue holds it. */
+export interface ExternalPosition {
+  positionId: string;
+  symbol: string;
+  /** LONG | SHORT */
+  side: string;
+  quantity: string;
+  entryPrice: string;
+  leverage: number;
+  /** When a reconciliation first saw it (service clock). */
+  seenAt: number;
+}
 
 /**
  * Realized-result facts of a client's account: each fill and funding payment

@@ -1,0 +1,1 @@
+ALTER TABLE `account_states` ADD `external_positions` text DEFAULT '[]' NOT NULL;
