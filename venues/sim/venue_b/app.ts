@@ -1,8 +1,9 @@
 /**
  * The VENUE_B simulator as a Hono app: the venue's `POST /info` and
  * `POST /exchange` with their real shapes, signature checks and error texts,
- * fault injection, and the `/_control` routes. Mount it anywhere
- * (`/sim/venue-b` in QA); every instance has its own in-memory state.
+ * its WebSocket at `GET /ws` (stream.ts), fault injection, and the
+ * `/_control` routes. Mount it anywhere (`/sim/venue-b` in QA); every
+ * instance has its own in-memory state.
  */
 import { type Context, Hono } from "hono";
 import { fundWallet, registerControlRoutes } from "./control.ts";
@@ -10,6 +11,7 @@ import { answerExchange } from "./exchange.ts";
 import { answerInfo } from "./info.ts";
 import { createSimState, type SimState } from "./state.ts";
 import { WireShapeError } from "./canonical.ts";
+import { registerStreamControlRoutes, SimStream, type VenueBStreamOptions } from "./stream.ts";
 
 /** Options of a simulator instance. */
 export interface VenueBSimulatorOptions {
@@ -18,6 +20,8 @@ export interface VenueBSimulatorOptions {
   isMainnet?: boolean;
   /** Wallets funded at start (e.g. the platform's builder, which must hold 100 USDC to be approved). */
   wallets?: { address: string; usdc: string }[];
+  /** The WebSocket's per-IP limits and idle timeout (default: the venue's). */
+  stream?: VenueBStreamOptions;
 }
 
 function unavailable(c: Context) {
@@ -55,6 +59,9 @@ export function createVenueBSimulator(options: VenueBSimulatorOptions = {}): Hon
     // The action was applied and kept; only its answer is lost on the way back.
     return state.faults.mode === "LOSE_RESPONSE" && response.status === 200 ? unavailable(c) : response;
   });
+  const stream = new SimStream(state, options.stream);
+  app.get("/ws", (c) => stream.upgrade(c));
   registerControlRoutes(app, state);
+  registerStreamControlRoutes(app, stream);
   return app;
 }

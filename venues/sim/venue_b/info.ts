@@ -12,6 +12,7 @@ import type {
   WirePosition,
   WireSpotClearinghouseState,
 } from "../../venue_b/wire.ts";
+import type { WsBasicOrder } from "../../venue_b/stream_wire.ts";
 import { hex, integer, record, WireShapeError } from "./canonical.ts";
 import { bookSide } from "./matching.ts";
 import {
@@ -89,6 +90,22 @@ function frontendOrder(state: SimState, order: SimOrder): WireFrontendOrder {
     reduceOnly: order.reduceOnly,
     children: [],
     cloid: order.cloid,
+  };
+}
+
+/** An order as `openOrders` lists it and `orderUpdates` pushes it: cloid and reduceOnly only when set. */
+export function basicOrder(state: SimState, order: SimOrder): WsBasicOrder {
+  const { coin, side, limitPx, sz, oid, timestamp, origSz, cloid, reduceOnly } = frontendOrder(state, order);
+  return {
+    coin,
+    side,
+    limitPx,
+    sz,
+    oid,
+    timestamp,
+    origSz,
+    ...(cloid ? { cloid } : {}),
+    ...(reduceOnly ? { reduceOnly: true as const } : {}),
   };
 }
 
@@ -226,20 +243,7 @@ export function answerInfo(state: SimState, raw: unknown): unknown {
     case "userAbstraction":
       return user()?.abstraction ?? "default";
     case "openOrders":
-      return openOrdersOf(state, address()).map((order) => {
-        const { coin, side, limitPx, sz, oid, timestamp, origSz, cloid, reduceOnly } = frontendOrder(state, order);
-        return {
-          coin,
-          side,
-          limitPx,
-          sz,
-          oid,
-          timestamp,
-          origSz,
-          ...(cloid ? { cloid } : {}),
-          ...(reduceOnly ? { reduceOnly } : {}),
-        };
-      });
+      return openOrdersOf(state, address()).map((order) => basicOrder(state, order));
     case "frontendOpenOrders":
       return openOrdersOf(state, address()).map((order) => frontendOrder(state, order));
     case "orderStatus":

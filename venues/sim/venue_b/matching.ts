@@ -6,7 +6,8 @@
  */
 import { abs, add, cmp, div, isZero, min, mul, neg, roundTo, sub } from "../../decimal.ts";
 import { priceStep } from "../../venue_b/mappers.ts";
-import type { WireFill } from "../../venue_b/wire.ts";
+import type { WireFill, WireFunding } from "../../venue_b/wire.ts";
+import { publishFill, publishFunding, publishOrder } from "./feed.ts";
 import {
   ensureUser,
   nextHash,
@@ -107,6 +108,7 @@ function applyFill(
     ...(order.cloid ? { cloid: order.cloid } : {}),
   };
   user.fills.push(fill);
+  publishFill(state, order, fill);
   return fill;
 }
 
@@ -131,6 +133,7 @@ export function crosses(market: SimMarket, order: { isBuy: boolean; limitPx: str
 function settle(state: SimState, order: SimOrder, status: string) {
   order.status = status;
   order.statusTimestamp = state.now();
+  publishOrder(state, order);
 }
 
 function triggered(order: SimOrder, markPx: string): boolean {
@@ -150,6 +153,8 @@ export function matchOnMark(state: SimState, asset: number): void {
     const user = state.users.get(order.user)!;
     if (order.trigger) {
       if (!triggered(order, market.markPx)) continue;
+      // The venue's own status for a trigger that fired; the order then executes (or rests) as it says.
+      publishOrder(state, order, "triggered");
       if (!order.trigger.isMarket) {
         // A limit trigger becomes a plain resting limit once fired.
         order.trigger = null;
@@ -169,6 +174,7 @@ export function matchOnMark(state: SimState, asset: number): void {
     }
     applyFill(state, user, order, order.limitPx, size, false);
     if (isZero(order.sz) || order.reduceOnly) settle(state, order, isZero(order.sz) ? "filled" : "reduceOnlyCanceled");
+    else publishOrder(state, order);
   }
 }
 
@@ -185,7 +191,7 @@ export function applyFunding(state: SimState, asset: number, rate: string): numb
     for (const key of ["allTime", "sinceOpen", "sinceChange"] as const) {
       position.cumFunding[key] = sub(position.cumFunding[key], usdc);
     }
-    user.funding.push({
+    const entry: WireFunding = {
       time: state.now(),
       hash: nextHash(state),
       delta: {
@@ -196,7 +202,9 @@ export function applyFunding(state: SimState, asset: number, rate: string): numb
         fundingRate: rate,
         nSamples: null,
       },
-    });
+    };
+    user.funding.push(entry);
+    publishFunding(state, user.address, entry);
     payments++;
   }
   return payments;

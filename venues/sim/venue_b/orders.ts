@@ -7,6 +7,7 @@ import { abs, add, cmp, decimalPlaces, div, isZero, max, min, mul, significantDi
 import type { HexAddress } from "../../types.ts";
 import { MAX_PERP_BUILDER_FEE, MIN_ORDER_VALUE_USD } from "../../venue_b/constants.ts";
 import type { WireOrder, WireOrderResult } from "../../venue_b/wire.ts";
+import { publishOrder } from "./feed.ts";
 import { crosses, executeTaker } from "./matching.ts";
 import {
   availableMargin,
@@ -56,9 +57,11 @@ function refusal(state: SimState, user: SimUser, wireOrder: WireOrder): string |
   return null;
 }
 
+/** Records a placed order (resting, or already done) and tells the stream its status. */
 function keep(state: SimState, user: SimUser, order: SimOrder) {
   state.orders.set(order.oid, order);
   if (order.cloid) user.cloids.set(order.cloid, order.oid);
+  publishOrder(state, order);
 }
 
 function withCloid<T extends object>(body: T, order: SimOrder): T & { cloid?: HexAddress } {
@@ -146,6 +149,7 @@ function cancelOne(
   }
   order.status = "canceled";
   order.statusTimestamp = state.now();
+  publishOrder(state, order);
   return "success";
 }
 
@@ -186,6 +190,8 @@ export function modifyOrder(
   if ("error" in (result as object)) {
     current.status = "open";
     if (current.cloid) user.cloids.set(current.cloid, current.oid);
+  } else {
+    publishOrder(state, current);
   }
   return result;
 }
@@ -216,6 +222,7 @@ export function runScheduledCancels(state: SimState): void {
       if (order.user === user.address && order.status === "open") {
         order.status = "scheduledCancel";
         order.statusTimestamp = now;
+        publishOrder(state, order);
       }
     }
   }

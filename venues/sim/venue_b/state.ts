@@ -9,6 +9,7 @@ import { abs, add, cmp, div, formatDec, max, mul, parseDec, sub } from "../../de
 import type { HexAddress } from "../../types.ts";
 import { priceStep } from "../../venue_b/mappers.ts";
 import type { Tif, WireFill, WireFunding, WireLedgerUpdate, WireUserAbstraction } from "../../venue_b/wire.ts";
+import type { SimEvent } from "./feed.ts";
 
 /** A listed perp and its current prices. */
 export interface SimMarket {
@@ -127,6 +128,8 @@ export interface SimState {
   sends: SimSend[];
   faults: { mode: FaultMode; ms: number };
   counters: { oid: number; tid: number; hash: number };
+  /** Who hears of each change the engine makes (the WebSocket, feed.ts). */
+  feed: Set<(event: SimEvent) => void>;
 }
 
 /** Realistic szDecimals / max leverage of the venue's majors, and prices of the day. */
@@ -155,6 +158,7 @@ export function createSimState(options: { now: () => number; isMainnet: boolean 
     sends: [],
     faults: { mode: "NONE", ms: 0 },
     counters: { oid: 1_000_000, tid: 1, hash: 0 },
+    feed: new Set(),
   };
 }
 
