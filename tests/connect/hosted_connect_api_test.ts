@@ -215,6 +215,7 @@ Deno.test("QA test credentials: a funded simulator key that connects, funds for 
       SERVICE_ENV: "production",
       VENUE_A_URL: "https://fapi.example",
       VENUE_A_SPOT_URL: "https://api.example",
+      VENUE_A_STREAM_URL: "wss://fstream.example",
       VENUE_B_URL: "https://api.example",
       VENUE_B_BUILDER_ADDRESS: `0x${"cd".repeat(20)}`,
     },

@@ -145,6 +145,7 @@ Deno.test("one VENUE_B network for adapter and simulator: testnet in QA, mainnet
     MASTER_KEY: btoa("k".repeat(32)),
     VENUE_A_URL: "https://fapi.example",
     VENUE_A_SPOT_URL: "https://api.example",
+    VENUE_A_STREAM_URL: "wss://fstream.example",
     VENUE_B_URL: "https://api.example",
     VENUE_B_BUILDER_ADDRESS: QA_BUILDER_ADDRESS,
   };

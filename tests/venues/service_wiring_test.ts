@@ -23,7 +23,7 @@ async function control(base: string, method: string, path: string, body: unknown
   return json;
 }
 
-Deno.test("production refuses to start without VENUE_A's spot host", () => {
+Deno.test("production refuses to start without VENUE_A's spot host and user-data-stream host", () => {
   const production = {
     SERVICE_ENV: "production",
     OPERATOR_TOKEN: "o".repeat(32),
@@ -35,12 +35,18 @@ Deno.test("production refuses to start without VENUE_A's spot host", () => {
   assert.throws(() => parseConfig(production), (error) => {
     assert.ok(error instanceof ConfigError);
     assert.match(error.message, /VENUE_A_SPOT_URL: obrigatória em production/);
+    assert.match(error.message, /VENUE_A_STREAM_URL: obrigatória em production/);
     return true;
   });
-  assert.equal(
-    parseConfig({ ...production, VENUE_A_SPOT_URL: "https://api.example" }).venueASpotUrl,
+  const complete = parseConfig({
+    ...production,
+    VENUE_A_SPOT_URL: "https://api.example",
+    VENUE_A_STREAM_URL: "wss://fstream.example",
+  });
+  assert.deepEqual([complete.venueASpotUrl, complete.venueAStreamUrl], [
     "https://api.example",
-  );
+    "wss://fstream.example",
+  ]);
 });
 
 Deno.test("a QA service checks a VENUE_A key's permissions on the spot host of its simulator", async () => {
