@@ -24,6 +24,8 @@ export interface VenueAHarness extends AsyncDisposable {
   baseUrl: string;
   /** The spot host (`/sapi`), serving the same accounts. */
   spotBaseUrl: string;
+  /** The user data stream's WebSocket base (the futures host with a ws scheme). */
+  streamUrl: string;
   secrets: SecretBox;
   /** Calls a `/_control` route and returns its JSON, failing on a non-2xx answer. */
   control<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T>;
@@ -64,6 +66,7 @@ export async function startVenueA(options: { now?: () => number } = {}): Promise
   async function close() {
     if (closed) return;
     closed = true;
+    await hosts.close();
     await server.shutdown();
     await spotServer.shutdown();
   }
@@ -71,6 +74,7 @@ export async function startVenueA(options: { now?: () => number } = {}): Promise
   return {
     baseUrl,
     spotBaseUrl,
+    streamUrl: baseUrl.replace(/^http/, "ws"),
     secrets,
     control,
     async account(accountOptions = {}) {

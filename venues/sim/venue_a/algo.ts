@@ -22,11 +22,13 @@ import {
 import { errors, type SimError } from "./errors.ts";
 import type { RequestParams } from "./params.ts";
 import {
+  emitAccountEvent,
   firedAlgoOrders,
   openAlgoOrders,
   positionOf,
   type SimAccount,
   type SimAlgoOrder,
+  type SimOrder,
   type SimState,
 } from "./state.ts";
 
@@ -90,7 +92,21 @@ export function placeAlgoOrder(state: SimState, account: SimAccount, params: Req
     actualQty: "0",
   };
   account.algoOrders.push(algo);
+  emitAccountEvent(state, account, { kind: "algo", algo });
   return algo;
+}
+
+/** Moves `algo` to `status` now and says so on the stream (`reason`: ALGO_UPDATE's `rm`). */
+function setStatus(
+  state: SimState,
+  account: SimAccount,
+  algo: SimAlgoOrder,
+  status: SimAlgoOrder["algoStatus"],
+  reason?: string,
+): void {
+  algo.algoStatus = status;
+  algo.updateTime = state.now();
+  emitAccountEvent(state, account, { kind: "algo", algo, reason });
 }
 
 /** The algo order named by algoId or clientAlgoId (the latest one for a reused client id). */
@@ -118,9 +134,13 @@ export function cancelAlgoOrder(state: SimState, account: SimAccount, params: Re
   }
   if (algo.algoStatus === "TRIGGERING") throw errors.stopOrderTriggering();
   if (algo.algoStatus !== "NEW") throw errors.cancelRejected();
-  algo.algoStatus = "CANCELED";
-  algo.updateTime = state.now();
+  setStatus(state, account, algo, "CANCELED");
   return algo;
+}
+
+/** DELETE /fapi/v1/algoOpenOrders: every waiting algo order of `symbol`. */
+export function cancelOpenAlgoOrders(state: SimState, account: SimAccount, symbol: string): void {
+  for (const algo of openAlgoOrders(account, symbol)) setStatus(state, account, algo, "CANCELED");
 }
 
 /**
@@ -133,13 +153,10 @@ function handToEngine(state: SimState, account: SimAccount, algo: SimAlgoOrder):
   const reduces = !isZero(position.amt) && position.amt.startsWith("-") === (algo.side === "BUY");
   const closing = reduces ? abs(position.amt) : "0";
   const quantity = algo.closePosition ? closing : algo.reduceOnly ? min(algo.quantity, closing) : algo.quantity;
-  algo.updateTime = state.now();
-  if (isZero(quantity)) {
-    algo.algoStatus = "EXPIRED";
-    return;
-  }
+  if (isZero(quantity)) return setStatus(state, account, algo, "EXPIRED", "Reduce Only reject");
+  let order: SimOrder;
   try {
-    const order = submitOrder(state, account, {
+    order = submitOrder(state, account, {
       clientOrderId: `algo_${algo.algoId}`,
       symbol: algo.symbol,
       side: algo.side,
@@ -150,11 +167,11 @@ function handToEngine(state: SimState, account: SimAccount, algo: SimAlgoOrder):
       reduceOnly: algo.reduceOnly || algo.closePosition,
       closePosition: algo.closePosition,
     }, { hold: true });
-    algo.actualOrderId = order.orderId;
-    algo.algoStatus = "TRIGGERED";
-  } catch {
-    algo.algoStatus = "REJECTED";
+  } catch (error) {
+    return setStatus(state, account, algo, "REJECTED", (error as SimError).message);
   }
+  algo.actualOrderId = order.orderId;
+  setStatus(state, account, algo, "TRIGGERED");
 }
 
 /** TRIGGERED -> FINISHED: the engine runs the order; what it executed is `actualQty` (zero if it was cancelled). */
@@ -163,8 +180,7 @@ function finish(state: SimState, account: SimAccount, algo: SimAlgoOrder): void 
   releaseOrder(state, account, order);
   algo.actualQty = toFixed(order.executedQty, state.markets.get(algo.symbol)!.def.quantityPrecision);
   algo.actualPrice = isZero(order.executedQty) ? "0" : div(order.cumQuote, order.executedQty, 8);
-  algo.algoStatus = "FINISHED";
-  algo.updateTime = state.now();
+  setStatus(state, account, algo, "FINISHED");
 }
 
 /** Moves a fired algo order on as far as the hold allows. */
@@ -179,9 +195,8 @@ export function triggerAlgoOrders(state: SimState, symbol: string): void {
   for (const account of state.accounts.values()) {
     for (const algo of openAlgoOrders(account, symbol)) {
       if (!fires(algo, mark)) continue;
-      algo.algoStatus = "TRIGGERING";
       algo.triggerTime = state.now();
-      algo.updateTime = algo.triggerTime;
+      setStatus(state, account, algo, "TRIGGERING");
       advance(state, account, algo);
     }
   }

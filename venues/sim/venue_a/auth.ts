@@ -25,6 +25,20 @@ export interface Authenticated {
   params: RequestParams;
 }
 
+/**
+ * A USER_STREAM request (the listen key endpoints): the API key in
+ * X-MBX-APIKEY is all it takes, no timestamp or signature, with the same
+ * key checks as a signed call.
+ */
+export function authenticateKey(state: SimState, apiKey: string | null, futures = true): SimAccount {
+  if (!apiKey || !API_KEY_PATTERN.test(apiKey)) throw errors.apiKeyFormat();
+  const account = state.accounts.get(apiKey);
+  if (!account || account.revoked || state.fault.mode === "REJECT_KEYS" || (futures && !account.enableFutures)) {
+    throw errors.rejectedKey();
+  }
+  return account;
+}
+
 /** Splits a trailing `signature=<value>` off a raw parameter string. */
 function splitSignature(raw: string): { rest: string; signature: string } | null {
   const match = /(?:^|&)signature=([^&]*)$/.exec(raw);
@@ -66,11 +80,7 @@ export function authenticate(
   futures: boolean,
 ): Authenticated {
   const { apiKey, query, body } = request;
-  if (!apiKey || !API_KEY_PATTERN.test(apiKey)) throw errors.apiKeyFormat();
-  const account = state.accounts.get(apiKey);
-  if (!account || account.revoked || state.fault.mode === "REJECT_KEYS" || (futures && !account.enableFutures)) {
-    throw errors.rejectedKey();
-  }
+  const account = authenticateKey(state, apiKey, futures);
   const params = new RequestParams(query, body);
   const timestamp = params.get("timestamp");
   if (timestamp === undefined || !/^\d{1,16}$/.test(timestamp)) throw errors.mandatory("timestamp");

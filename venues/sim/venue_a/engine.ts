@@ -10,6 +10,7 @@ import { applyFill, availableBalance, marginFor, openingQuantity } from "./ledge
 import { type MarketDef, type MarketState, MULTIPLIER_DOWN, MULTIPLIER_UP } from "./markets.ts";
 import type { RequestParams } from "./params.ts";
 import {
+  emitAccountEvent,
   openOrders,
   positionOf,
   randomKey,
@@ -70,6 +71,21 @@ function touch(market: MarketState, side: Side): string {
 }
 
 /**
+ * ORDER_TRADE_UPDATE's expiry reasons (`er`): 2, an IOC order's unfilled rest;
+ * 4, a reduce-only order knocked out because it would open or reverse a position.
+ */
+const EXPIRED_IOC = "2";
+const EXPIRED_REDUCE_ONLY = "4";
+
+/** Ends an open order as EXPIRED, as the engine does on its own, and says so on the stream. */
+function expire(state: SimState, account: SimAccount, order: SimOrder, reason: string): void {
+  order.status = "EXPIRED";
+  order.reservedMargin = "0";
+  order.updateTime = state.now();
+  emitAccountEvent(state, account, { kind: "order", order, execution: "EXPIRED", expiryReason: reason });
+}
+
+/**
  * Fills what is left of `order` at `price`. A reduce-only order never flips
  * the position: it is cut to what is left to close, and expires when nothing is.
  */
@@ -82,13 +98,9 @@ export function fillOrder(state: SimState, account: SimAccount, order: SimOrder,
     const reduces = !isZero(position.amt) && position.amt.startsWith("-") === (order.side === "BUY");
     quantity = reduces ? min(quantity, abs(position.amt)) : "0";
   }
-  if (isZero(quantity)) {
-    order.status = "EXPIRED";
-    order.updateTime = state.now();
-    return;
-  }
+  if (isZero(quantity)) return expire(state, account, order, EXPIRED_REDUCE_ONLY);
   applyFill(state, account, order, price, quantity, maker);
-  if (order.reduceOnly && order.status === "PARTIALLY_FILLED") order.status = "EXPIRED";
+  if (order.reduceOnly && order.status === "PARTIALLY_FILLED") expire(state, account, order, EXPIRED_REDUCE_ONLY);
 }
 
 /**
@@ -128,9 +140,10 @@ export function submitOrder(
     updateTime: time,
   };
   account.orders.push(record);
+  emitAccountEvent(state, account, { kind: "order", order: record, execution: "NEW" });
   if (options.hold) return record;
   if (crosses) fillOrder(state, account, record, touch(market, order.side), false);
-  else if (order.timeInForce === "IOC") record.status = "EXPIRED";
+  else if (order.timeInForce === "IOC") expire(state, account, record, EXPIRED_IOC);
   else record.reservedMargin = margin;
   return record;
 }
@@ -214,10 +227,20 @@ export function cancelOrder(state: SimState, account: SimAccount, params: Reques
     throw (error as { code?: number }).code === -2013 ? errors.cancelRejected() : error;
   }
   if (!isOpen(order)) throw errors.cancelRejected();
+  cancel(state, account, order);
+  return order;
+}
+
+function cancel(state: SimState, account: SimAccount, order: SimOrder): void {
   order.status = "CANCELED";
   order.reservedMargin = "0";
   order.updateTime = state.now();
-  return order;
+  emitAccountEvent(state, account, { kind: "order", order, execution: "CANCELED" });
+}
+
+/** DELETE /fapi/v1/allOpenOrders: every open order of `symbol`. */
+export function cancelOpenOrders(state: SimState, account: SimAccount, symbol: string): void {
+  for (const order of openOrders(account, symbol)) cancel(state, account, order);
 }
 
 /** PUT /fapi/v1/order: new price and quantity for a resting LIMIT order, re-matched at once. */
@@ -246,6 +269,7 @@ export function amendOrder(state: SimState, account: SimAccount, params: Request
   order.origQty = quantity;
   order.price = price;
   order.updateTime = state.now();
+  emitAccountEvent(state, account, { kind: "order", order, execution: "AMENDMENT" });
   const crosses = side === "BUY" ? cmp(price, market.ask) >= 0 : cmp(price, market.bid) <= 0;
   if (crosses) fillOrder(state, account, order, touch(market, side), false);
   else order.reservedMargin = margin;

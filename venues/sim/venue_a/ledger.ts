@@ -7,6 +7,7 @@
  */
 import { abs, add, cmp, div, isZero, max, min, mul, neg, roundTo, sub, toFixed } from "../../decimal.ts";
 import {
+  emitAccountEvent,
   openOrders,
   positionOf,
   type SimAccount,
@@ -192,7 +193,26 @@ export function applyFill(
     asset,
     tradeId,
   });
+  emitAccountEvent(state, account, { kind: "order", order, execution: "TRADE", trade });
+  // Realized PnL and commission are not part of `bc`, so an ORDER update's change is zero.
+  const changes = [...new Set(["USDT", asset])].map((a) => ({ asset: a, change: "0" }));
+  emitAccountEvent(state, account, { kind: "balance", reason: "ORDER", changes, symbols: [order.symbol] });
   return trade;
+}
+
+/**
+ * A transfer into (positive) or out of the futures wallet: a TRANSFER income
+ * row, and DEPOSIT or WITHDRAW on the stream.
+ */
+export function transfer(state: SimState, account: SimAccount, asset: string, amount: string): void {
+  credit(state, account, asset, amount);
+  addIncome(state, account, { symbol: "", incomeType: "TRANSFER", income: amount, asset, tradeId: "" });
+  emitAccountEvent(state, account, {
+    kind: "balance",
+    reason: amount.startsWith("-") ? "WITHDRAW" : "DEPOSIT",
+    changes: [{ asset, change: amount }],
+    symbols: [],
+  });
 }
 
 /** Pays `rate` on every open position of `symbol` at the mark: positive rates make longs pay shorts. */
@@ -206,6 +226,14 @@ export function payFunding(state: SimState, symbol: string, rate: string): numbe
     const amount = roundTo(neg(mul(mul(position.amt, market.markPrice), rate)), SCALE);
     credit(state, account, "USDT", amount);
     addIncome(state, account, { symbol, incomeType: "FUNDING_FEE", income: amount, asset: "USDT", tradeId: "" });
+    // The venue names the position only when it is isolated (ACCOUNT_UPDATE docs, FUNDING FEE).
+    const isolated = symbolConfigOf(account, symbol).marginType === "ISOLATED";
+    emitAccountEvent(state, account, {
+      kind: "balance",
+      reason: "FUNDING_FEE",
+      changes: [{ asset: "USDT", change: amount }],
+      symbols: isolated ? [symbol] : [],
+    });
     payments++;
   }
   return payments;

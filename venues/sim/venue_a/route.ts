@@ -6,7 +6,7 @@
  * next to the path, as in the venue docs.
  */
 import type { Context } from "hono";
-import { authenticate, rawParts } from "./auth.ts";
+import { authenticate, authenticateKey, rawParts } from "./auth.ts";
 import { errors, SERVICE_UNAVAILABLE, SimError, unknownOutcome } from "./errors.ts";
 import { RequestParams } from "./params.ts";
 import { SAPI_WEIGHT_LIMIT, type SimAccount, type SimState, type WeightPool } from "./state.ts";
@@ -36,7 +36,13 @@ export interface SignedRoute extends RouteBase {
   handle(input: { state: SimState; params: RequestParams; account: SimAccount }): unknown;
 }
 
-export type RouteSpec = PublicRoute | SignedRoute;
+/** USER_STREAM: the listen key endpoints, authorised by the API key header alone. */
+export interface KeyRoute extends RouteBase {
+  security: "USER_STREAM";
+  handle(input: { state: SimState; params: RequestParams; account: SimAccount }): unknown;
+}
+
+export type RouteSpec = PublicRoute | SignedRoute | KeyRoute;
 
 export const WEIGHT_HEADER = "X-MBX-USED-WEIGHT-1M";
 export const SAPI_WEIGHT_HEADER = "X-SAPI-USED-IP-WEIGHT-1M";
@@ -98,7 +104,8 @@ export async function runRoute(c: Context, state: SimState, spec: RouteSpec): Pr
   if (mode === "SLOW") await delay(state.fault.ms);
   const { query, body } = await rawParts(c.req.raw);
   const headers: Record<string, string> = {};
-  const lost = mode === "LOSE_RESPONSE" && spec.security !== "NONE" && spec.orderMutation === true;
+  const lost = mode === "LOSE_RESPONSE" && spec.security !== "NONE" && spec.security !== "USER_STREAM" &&
+    spec.orderMutation === true;
   try {
     const params = new RequestParams(query, body);
     const weight = typeof spec.weight === "number" ? spec.weight : spec.weight(params);
@@ -112,6 +119,8 @@ export async function runRoute(c: Context, state: SimState, spec: RouteSpec): Pr
     let data: unknown;
     if (spec.security === "NONE") {
       data = spec.handle({ state, params });
+    } else if (spec.security === "USER_STREAM") {
+      data = spec.handle({ state, params, account: authenticateKey(state, c.req.header("X-MBX-APIKEY") ?? null) });
     } else {
       const apiKey = c.req.header("X-MBX-APIKEY") ?? null;
       const { account } = authenticate(state, { apiKey, query, body }, spec.security === "SIGNED");

@@ -8,7 +8,14 @@ import { MAKER_RATE, TAKER_RATE } from "./ledger.ts";
 import type { RequestParams } from "./params.ts";
 import type { RouteSpec } from "./route.ts";
 import { accountJson, balanceJson, maxNotionalValue, positionRiskJson } from "./serializers.ts";
-import { openAlgoOrders, openOrders, type SimAccount, type SimState, symbolConfigOf } from "./state.ts";
+import {
+  emitAccountEvent,
+  openAlgoOrders,
+  openOrders,
+  type SimAccount,
+  type SimState,
+  symbolConfigOf,
+} from "./state.ts";
 
 const SUCCESS = { code: 200, msg: "success" };
 
@@ -197,6 +204,7 @@ export function accountRoutes(): RouteSpec[] {
           throw errors.isolatedLeverageReduction();
         }
         config.leverage = leverage;
+        emitAccountEvent(state, account, { kind: "leverage", symbol, leverage });
         return { leverage, maxNotionalValue: maxNotionalValue(state.markets.get(symbol)!.def, leverage), symbol };
       },
     },
@@ -219,6 +227,12 @@ export function accountRoutes(): RouteSpec[] {
         if (openOrders(account, symbol).length > 0) throw errors.marginTypeOpenOrders();
         if (hasPosition(account, symbol)) throw errors.marginTypePosition();
         config.marginType = marginType;
+        emitAccountEvent(state, account, {
+          kind: "balance",
+          reason: "MARGIN_TYPE_CHANGE",
+          changes: [],
+          symbols: [symbol],
+        });
         return SUCCESS;
       },
     },

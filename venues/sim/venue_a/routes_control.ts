@@ -8,10 +8,11 @@ import { z } from "zod";
 import { cmp, isDecimal } from "../../decimal.ts";
 import { holdAlgoOrders, triggerAlgoOrders } from "./algo.ts";
 import { matchRestingOrders } from "./engine.ts";
-import { payFunding } from "./ledger.ts";
+import { payFunding, transfer } from "./ledger.ts";
 import { defaultTouch } from "./markets.ts";
 import { algoJson, orderJson, positionRiskJson } from "./serializers.ts";
-import { createAccount, type SimState } from "./state.ts";
+import { createAccount, type SimAccount, type SimState } from "./state.ts";
+import type { UserStreams } from "./user_stream.ts";
 
 const DecimalText = z.string().refine(isDecimal, "must be a decimal string");
 const PositiveDecimal = DecimalText.refine((value) => cmp(value, "0") > 0, "must be positive");
@@ -45,7 +46,13 @@ const LimitsBody = z.object({
   requestWeightPerMinute: z.number().int().min(1).optional(),
   ordersPer10Seconds: z.number().int().min(1).optional(),
   ordersPerMinute: z.number().int().min(1).optional(),
+  /** User data stream: listen keys per connection, client messages per second, connection attempts per 5 minutes. */
+  streamsPerConnection: z.number().int().min(1).optional(),
+  streamMessagesPerSecond: z.number().int().min(1).optional(),
+  streamConnectionsPer5Minutes: z.number().int().min(1).optional(),
 });
+const TransferBody = z.object({ asset: z.string().regex(/^[A-Z0-9]{2,10}$/), amount: SignedDecimal });
+const StreamTargetBody = z.object({ apiKey: z.string().optional() });
 const AlgoHoldBody = z.object({
   hold: z.boolean(),
   /** Where fired algo orders stop while held; TRIGGERING unless told. */
@@ -69,8 +76,10 @@ async function body<T>(
 }
 
 /** The control app, mounted at `/_control` by the simulator factory. */
-export function controlRoutes(state: SimState): Hono {
+export function controlRoutes(state: SimState, streams: UserStreams): Hono {
   const app = new Hono();
+  const accountOf = (apiKey: string | undefined): SimAccount | undefined =>
+    apiKey === undefined ? undefined : state.accounts.get(apiKey);
 
   app.post("/accounts", async (c) => {
     const input = await body(c.req.raw, AccountBody);
@@ -99,6 +108,37 @@ export function controlRoutes(state: SimState): Hono {
     if (!account) return c.json({ error: "Unknown API key" }, 404);
     account.revoked = true;
     return c.json({ revoked: true });
+  });
+
+  /** A transfer into (positive) or out of (negative) the futures wallet: ACCOUNT_UPDATE DEPOSIT or WITHDRAW. */
+  app.post("/accounts/:apiKey/transfers", async (c) => {
+    const account = state.accounts.get(c.req.param("apiKey"));
+    if (!account) return c.json({ error: "Unknown API key" }, 404);
+    const input = await body(c.req.raw, TransferBody);
+    if (!input.ok) return c.json({ error: input.error }, 400);
+    transfer(state, account, input.data.asset, input.data.amount);
+    return c.json({ asset: input.data.asset, balance: account.wallet.get(input.data.asset) });
+  });
+
+  /** The user data stream as the venue holds it: open connections and live listen keys. */
+  app.get("/streams", (c) => c.json(streams.view()));
+
+  /** Cuts the connections carrying `apiKey`'s listen key, or every connection without `apiKey`. */
+  app.post("/streams/drop", async (c) => {
+    const input = await body(c.req.raw, StreamTargetBody);
+    if (!input.ok) return c.json({ error: input.error }, 400);
+    const account = accountOf(input.data.apiKey);
+    if (input.data.apiKey !== undefined && !account) return c.json({ error: "Unknown API key" }, 404);
+    return c.json({ dropped: streams.drop(account) });
+  });
+
+  /** Expires `apiKey`'s listen key now, as if its hour had run out: listenKeyExpired, then silence. */
+  app.post("/streams/expire", async (c) => {
+    const input = await body(c.req.raw, StreamTargetBody);
+    if (!input.ok) return c.json({ error: input.error }, 400);
+    const account = accountOf(input.data.apiKey);
+    if (!account) return c.json({ error: "Unknown API key" }, 404);
+    return c.json({ expired: streams.expire(account) });
   });
 
   app.put("/markets/:symbol", async (c) => {
@@ -152,10 +192,17 @@ export function controlRoutes(state: SimState): Hono {
       per10Seconds: ordersPer10Seconds ?? state.orderLimits.per10Seconds,
       perMinute: ordersPerMinute ?? state.orderLimits.perMinute,
     };
+    const stream = streams.limits;
+    stream.streamsPerConnection = input.data.streamsPerConnection ?? stream.streamsPerConnection;
+    stream.messagesPerSecond = input.data.streamMessagesPerSecond ?? stream.messagesPerSecond;
+    stream.connectionsPer5Minutes = input.data.streamConnectionsPer5Minutes ?? stream.connectionsPer5Minutes;
     return c.json({
       requestWeightPerMinute: state.weight.limit,
       ordersPer10Seconds: state.orderLimits.per10Seconds,
       ordersPerMinute: state.orderLimits.perMinute,
+      streamsPerConnection: stream.streamsPerConnection,
+      streamMessagesPerSecond: stream.messagesPerSecond,
+      streamConnectionsPer5Minutes: stream.connectionsPer5Minutes,
     });
   });
 

@@ -1,8 +1,8 @@
 /**
  * Regular and algo order endpoints (TRADE / USER_DATA, signed).
  */
-import { cancelAlgoOrder, findAlgoOrder, placeAlgoOrder } from "./algo.ts";
-import { amendOrder, cancelOrder, findOrder, placeOrder } from "./engine.ts";
+import { cancelAlgoOrder, cancelOpenAlgoOrders, findAlgoOrder, placeAlgoOrder } from "./algo.ts";
+import { amendOrder, cancelOpenOrders, cancelOrder, findOrder, placeOrder } from "./engine.ts";
 import { errors } from "./errors.ts";
 import type { RouteSpec } from "./route.ts";
 import { algoJson, orderJson } from "./serializers.ts";
@@ -75,11 +75,7 @@ export function orderRoutes(): RouteSpec[] {
       handle: ({ state, account, params }) => {
         const symbol = params.required("symbol");
         if (!state.markets.has(symbol)) throw errors.badSymbol();
-        for (const order of openOrders(account, symbol)) {
-          order.status = "CANCELED";
-          order.reservedMargin = "0";
-          order.updateTime = state.now();
-        }
+        cancelOpenOrders(state, account, symbol);
         return CANCEL_ALL_DONE;
       },
     },
@@ -142,10 +138,7 @@ export function orderRoutes(): RouteSpec[] {
       handle: ({ state, account, params }) => {
         const symbol = params.required("symbol");
         if (!state.markets.has(symbol)) throw errors.badSymbol();
-        for (const algo of openAlgoOrders(account, symbol)) {
-          algo.algoStatus = "CANCELED";
-          algo.updateTime = state.now();
-        }
+        cancelOpenAlgoOrders(state, account, symbol);
         return CANCEL_ALL_DONE;
       },
     },

@@ -123,8 +123,41 @@ export interface SimAccount {
   orderTimes: number[];
 }
 
+/**
+ * A change the venue pushes to the account's user data stream, at the moment
+ * the engine makes it. Listeners (user_stream.ts) serialise it at once: the
+ * order or position it names keeps changing afterwards.
+ */
+export type SimAccountEvent =
+  | {
+    kind: "order";
+    order: SimOrder;
+    /** ORDER_TRADE_UPDATE's execution type `x`. */
+    execution: "NEW" | "TRADE" | "CANCELED" | "EXPIRED" | "AMENDMENT";
+    /** The fill, with execution TRADE. */
+    trade?: SimTrade;
+    /** ORDER_TRADE_UPDATE's expiry reason `er` (the venue's code, "0" when none). */
+    expiryReason?: string;
+  }
+  /** Every algo status change; `reason` is ALGO_UPDATE's `rm` for a refusal. */
+  | { kind: "algo"; algo: SimAlgoOrder; reason?: string }
+  /** ACCOUNT_UPDATE: `reason` is its `a.m`; `changes` the assets whose balance moved, `symbols` the positions. */
+  | {
+    kind: "balance";
+    reason: "ORDER" | "FUNDING_FEE" | "DEPOSIT" | "WITHDRAW" | "MARGIN_TYPE_CHANGE";
+    /** Balance change per asset, except realized PnL and commission (ACCOUNT_UPDATE's `bc`). */
+    changes: { asset: string; change: string }[];
+    symbols: string[];
+  }
+  /** ACCOUNT_CONFIG_UPDATE: the symbol's leverage changed. */
+  | { kind: "leverage"; symbol: string; leverage: number };
+
+export type SimAccountListener = (account: SimAccount, event: SimAccountEvent) => void;
+
 export interface SimState {
   now: () => number;
+  /** Who hears every account change (the user data stream); empty until a stream server attaches. */
+  listeners: SimAccountListener[];
   markets: Map<string, MarketState>;
   accounts: Map<string, SimAccount>;
   fault: { mode: FaultMode; ms: number };
@@ -155,6 +188,7 @@ export const DEFAULT_LEVERAGE = 20;
 export function createState(now: () => number): SimState {
   return {
     now,
+    listeners: [],
     markets: createMarketStates(),
     accounts: new Map(),
     fault: { mode: "NONE", ms: 0 },
@@ -231,6 +265,11 @@ export function createAccount(state: SimState, options: AccountOptions): SimAcco
   }
   state.accounts.set(account.apiKey, account);
   return account;
+}
+
+/** Tells every listener about a change to `account` (synchronously: they serialise it before it changes again). */
+export function emitAccountEvent(state: SimState, account: SimAccount, event: SimAccountEvent): void {
+  for (const listener of state.listeners) listener(account, event);
 }
 
 export function symbolConfigOf(account: SimAccount, symbol: string): { leverage: number; marginType: MarginType } {
