@@ -384,9 +384,14 @@ export interface WalletApprovals {
  * lost or duplicated costs a delay, never a wrong record).
  */
 export type AccountPush =
-  /** An order of the account changed: placed, filled in part or whole, cancelled, expired, its trigger fired. */
+  /**
+   * An order of the account changed: placed, filled in part or whole, cancelled, expired, its trigger fired.
+   * `status` is the venue's word for it, a hint: VENUE_B's pushes do not say whether an open order waits
+   * for a trigger (it reads NEW) and report a fired trigger as NEW (the order now executes: read its fills).
+   * `clientOrderId` is what the venue pushes (VENUE_B: the cloid); null when it pushes none.
+   */
   | { kind: "ORDER"; symbol: string; clientOrderId: string | null; status: OrderStatus; at: number }
-  /** The account traded in `symbol` (a fill), when the venue says so without naming the order. */
+  /** The account traded in `symbol` (a fill: read its fills), where the venue says so apart from any order status. */
   | { kind: "TRADE"; symbol: string; at: number }
   /** A funding payment was booked for the account. */
   | { kind: "FUNDING"; at: number }
@@ -509,7 +514,9 @@ export interface VenueAdapter {
    * connections as the venue allows). Reports `onLive` once pushes flow, and
    * `onLost` whenever they stop, while it restores them on its own. A watch
    * beyond what the venue allows from this IP reports `onLost` and stays
-   * there: the account is polled.
+   * there: the account is polled. Watches the principal's account, never the
+   * agent's. VENUE_B: beyond its users per IP a watch is live on fills only
+   * (PushCoverage), and gets a freed user slot when another watch closes.
    */
   watchAccount?(credentials: VenueCredentials, watcher: AccountWatcher): AccountWatch;
 }

@@ -12,11 +12,13 @@ import type { RequestBudget, SecretOpener, VenueAdapter } from "../types.ts";
 import * as account from "./account.ts";
 import { createVenueBClient, exchangeWeight } from "./client.ts";
 import { ACTION_TTL_MS, DEFAULT_TIMEOUT_MS, PROVIDER_ID, VENUE_NAME } from "./constants.ts";
-import type { VenueBContext } from "./context.ts";
+import { agentCredentials, principal, type VenueBContext } from "./context.ts";
 import { createMarketCatalog } from "./markets.ts";
 import { inProcessSignerNonces, type SignerNonces } from "./nonces.ts";
 import * as trading from "./trading.ts";
 import { walletApprovals } from "./wallet_approvals.ts";
+import { AccountStreams, MAX_OWN_USERS, streamUrlOf } from "./stream.ts";
+import { STREAM_TIMING, type StreamTiming } from "./stream_connection.ts";
 
 /** What the VENUE_B adapter is built from; everything else has a default. */
 export interface VenueBAdapterDeps {
@@ -37,6 +39,12 @@ export interface VenueBAdapterDeps {
   now?: () => number;
   timeoutMs?: number;
   budget?: RequestBudget;
+  /**
+   * Account pushes: how many users get subscriptions of their own (default 8
+   * of the venue's 10 per IP; processes sharing an egress IP split them) and
+   * the connections' clocks (tests shorten them).
+   */
+  stream?: { maxOwnUsers?: number; timing?: Partial<StreamTiming> };
 }
 
 /** Builds the VENUE_B adapter. One instance per venue URL; it keeps only the market cache. */
@@ -57,6 +65,12 @@ export function createVenueBAdapter(deps: VenueBAdapterDeps): VenueAdapter {
     isMainnet: deps.isMainnet ?? true,
     now,
   };
+  const streams = new AccountStreams({
+    url: deps.streamUrl ?? streamUrlOf(deps.baseUrl),
+    coins: async () => (await ctx.markets.listMarkets()).filter((m) => m.active).map((m) => m.providerSymbol),
+    maxOwnUsers: deps.stream?.maxOwnUsers ?? MAX_OWN_USERS,
+    timing: { ...STREAM_TIMING, ...deps.stream?.timing },
+  });
   return {
     providerId: PROVIDER_ID,
     name: VENUE_NAME,
@@ -94,5 +108,8 @@ export function createVenueBAdapter(deps: VenueBAdapterDeps): VenueAdapter {
     isAgentApproved: (user, agent) => account.isAgentApproved(ctx, user, agent),
     submitUserSignedAction: (signed) => account.submitUserSignedAction(ctx, signed),
     getLedger: (user, since) => account.getLedger(ctx, user, since),
+
+    // The principal's address: the venue knows the account by it, never by the agent.
+    watchAccount: (credentials, watcher) => streams.watch(principal(agentCredentials(credentials)), watcher),
   };
 }

@@ -156,7 +156,16 @@ const ORDER_TYPE: Record<string, OrderType> = {
   "Take Profit Limit": "TAKE_PROFIT_MARKET",
 };
 
-function toOrderStatus(status: string, order: WireFrontendOrder): OrderStatus {
+/**
+ * Our status for one of the venue's order statuses. `triggered` (the order's
+ * trigger fired: it now executes or rests as a plain order) reads NEW. Where
+ * the venue does not say whether an open order waits for a trigger (the
+ * WebSocket's orderUpdates), an open one reads NEW or PARTIALLY_FILLED.
+ */
+export function toOrderStatus(
+  status: string,
+  order: Pick<WireFrontendOrder, "origSz" | "sz"> & { isTrigger?: boolean },
+): OrderStatus {
   if (status === "open") {
     if (order.isTrigger) return "TRIGGER_PENDING";
     return cmp(order.origSz, order.sz) > 0 ? "PARTIALLY_FILLED" : "NEW";
