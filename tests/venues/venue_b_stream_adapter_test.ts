@@ -266,15 +266,33 @@ Deno.test("VENUE_B close() unsubscribes and frees the user's slot for the next w
 });
 
 Deno.test("VENUE_B pings keep a quiet connection open past the venue's idle timeout", async () => {
-  await using sim = startSim({ stream: { idleTimeoutMs: 300 } });
+  await using sim = startSim({ stream: { idleTimeoutMs: 400 } });
   const client = await connectClient(sim);
   const adapter = await watchingAdapter(sim, { timing: { pingIntervalMs: 100 } });
   await using watches = new Watches();
   const watcher = watches.watch(adapter, client);
   await watcher.live();
-  await new Promise((resolve) => setTimeout(resolve, 800));
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
   assert.deepEqual(watcher.reports.map((report) => report.kind), ["live"]);
   assert.equal((await streamsAt(sim)).length, 1);
+});
+
+Deno.test("VENUE_B gives up a connection whose pings go unanswered, and reconnects", async () => {
+  await using sim = startSim();
+  const client = await connectClient(sim);
+  const adapter = await watchingAdapter(sim, {
+    timing: { pingIntervalMs: 50, pongTimeoutMs: 300, subscribeTimeoutMs: 300 },
+  });
+  await using watches = new Watches();
+  const watcher = watches.watch(adapter, client);
+  await watcher.live();
+  // The venue goes silent on an open connection: nothing says it is gone but the missing pong.
+  await sim.control("PUT", "/ws", { muted: true });
+  assert.equal(await watcher.lost(), "VENUE_B stream: a ping went unanswered");
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await sim.control("PUT", "/ws", { muted: false });
+  assert.deepEqual(await watcher.live(2), FULL);
+  assert.deepEqual(watcher.reports.map((report) => report.kind), ["live", "lost", "live"]);
 });
 
 Deno.test("VENUE_B's WebSocket is beside the REST base URL", () => {

@@ -250,7 +250,7 @@ Deno.test("VENUE_B refuses subscriptions, messages and connections over the IP's
 });
 
 Deno.test("VENUE_B closes a connection that sent nothing for the idle timeout; pings keep it open", async () => {
-  await using sim = startSim({ stream: { idleTimeoutMs: 300 } });
+  await using sim = startSim({ stream: { idleTimeoutMs: 400 } });
   await using quiet = await WsProbe.open(wsUrl(sim));
   await using pinging = await WsProbe.open(wsUrl(sim));
   const pinger = setInterval(() => pinging.send({ method: "ping" }), 100);

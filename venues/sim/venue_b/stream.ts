@@ -99,6 +99,8 @@ export class SimStream {
   readonly #opened = new MinuteWindow();
   readonly #received = new MinuteWindow();
   #nextId = 1;
+  /** A fault: the venue keeps the connections open and reads them, but sends nothing (a half-open link). */
+  #muted = false;
 
   constructor(state: SimState, options: VenueBStreamOptions = {}) {
     this.#state = state;
@@ -128,7 +130,7 @@ export class SimStream {
     const peer: Peer = { id: this.#nextId++, ip, socket, subscriptions: new Map() };
     this.#peers.add(peer);
     socket.onopen = () => {
-      socket.send(STREAM_GREETING);
+      if (!this.#muted) socket.send(STREAM_GREETING);
       this.#arm(peer);
     };
     socket.onmessage = (event) => this.#receive(peer, event.data);
@@ -178,8 +180,13 @@ export class SimStream {
     peer.subscriptions.clear();
   }
 
+  /** Mutes or unmutes every connection (`PUT /_control/ws` `{muted}`). */
+  mute(muted: boolean): void {
+    this.#muted = muted;
+  }
+
   #send(peer: Peer, message: WsServerMessage): void {
-    if (peer.socket.readyState === WebSocket.OPEN) peer.socket.send(JSON.stringify(message));
+    if (!this.#muted && peer.socket.readyState === WebSocket.OPEN) peer.socket.send(JSON.stringify(message));
   }
 
   #error(peer: Peer, text: string): void {
@@ -307,9 +314,18 @@ function remoteIp(c: Context): string {
   }
 }
 
-/** `GET /_control/ws` (connections and the users each IP holds) and `POST /_control/ws/drop` `{user?}`. */
+/**
+ * `GET /_control/ws` (connections and the users each IP holds),
+ * `POST /_control/ws/drop` `{user?}` and `PUT /_control/ws` `{muted}`.
+ */
 export function registerStreamControlRoutes(app: Hono, stream: SimStream): void {
   app.get("/_control/ws", (c) => c.json(stream.describe()));
+  app.put("/_control/ws", async (c) => {
+    const { muted } = await c.req.json().catch(() => ({})) as { muted?: unknown };
+    if (typeof muted !== "boolean") return c.json({ error: "muted must be true or false" }, 400);
+    stream.mute(muted);
+    return c.json({ muted });
+  });
   app.post("/_control/ws/drop", async (c) => {
     const body = await c.req.json().catch(() => ({})) as { user?: unknown };
     if (body.user !== undefined && (typeof body.user !== "string" || !ADDRESS.test(body.user))) {
