@@ -19,10 +19,23 @@ import {
   DEFAULT_TIMEOUT_MS,
   DEPTH_LIMITS,
   depthWeight,
+  LISTEN_KEY_KEEPALIVE_MS,
+  LISTEN_KEY_KEEPALIVE_RETRY_MS,
+  LISTEN_KEY_RETRY_DELAYS_MS,
   MARKETS_TTL_MS,
+  MAX_STREAMS_PER_CONNECTION,
   PATHS,
   PROVIDER_ID,
   RECV_WINDOW_MS,
+  STREAM_ATTEMPT_WINDOW_MS,
+  STREAM_ATTEMPTS_PER_WINDOW,
+  STREAM_CONNECT_TIMEOUT_MS,
+  STREAM_CONNECTION_REFRESH_MS,
+  STREAM_EVENTS,
+  STREAM_KEYS_PER_CONNECTION,
+  STREAM_PROBE_INTERVAL_MS,
+  STREAM_PROBE_TIMEOUT_MS,
+  STREAM_RECONNECT_DELAYS_MS,
   USD_STABLE_ASSETS,
   WEIGHTS,
 } from "./constants.ts";
@@ -41,7 +54,9 @@ import {
   toPositions,
   weightLimitOf,
 } from "./mappers.ts";
+import { createStreamHub } from "./stream_hub.ts";
 import * as trading from "./trading.ts";
+import { createAccountWatches } from "./user_stream.ts";
 import type {
   WireAccountAsset,
   WireAccountConfig,
@@ -67,7 +82,34 @@ export interface VenueAAdapterDeps {
   timeoutMs?: number;
   /** Request weight of this egress (both hosts count against the same IP). */
   budget?: RequestBudget;
+  /** The user data stream's pacing; the defaults are the venue's (constants.ts). Tests shorten them. */
+  stream?: Partial<StreamTuning>;
 }
+
+/** How the user data stream is paced (constants.ts says why each default is what it is). */
+export interface StreamTuning {
+  keysPerConnection: number;
+  keepaliveMs: number;
+  keepaliveRetryMs: number;
+  keyRetryDelaysMs: readonly number[];
+  reconnectDelaysMs: readonly number[];
+  probeIntervalMs: number;
+  probeTimeoutMs: number;
+  connectTimeoutMs: number;
+  refreshAfterMs: number;
+}
+
+const STREAM_DEFAULTS: StreamTuning = {
+  keysPerConnection: STREAM_KEYS_PER_CONNECTION,
+  keepaliveMs: LISTEN_KEY_KEEPALIVE_MS,
+  keepaliveRetryMs: LISTEN_KEY_KEEPALIVE_RETRY_MS,
+  keyRetryDelaysMs: LISTEN_KEY_RETRY_DELAYS_MS,
+  reconnectDelaysMs: STREAM_RECONNECT_DELAYS_MS,
+  probeIntervalMs: STREAM_PROBE_INTERVAL_MS,
+  probeTimeoutMs: STREAM_PROBE_TIMEOUT_MS,
+  connectTimeoutMs: STREAM_CONNECT_TIMEOUT_MS,
+  refreshAfterMs: STREAM_CONNECTION_REFRESH_MS,
+};
 
 /** Builds the VENUE_A adapter. Each call opens the sealed API secret itself and drops it when done. */
 export function createVenueAAdapter(deps: VenueAAdapterDeps): VenueAdapter {
@@ -117,6 +159,26 @@ export function createVenueAAdapter(deps: VenueAAdapterDeps): VenueAdapter {
   }
 
   const ctx: AdapterContext = { fapi, spot, clock, markets, keys };
+
+  const tuning: StreamTuning = { ...STREAM_DEFAULTS, ...deps.stream };
+  const hub = createStreamHub({
+    baseUrl: deps.streamUrl ?? deps.baseUrl.replace(/^http/, "ws"),
+    events: STREAM_EVENTS,
+    keysPerConnection: Math.min(tuning.keysPerConnection, MAX_STREAMS_PER_CONNECTION),
+    reconnectDelaysMs: tuning.reconnectDelaysMs,
+    probeIntervalMs: tuning.probeIntervalMs,
+    probeTimeoutMs: tuning.probeTimeoutMs,
+    connectTimeoutMs: tuning.connectTimeoutMs,
+    refreshAfterMs: tuning.refreshAfterMs,
+    attempts: { max: STREAM_ATTEMPTS_PER_WINDOW, windowMs: STREAM_ATTEMPT_WINDOW_MS },
+  });
+  const watchAccount = createAccountWatches({
+    fapi,
+    hub,
+    keepaliveMs: tuning.keepaliveMs,
+    keepaliveRetryMs: tuning.keepaliveRetryMs,
+    keyRetryDelaysMs: tuning.keyRetryDelaysMs,
+  });
 
   const signedGet = <T>(auth: ApiKeyPair, path: string, weight: number, action: string, params = {}) =>
     fapi.request<T>({ method: "GET", path, params, weight, auth, action });
@@ -251,5 +313,7 @@ export function createVenueAAdapter(deps: VenueAAdapterDeps): VenueAdapter {
     async getFunding(credentials, query) {
       return getFunding(ctx, await keys(credentials), query);
     },
+
+    watchAccount,
   };
 }

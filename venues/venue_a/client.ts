@@ -35,6 +35,8 @@ export interface VenueRequest {
   countsOrder?: boolean;
   /** Present on SIGNED calls. */
   auth?: ApiKeyPair;
+  /** USER_STREAM calls (the listen key endpoints): the API key header alone, nothing signed. */
+  apiKey?: string;
   /** Signed orders: the instant after which the venue must refuse it (types.ts, RequestDeadline). */
   deadline?: RequestDeadline;
   /** Names the call in error messages, in sentence case, e.g. "Placing the order". */
@@ -170,6 +172,7 @@ export function createVenueAClient(options: VenueAClientOptions): VenueAClient {
       headers.set(API_KEY_HEADER, request.auth.apiKey);
     } else {
       query = encodeParams(request.params ?? {});
+      if (request.apiKey) headers.set(API_KEY_HEADER, request.apiKey);
     }
     if (body) headers.set("Content-Type", "application/x-www-form-urlencoded");
     const url = `${baseUrl}${request.path}${query ? `?${query}` : ""}`;

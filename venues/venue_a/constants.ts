@@ -70,6 +70,7 @@ export const PATHS = {
   userTrades: "/fapi/v1/userTrades",
   income: "/fapi/v1/income",
   apiRestrictions: "/sapi/v1/account/apiRestrictions",
+  listenKey: "/fapi/v1/listenKey",
 } as const;
 
 /** Request weights from the venue docs; order mutations cost no IP weight. */
@@ -89,6 +90,7 @@ export const WEIGHTS = {
   userTrades: 5,
   income: 30,
   apiRestrictions: 1,
+  listenKey: 1,
 } as const;
 
 /** Depth weight by requested limit. */
@@ -98,3 +100,57 @@ export function depthWeight(limit: number): number {
   if (limit <= 500) return 10;
   return 20;
 }
+
+// ---------------------------------------------------------------- user data stream
+
+/**
+ * The user data stream (facts and sources in venues/sim/venue_a/user_stream.ts):
+ * user data moved to the routed `/private` base in 2026 (the unrouted `/ws`
+ * and `/stream` stopped pushing it on 2026-04-23); `stream` mode carries
+ * several listen keys on one connection, each with the events it wants.
+ */
+export const STREAM_PATH = "/private/stream";
+
+/** What a watch needs: orders, algo (stop and target) orders, balances and positions, and the key's death. */
+export const STREAM_EVENTS = ["ORDER_TRADE_UPDATE", "ALGO_UPDATE", "ACCOUNT_UPDATE", "listenKeyExpired"] as const;
+
+/** A listen key lives 60 minutes past its last POST or PUT; keeping it alive every 30 leaves one miss of slack. */
+export const LISTEN_KEY_KEEPALIVE_MS = 30 * 60_000;
+/** After a failed keepalive, try again this soon (the key still has about half an hour). */
+export const LISTEN_KEY_KEEPALIVE_RETRY_MS = 60_000;
+
+/**
+ * Listen keys per connection. The venue allows 1024 streams on one, but the
+ * keys travel in the URL (about 140 characters each with their events), and
+ * 50 keep it near 7 KB, under the 8 KB request line common HTTP front ends
+ * take; 10,000 accounts then need 200 connections, within the connection budget.
+ */
+export const STREAM_KEYS_PER_CONNECTION = 50;
+/** The venue's own ceiling of streams per connection. */
+export const MAX_STREAMS_PER_CONNECTION = 1024;
+
+/** The venue cuts a connection at 24 hours; it is replaced before then, the new one opening before the old one closes. */
+export const STREAM_CONNECTION_REFRESH_MS = 23 * 60 * 60_000 + 50 * 60_000;
+
+/**
+ * Connection attempts per IP: 300 per 5 minutes (the venue's spot WebSocket
+ * figure; the futures pages give none). We allow ourselves 250 of them.
+ */
+export const STREAM_ATTEMPTS_PER_WINDOW = 250;
+export const STREAM_ATTEMPT_WINDOW_MS = 5 * 60_000;
+
+/** Waits before reconnecting after a drop or a failed attempt, growing to the last (plus up to 20% jitter). */
+export const STREAM_RECONNECT_DELAYS_MS = [250, 1000, 2000, 5000, 10_000, 30_000] as const;
+/** Waits before asking for a listen key again after the venue refused one, growing to the last. */
+export const LISTEN_KEY_RETRY_DELAYS_MS = [1000, 5000, 30_000, 120_000, 300_000] as const;
+
+/**
+ * A quiet connection is asked LIST_SUBSCRIPTIONS this often; any answer
+ * within the timeout proves it alive, none proves it dead (the client cannot
+ * see the venue's pings, so a silently dead connection would look like a
+ * quiet account). One message a minute is far within 10 a second.
+ */
+export const STREAM_PROBE_INTERVAL_MS = 60_000;
+export const STREAM_PROBE_TIMEOUT_MS = 10_000;
+/** How long opening a connection may take before it counts as failed. */
+export const STREAM_CONNECT_TIMEOUT_MS = 10_000;

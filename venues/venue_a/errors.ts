@@ -11,6 +11,8 @@ import { PROVIDER_ID } from "./constants.ts";
 /** Codes the adapter branches on. */
 export const CODES = {
   tooManyOrders: -1015,
+  /** "This listenKey does not exist.": the account's user data stream key expired or was closed. */
+  invalidListenKey: -1125,
   invalidTimestamp: -1021,
   meRecvWindow: -5028,
   cancelRejected: -2011,

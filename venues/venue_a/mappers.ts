@@ -5,6 +5,7 @@
 import type { OrderLimits } from "./order_count.ts";
 import { cmp, decimalPlaces, div, isZero, mul } from "../decimal.ts";
 import type {
+  AccountPush,
   Balance,
   CredentialCheck,
   CredentialProblem,
@@ -32,6 +33,7 @@ import type {
   WirePositionRisk,
   WireSymbol,
   WireSymbolConfig,
+  WireUserEvent,
   WireUserTrade,
 } from "./wire.ts";
 
@@ -173,8 +175,8 @@ export function toOrder(wire: WireOrder): Order {
  * `actualQty` / `actualPrice` are the engine order's executed quantity and
  * average price, present on queries once the order reached the engine.
  */
-function algoStatus(wire: WireAlgoOrder, executed: string): OrderStatus {
-  switch (wire.algoStatus) {
+function algoStatus(status: string, quantity: string | undefined, executed: string): OrderStatus {
+  switch (status) {
     case "NEW":
       return "TRIGGER_PENDING";
     case "TRIGGERING":
@@ -182,13 +184,13 @@ function algoStatus(wire: WireAlgoOrder, executed: string): OrderStatus {
       return isZero(executed) ? "NEW" : "PARTIALLY_FILLED";
     case "FINISHED": {
       if (isZero(executed)) return "CANCELED";
-      const quantity = amount(wire.quantity);
-      return isZero(quantity) || cmp(executed, quantity) >= 0 ? "FILLED" : "CANCELED";
+      const ordered = amount(quantity);
+      return isZero(ordered) || cmp(executed, ordered) >= 0 ? "FILLED" : "CANCELED";
     }
     case "CANCELED":
     case "REJECTED":
     case "EXPIRED":
-      return wire.algoStatus;
+      return status;
     default:
       return "TRIGGER_PENDING";
   }
@@ -201,7 +203,7 @@ function amount(value: string | undefined): string {
 
 export function toProtectionOrder(wire: WireAlgoOrder): Order {
   const executed = amount(wire.actualQty);
-  const status = algoStatus(wire, executed);
+  const status = algoStatus(wire.algoStatus, wire.quantity, executed);
   return {
     orderId: String(wire.algoId),
     clientOrderId: wire.clientAlgoId || null,
@@ -219,6 +221,45 @@ export function toProtectionOrder(wire: WireAlgoOrder): Order {
     createdAt: wire.createTime,
     executionOrderId: wire.actualOrderId ? String(wire.actualOrderId) : null,
   };
+}
+
+// ---------------------------------------------------------------- pushes
+
+/**
+ * What a user data stream event tells a watcher, or null when it tells
+ * nothing the other pushes do not:
+ * - ORDER_TRADE_UPDATE: the order named by its client order id, with its status
+ *   (a fill too: its ACCOUNT_UPDATE reason ORDER is covered by this push).
+ * - ALGO_UPDATE: the stop or target named by its client algo id, its algo
+ *   status read as for queries (the regular order a trigger places follows
+ *   with its own ORDER_TRADE_UPDATE).
+ * - ACCOUNT_UPDATE: FUNDING for reason FUNDING_FEE; ACCOUNT for every other
+ *   reason but ORDER (deposits, withdrawals, insurance clear, margin transfers
+ *   and type changes, adjustments...).
+ * `at` is the venue's event time `E`.
+ */
+export function toAccountPush(event: WireUserEvent): AccountPush | null {
+  if (typeof event.E !== "number") return null;
+  switch (event.e) {
+    case "ORDER_TRADE_UPDATE": {
+      const { o } = event as Extract<WireUserEvent, { e: "ORDER_TRADE_UPDATE" }>;
+      if (!o?.s) return null;
+      return { kind: "ORDER", symbol: o.s, clientOrderId: o.c || null, status: STATUS[o.X] ?? "NEW", at: event.E };
+    }
+    case "ALGO_UPDATE": {
+      const { o } = event as Extract<WireUserEvent, { e: "ALGO_UPDATE" }>;
+      if (!o?.s) return null;
+      const status = algoStatus(o.X, o.q, amount(o.aq));
+      return { kind: "ORDER", symbol: o.s, clientOrderId: o.caid || null, status, at: event.E };
+    }
+    case "ACCOUNT_UPDATE": {
+      const reason = (event as Extract<WireUserEvent, { e: "ACCOUNT_UPDATE" }>).a?.m;
+      if (reason === "FUNDING_FEE") return { kind: "FUNDING", at: event.E };
+      return reason === "ORDER" ? null : { kind: "ACCOUNT", at: event.E };
+    }
+    default:
+      return null;
+  }
 }
 
 // ---------------------------------------------------------------- account

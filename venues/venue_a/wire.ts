@@ -124,3 +124,30 @@ export interface WireAccountConfig {
   dualSidePosition: boolean;
   multiAssetsMargin: boolean;
 }
+
+// ---------------------------------------------------------------- user data stream
+
+/** ORDER_TRADE_UPDATE's order: symbol, client order id, execution type and status. */
+export interface WireStreamOrder {
+  s: string;
+  c: string;
+  x: string;
+  X: string;
+}
+
+/** ALGO_UPDATE's order: symbol, client algo id, algo status, quantity and executed quantity. */
+export interface WireStreamAlgo {
+  s: string;
+  caid: string;
+  X: string;
+  q?: string;
+  aq?: string;
+}
+
+/** A user data stream event, read only for what a push names (the facts are read by REST). */
+export type WireUserEvent =
+  | { e: "ORDER_TRADE_UPDATE"; E: number; o: WireStreamOrder }
+  | { e: "ALGO_UPDATE"; E: number; o: WireStreamAlgo }
+  | { e: "ACCOUNT_UPDATE"; E: number; a: { m: string } }
+  | { e: "listenKeyExpired"; E: number; listenKey?: string }
+  | { e: string; E: number };
