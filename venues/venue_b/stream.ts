@@ -191,7 +191,8 @@ export class AccountStreams {
           },
           onLost: (reason) => {
             slot.live = false;
-            for (const watch of slot.watches) this.#lost(watch, reason);
+            // A watch still riding on the trades (its slot not yet live) is as covered as before.
+            for (const watch of slot.watches) if (!this.#isShared(watch)) this.#lost(watch, reason);
           },
           onRefused: () => this.#refused(slot),
           onMessage: (message) => {
