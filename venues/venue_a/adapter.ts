@@ -21,6 +21,7 @@ import {
   depthWeight,
   LISTEN_KEY_KEEPALIVE_MS,
   LISTEN_KEY_KEEPALIVE_RETRY_MS,
+  LISTEN_KEY_RECHECK_WINDOW_MS,
   LISTEN_KEY_RETRY_DELAYS_MS,
   MARKETS_TTL_MS,
   MAX_STREAMS_PER_CONNECTION,
@@ -91,6 +92,7 @@ export interface StreamTuning {
   keysPerConnection: number;
   keepaliveMs: number;
   keepaliveRetryMs: number;
+  recheckWindowMs: number;
   keyRetryDelaysMs: readonly number[];
   reconnectDelaysMs: readonly number[];
   probeIntervalMs: number;
@@ -103,6 +105,7 @@ const STREAM_DEFAULTS: StreamTuning = {
   keysPerConnection: STREAM_KEYS_PER_CONNECTION,
   keepaliveMs: LISTEN_KEY_KEEPALIVE_MS,
   keepaliveRetryMs: LISTEN_KEY_KEEPALIVE_RETRY_MS,
+  recheckWindowMs: LISTEN_KEY_RECHECK_WINDOW_MS,
   keyRetryDelaysMs: LISTEN_KEY_RETRY_DELAYS_MS,
   reconnectDelaysMs: STREAM_RECONNECT_DELAYS_MS,
   probeIntervalMs: STREAM_PROBE_INTERVAL_MS,
@@ -177,6 +180,7 @@ export function createVenueAAdapter(deps: VenueAAdapterDeps): VenueAdapter {
     hub,
     keepaliveMs: tuning.keepaliveMs,
     keepaliveRetryMs: tuning.keepaliveRetryMs,
+    recheckWindowMs: tuning.recheckWindowMs,
     keyRetryDelaysMs: tuning.keyRetryDelaysMs,
   });
 

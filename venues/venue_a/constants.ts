@@ -118,6 +118,12 @@ export const STREAM_EVENTS = ["ORDER_TRADE_UPDATE", "ALGO_UPDATE", "ACCOUNT_UPDA
 export const LISTEN_KEY_KEEPALIVE_MS = 30 * 60_000;
 /** After a failed keepalive, try again this soon (the key still has about half an hour). */
 export const LISTEN_KEY_KEEPALIVE_RETRY_MS = 60_000;
+/**
+ * After a reconnection the key is proved alive by a keepalive within this
+ * window (the venue accepts a dead key silently): an account is blind for at
+ * most this long, and a reconnection of 5,000 keys spends 1,000 weight a minute.
+ */
+export const LISTEN_KEY_RECHECK_WINDOW_MS = 5 * 60_000;
 
 /**
  * Listen keys per connection. The venue allows 1024 streams on one, but the

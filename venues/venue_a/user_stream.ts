@@ -10,7 +10,10 @@
  * - A key dies (listenKeyExpired on its connection, or -1125 on keepalive):
  *   the watchers hear onLost, a new key is asked for and joins a connection,
  *   and onLive follows once it flows.
- * - A connection drops: onLost, then onLive when the hub has reopened it.
+ * - A connection drops: onLost, then onLive when the hub has reopened it. The
+ *   venue takes a dead key at the handshake and stays silent, so the key is
+ *   checked by a keepalive soon after (at a random moment of a window, so a
+ *   reconnection of every connection does not spend the weight at once).
  * - The last watch of an account closes: keepalive stops, the key leaves its
  *   connection and is deleted at the venue. Another process watching the
  *   same account shares that key; it hears listenKeyExpired and renews.
@@ -33,6 +36,8 @@ export interface AccountWatchesOptions {
   hub: StreamHub;
   keepaliveMs: number;
   keepaliveRetryMs: number;
+  /** After a reconnection, the key is kept alive (proving it alive) within this window. */
+  recheckWindowMs: number;
   /** Waits before asking again for a key the venue did not give, growing to the last. */
   keyRetryDelaysMs: readonly number[];
 }
@@ -53,6 +58,8 @@ class Lease {
   #listenKey: string | null = null;
   #live = false;
   #lostTold = false;
+  /** It flowed before: the next live is a reconnection. */
+  #flowed = false;
   #closed = false;
   #failures = 0;
   #timer?: Timer;
@@ -138,6 +145,10 @@ class Lease {
       },
       live: () => {
         if (listenKey !== this.#listenKey || this.#closed) return;
+        if (this.#flowed) {
+          this.#keepAliveIn(Math.random() * Math.min(this.options.recheckWindowMs, this.options.keepaliveMs));
+        }
+        this.#flowed = true;
         this.#live = true;
         this.#lostTold = false;
         for (const watcher of this.watchers) tell(() => watcher.onLive(COVERAGE));
@@ -166,6 +177,7 @@ class Lease {
     this.#lost(reason);
     clearTimeout(this.#timer);
     this.#listenKey = null;
+    this.#flowed = false;
     await this.options.hub.leave(listenKey);
     await this.#obtain();
   }
