@@ -53,7 +53,8 @@ export class AccountPushKeeper {
   readonly #kept = new Map<string, Kept>();
   /** Accounts a push named since they were last read, by account id. */
   readonly #due = new Set<string>();
-  readonly #reading = new Set<string>();
+  /** Reads under way, by account id: a stop waits for them before the database may close. */
+  readonly #reading = new Map<string, Promise<void>>();
   /** Push states not yet written, by account id. */
   readonly #states = new Map<string, { live: boolean } & PushCoverage>();
   #leader = false;
@@ -82,6 +83,7 @@ export class AccountPushKeeper {
     this.#stopped = true;
     clearInterval(this.#timer);
     await this.#ticking;
+    await Promise.all(this.#reading.values());
     await this.#closeAll();
     if (this.#leader) await releaseServiceLease(this.#ctx.db, PUSH_KEEPER_LEASE, this.#owner);
     this.#leader = false;
@@ -200,17 +202,20 @@ export class AccountPushKeeper {
 
   /** Starts reads of due accounts up to the concurrency; each read that ends starts the next. */
   #readDue(): void {
+    if (this.#stopped) return;
     for (const accountId of this.#due) {
       if (this.#reading.size >= CONCURRENT_READS) return;
       if (this.#reading.has(accountId)) continue;
       this.#due.delete(accountId);
       const kept = this.#kept.get(accountId);
       if (!kept) continue;
-      this.#reading.add(accountId);
-      this.#read(kept.account).finally(() => {
-        this.#reading.delete(accountId);
-        this.#readDue();
-      });
+      this.#reading.set(
+        accountId,
+        this.#read(kept.account).finally(() => {
+          this.#reading.delete(accountId);
+          this.#readDue();
+        }),
+      );
     }
   }
 

@@ -7,50 +7,15 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { intents, positions, resultFacts } from "../../db/schema.ts";
-import { findClient } from "../../domain/clients/load_client.ts";
+import { intents, resultFacts } from "../../db/schema.ts";
 import { cmp } from "../../venues/decimal.ts";
 import { expectJson, operator } from "../_helpers/http.ts";
-import { connectWallet, openPage, walletSetUp } from "../connect/connect_fixture.ts";
-import {
-  automationBody,
-  BTC_POLICY,
-  completeSetup,
-  putAutomation,
-  putSetup,
-  TREND_FOLLOW,
-} from "../setup/setup_fixture.ts";
 import { signalB } from "../execution/execution_fixture.ts";
+import { anaTradingAtVenueB } from "./venue_b_fixture.ts";
 
 Deno.test("VENUE_B: signal, builder fee, protection, break-even, close, results", async (t) => {
-  const { env, partner, wallet } = await walletSetUp(25);
-  const market = (markPrice: string) =>
-    fetch(`${env.venueUrls.venueB}/_control/markets/BTC`, { method: "PUT", body: JSON.stringify({ markPrice }) })
-      .then((response) => response.body?.cancel());
-  const reconcile = async () =>
-    (await expectJson(await operator(env, "POST", "/operator/v1/jobs/reconcile/run"), 200)).summary;
+  const { env, client, market, reconcile, position } = await anaTradingAtVenueB();
   try {
-    await connectWallet((await openPage(env, partner)).request, wallet);
-    await expectJson(await operator(env, "PUT", "/operator/v1/strategies/trend-follow", TREND_FOLLOW), 200);
-    await expectJson(await operator(env, "PUT", "/operator/v1/asset-policies/VENUE_B/BTCUSDC", BTC_POLICY), 200);
-    await expectJson(await operator(env, "PUT", "/operator/v1/providers/VENUE_B", { realExecution: true }), 200);
-    await expectJson(
-      await putSetup(
-        partner,
-        completeSetup({ providerId: "VENUE_B", orderSizeUsd: 240, maxLossPerTrade: 50, autoBreakEven: true }),
-      ),
-      200,
-    );
-    await expectJson(await putAutomation(partner, automationBody({ providerId: "VENUE_B" })), 200);
-    await reconcile();
-    const view = await expectJson(await partner.call("GET", "/v1/users/ana/automation"), 200);
-    const venueB = view.providers.find((p: { providerId: string }) => p.providerId === "VENUE_B");
-    assert.equal(venueB.newEntries, "ALLOWED", JSON.stringify(venueB));
-
-    const client = (await findClient(env.deps.db.read, partner.partnerId, "ana"))!;
-    const position = async () =>
-      (await env.deps.db.read.select().from(positions).where(eq(positions.clientId, client.id)))[0];
-
     await t.step("the entry fills with the builder fee and is protected", async () => {
       const summary = await expectJson(
         await operator(env, "POST", "/operator/v1/signals", signalB("sig-b-1")),
