@@ -53,6 +53,8 @@ export class AccountPushKeeper {
   readonly #kept = new Map<string, Kept>();
   /** Accounts a push named since they were last read, by account id. */
   readonly #due = new Set<string>();
+  /** Accounts an entry was at work on when their read came: read at the next round, once the entry is done. */
+  readonly #deferred = new Set<string>();
   /** Reads under way, by account id: a stop waits for them before the database may close. */
   readonly #reading = new Map<string, Promise<void>>();
   /** Push states not yet written, by account id. */
@@ -102,6 +104,8 @@ export class AccountPushKeeper {
     this.#leader = true;
     await this.#watchReconcilableAccounts();
     await this.#writeStates();
+    for (const accountId of this.#deferred) this.#due.add(accountId);
+    this.#deferred.clear();
     this.#readDue();
   }
 
@@ -150,6 +154,7 @@ export class AccountPushKeeper {
     if (!kept) return;
     this.#kept.delete(accountId);
     this.#due.delete(accountId);
+    this.#deferred.delete(accountId);
     this.#states.set(accountId, { live: false, orders: false, funding: false });
     await kept.watch.close().catch((error) =>
       this.#ctx.logger.warn("account pushes: closing a watch failed", { accountId, ...errorFields(error) })
@@ -223,7 +228,7 @@ export class AccountPushKeeper {
     try {
       const outcome = await reconcileAccountOnce(this.#ctx, account, this.#owner);
       // An entry at work settles the account itself; a push during it is read at the next round.
-      if (outcome === "BUSY") this.#due.add(account.accountId);
+      if (outcome === "BUSY") this.#deferred.add(account.accountId);
     } catch (error) {
       this.#ctx.logger.error("account pushes: reading an account failed", {
         accountId: account.accountId,
