@@ -23,11 +23,11 @@ export async function cancelTimedOutEntry(ctx: Ctx, intent: IntentRow, account: 
     (venue, credentials) => venue.cancelOrder(credentials, intent.symbol, intent.clientOrderId),
   );
   const now = ctx.clock.now();
-  const changes = {
-    ...orderChanges(order),
-    errorCode: "ENTRY_TIMEOUT",
-    errorMessage: "Entrada cancelada: tempo limite.",
-  };
+  const changes = orderChanges(order);
+  // An entry that filled just before its cancel is FILLED, not timed out.
+  if (changes.status === "CANCELED" || changes.status === "EXPIRED") {
+    Object.assign(changes, { errorCode: "ENTRY_TIMEOUT", errorMessage: "Entrada cancelada: tempo limite." });
+  }
   return await withTransaction(
     ctx.db,
     async (tx) => (await transitionIntent(tx, intent, changes, now)) ?? (await intentById(tx, intent.id)),

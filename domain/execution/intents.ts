@@ -54,14 +54,16 @@ export async function insertIntent(
 /**
  * A PREPARED intent (or a NOT_PLACED one, sent again) becomes SUBMITTING,
  * stamped as sent now; an entry while another of the account is in flight
- * is ACCOUNT_BUSY. Answers null when the intent moved meanwhile.
+ * is ACCOUNT_BUSY. Answers null when the intent moved meanwhile. The failure
+ * of the earlier send (NOT_AT_VENUE, PROVIDER_DOWN) goes with it: this send's
+ * outcome is the intent's truth, and a FILLED answer must not carry it.
  */
 export async function resubmitIntent(tx: Tx, intent: IntentRow, now: number): Promise<IntentRow | null> {
   try {
     return await transitionIntent(
       tx,
       intent,
-      { status: "SUBMITTING", submittedAt: now, sentWallAt: wallClockNow() },
+      { status: "SUBMITTING", submittedAt: now, sentWallAt: wallClockNow(), errorCode: null, errorMessage: null },
       now,
     );
   } catch (error) {
@@ -168,10 +170,16 @@ function transitionStatement(columns: string[]) {
   );
 }
 
-/** The venue's view of an order as intent fields. */
+/**
+ * The venue's view of an order as intent fields. It settles the intent: an
+ * error recorded while its fate was unknown (PROVIDER_DOWN of a lost answer)
+ * is cleared, so a status and its error code never disagree.
+ */
 export function orderChanges(order: Order): Partial<IntentRow> & { status: string } {
   return {
     status: statusOfOrder(order),
+    errorCode: null,
+    errorMessage: null,
     orderId: order.orderId,
     executedQuantity: order.filledQuantity,
     executedPrice: order.averagePrice,

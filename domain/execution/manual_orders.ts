@@ -32,6 +32,7 @@ import type { Market, ProviderId } from "../../venues/types.ts";
 import {
   findIntent,
   insertIntent,
+  intentById,
   type IntentDraft,
   intentListView,
   type IntentRow,
@@ -370,7 +371,10 @@ async function sendVenueOrder(
   const started = performance.now();
   let intent: IntentRow;
   if (existing) {
-    intent = (await withTransaction(ctx.db, (tx) => resubmitIntent(tx, existing, ctx.clock.now()))) ?? existing;
+    const resubmitted = await withTransaction(ctx.db, (tx) => resubmitIntent(tx, existing, ctx.clock.now()));
+    // Another request sent it again meanwhile: that one's outcome is the answer, never a second send.
+    if (!resubmitted) return executionView(await intentById(ctx.db.read, existing.id), 0);
+    intent = resubmitted;
   } else {
     const draft = await orderDraft(ctx, order, resolved, intentId);
     intent = await withTransaction(ctx.db, (tx) => insertIntent(tx, draft, "SUBMITTING", ctx.clock.now()));
