@@ -8,7 +8,7 @@
  * retry of the same intent answers the intent instead of sending again.
  */
 import { wallClockNow } from "../clock.ts";
-import { and, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
 import { intents, positions, type TakeProfit } from "../../db/schema.ts";
 import { callWithAccount } from "../accounts/account_call.ts";
@@ -39,7 +39,7 @@ import {
   resubmitIntent,
   transitionIntent,
 } from "./intents.ts";
-import { placeLeg, type PositionRow, recordProtection, takeProfitQuantities } from "./protection.ts";
+import { type Leg, placeLeg, type PositionRow, recordProtection, takeProfitQuantities } from "./protection.ts";
 import { claimEntryLease, type EntryLease, holdingEntryLease, newLeaseOwner } from "./entry_leases.ts";
 import { sendIntent } from "./send_intent.ts";
 import { reconcileAccount } from "./reconcile_account.ts";
@@ -384,16 +384,21 @@ async function sendVenueOrder(
     ? { address: ctx.config.venueBBuilderAddress, feeTenthsBps: resolved.access.partner.builderFeeTenthsBps }
     : undefined;
   const sent = await sendIntent(ctx, intent, resolved.account, { builder, lease: resolved.lease });
-  if (sent.status === "NOT_PLACED") {
-    // The venue took nothing. A refused credential is the client's to fix (reconnect), not a venue to wait
-    // for: answered as such, as when a read before the order meets it, never as 503 PROVIDER_DOWN.
-    if (sent.errorCode === "PROVIDER_CREDENTIAL_REJECTED") {
-      throw new ApiError("PROVIDER_CREDENTIAL_REJECTED", { status: 422, message: sent.errorMessage ?? undefined });
-    }
-    throw new ApiError("PROVIDER_DOWN", { message: sent.errorMessage ?? undefined });
-  }
+  if (sent.status === "NOT_PLACED") throw notPlaced(sent);
   await protectFilledEntry(ctx, sent, resolved.account, resolved.lease);
   return executionView(sent, Math.round(performance.now() - started), builder?.feeTenthsBps);
+}
+
+/**
+ * An order the venue took nothing of. A refused credential is the client's to
+ * fix (reconnect), not a venue to wait for: answered as such, as when a read
+ * before the order meets it, never as 503 PROVIDER_DOWN.
+ */
+function notPlaced(intent: IntentRow): ApiError {
+  if (intent.errorCode === "PROVIDER_CREDENTIAL_REJECTED") {
+    return new ApiError("PROVIDER_CREDENTIAL_REJECTED", { status: 422, message: intent.errorMessage ?? undefined });
+  }
+  return new ApiError("PROVIDER_DOWN", { message: intent.errorMessage ?? undefined });
 }
 
 function executionView(intent: IntentRow, latencyMs: number, builderFeeTenthsBps?: number) {
@@ -530,58 +535,46 @@ async function ourPosition(ctx: Ctx, client: ClientRow, providerId: ProviderId, 
   return position;
 }
 
-/** SET_STOP_LOSS / SET_TAKE_PROFIT: the old legs of that kind are cancelled and the new ones placed. */
+/**
+ * SET_STOP_LOSS / SET_TAKE_PROFIT: the new legs are placed, the position
+ * takes the new values, then the old legs of that kind are cancelled, in
+ * that order, so a crash at any point leaves the position with working legs
+ * (the reconciliation cancels whichever are left over, position_maintenance.ts).
+ * A new leg the venue took nothing of (down, or the credential refused)
+ * changes nothing else: the request fails as an order would, the old legs
+ * stay.
+ */
 async function replaceProtection(ctx: Ctx, account: AccountRow, position: PositionRow, order: ManualOrder) {
-  const kind = order.type === "SET_STOP_LOSS" ? "STOP_LOSS" : "TAKE_PROFIT";
-  const legs = await ctx.db.read.select().from(intents).where(eq(intents.positionId, position.positionId));
-  for (const leg of legs.filter((leg) => leg.type === kind && leg.status === "ACCEPTED")) {
-    await callWithAccount(ctx, account, (v, c) => v.cancelProtection(c, leg.symbol, leg.clientOrderId));
-    await withTransaction(ctx.db, (tx) => transitionIntent(tx, leg, { status: "CANCELED" }, ctx.clock.now()));
-  }
+  const kind: Leg["kind"] = order.type === "SET_STOP_LOSS" ? "STOP_LOSS" : "TAKE_PROFIT";
+  const legs = await ctx.db.read.select().from(intents).where(eq(intents.positionId, position.positionId))
+    .orderBy(asc(intents.id));
   const changes = kind === "STOP_LOSS"
     ? { stopLossPrice: required(order.stopLossPrice, "stopLossPrice") }
     : { takeProfits: required(order.takeProfits, "takeProfits") };
+  const wanted: PositionRow = { ...position, ...changes };
+  const placed: IntentRow[] = [];
+  let seq = legs.length;
+  if (kind === "STOP_LOSS") {
+    const stop: Leg = { kind, triggerPrice: wanted.stopLossPrice!, quantity: wanted.quantity };
+    placed.push(await placeLeg(ctx, wanted, account, stop, ++seq, "refuse"));
+  } else {
+    const market = (await findMarket(ctx, position.providerId as ProviderId, position.symbol))!;
+    for (const target of takeProfitQuantities(wanted.quantity, wanted.takeProfits, market.stepSize)) {
+      const leg: Leg = { kind, triggerPrice: target.price, quantity: target.quantity };
+      placed.push(await placeLeg(ctx, wanted, account, leg, ++seq, "refuse"));
+    }
+  }
+  const missed = placed.find((leg) => leg.status === "NOT_PLACED");
+  if (missed) throw notPlaced(missed);
   const [updated] = await withTransaction(
     ctx.db,
     (tx) =>
       tx.update(positions).set({ ...changes, updatedAt: ctx.clock.now() })
         .where(eq(positions.positionId, position.positionId)).returning(),
   );
-  const placed: IntentRow[] = [];
-  let seq = legs.length;
-  if (kind === "STOP_LOSS") {
-    placed.push(
-      await placeLeg(
-        ctx,
-        updated,
-        account,
-        {
-          kind,
-          triggerPrice: updated.stopLossPrice!,
-          quantity: updated.quantity,
-        },
-        ++seq,
-        "refuse",
-      ),
-    );
-  } else {
-    const market = (await findMarket(ctx, position.providerId as ProviderId, position.symbol))!;
-    for (const target of takeProfitQuantities(updated.quantity, updated.takeProfits, market.stepSize)) {
-      placed.push(
-        await placeLeg(
-          ctx,
-          updated,
-          account,
-          {
-            kind,
-            triggerPrice: target.price,
-            quantity: target.quantity,
-          },
-          ++seq,
-          "refuse",
-        ),
-      );
-    }
+  for (const leg of legs.filter((leg) => leg.type === kind && leg.status === "ACCEPTED")) {
+    await callWithAccount(ctx, account, (v, c) => v.cancelProtection(c, leg.symbol, leg.clientOrderId));
+    await withTransaction(ctx.db, (tx) => transitionIntent(tx, leg, { status: "CANCELED" }, ctx.clock.now()));
   }
   const others = legs.filter((leg) => leg.type !== kind && leg.status === "ACCEPTED");
   return await recordProtection(ctx, updated, [...others, ...placed]);

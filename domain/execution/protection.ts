@@ -10,7 +10,7 @@
 import { eq, sql } from "drizzle-orm";
 import { rowInsert } from "../../db/row_insert.ts";
 import { preparedFor, type Tx, withTransaction } from "../../db/client.ts";
-import { clients, positions, type TakeProfit } from "../../db/schema.ts";
+import { clients, intents, positions, type TakeProfit } from "../../db/schema.ts";
 import type { AccountRow } from "../accounts/load_account.ts";
 import type { Ctx } from "../context.ts";
 import { emitEvent } from "../events/emit_event.ts";
@@ -72,7 +72,14 @@ export async function openPositionFromFill(
   });
 }
 
-/** Place the position's stop and targets; answers the position with its protection status. */
+/**
+ * Place the position's stop and targets; answers the position with its
+ * protection status. Its opener calls this right after the position, and the
+ * reconciliation for a position whose opener died before recording its legs
+ * (position_maintenance.ts): the legs are recorded only while the position has
+ * none, in the transaction that checks it, so of two callers one places them
+ * and the other answers the position as it is.
+ */
 export async function protectPosition(ctx: Ctx, position: PositionRow, account: AccountRow): Promise<PositionRow> {
   const step = (await findMarket(ctx, position.providerId as ProviderId, position.symbol))!.stepSize;
   const legs: Leg[] = [];
@@ -86,17 +93,24 @@ export async function protectPosition(ctx: Ctx, position: PositionRow, account: 
   const { partnerId } = (await partnerOfClient(ctx.db.read).get({ clientId: position.clientId }))!;
   const now = ctx.clock.now();
   const recorded = await withTransaction(ctx.db, async (tx) => {
+    if (await legOfPosition(tx).get({ positionId: position.positionId })) return null;
     const rows: IntentRow[] = [];
     for (const [index, leg] of legs.entries()) {
       rows.push(await insertIntent(tx, legDraft(partnerId, position, leg, index + 1), "SUBMITTING", now));
     }
     return rows;
   });
+  if (!recorded) return position;
   const sent = await sendProtections(ctx, recorded, account);
   const settled: IntentRow[] = [];
   for (const leg of sent) settled.push(await executeIfCrossed(ctx, partnerId, position, account, leg));
   return await recordProtection(ctx, position, settled);
 }
+
+const legOfPosition = preparedFor((db) =>
+  db.select({ id: intents.id }).from(intents).where(eq(intents.positionId, sql.placeholder("positionId"))).limit(1)
+    .prepare()
+);
 
 const partnerOfClient = preparedFor((db) =>
   db.select({ partnerId: clients.partnerId }).from(clients).where(eq(clients.id, sql.placeholder("clientId"))).prepare()

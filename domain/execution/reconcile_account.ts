@@ -5,7 +5,8 @@
  * process died before it could); the account's positions and resting entry
  * orders are read once and kept (the entry gates count them as taken slots
  * without calling the venue); fills and funding since the last cursor become
- * facts. Nothing is ever sent again from here: only cancels and protection.
+ * facts; the service's positions are kept (position_maintenance.ts). Nothing
+ * is ever sent again from here: only cancels and protection.
  */
 import { wallClockNow } from "../clock.ts";
 import { and, eq, inArray, ne, notExists, sql } from "drizzle-orm";
@@ -20,7 +21,7 @@ import { protectFilledEntry } from "../engine/entry_fills.ts";
 import { setupOfClient } from "../setups/setups.ts";
 import { valuesOf } from "../setups/setup_values.ts";
 import type { EntryLease } from "./entry_leases.ts";
-import { OPEN_STATUSES } from "./intents.ts";
+import { type IntentRow, OPEN_STATUSES } from "./intents.ts";
 import { maintainPositions } from "./position_maintenance.ts";
 import { reconcileIntent } from "./reconcile_intent.ts";
 import { recordFill, recordFunding } from "./result_facts.ts";
@@ -39,6 +40,14 @@ const filledEntriesWithoutPosition = preparedFor((db) =>
     inArray(intents.status, ["FILLED", "CANCELED", "EXPIRED"]),
     ne(intents.executedQuantity, "0"),
     notExists(db.select({ one: sql`1` }).from(positions).where(eq(positions.entryIntentId, intents.id))),
+  )).prepare()
+);
+
+const openPositionsOf = preparedFor((db) =>
+  db.select().from(positions).where(and(
+    eq(positions.clientId, sql.placeholder("clientId")),
+    eq(positions.providerId, sql.placeholder("providerId")),
+    eq(positions.status, "OPEN"),
   )).prepare()
 );
 
@@ -79,13 +88,15 @@ export async function reconcileAccount(
     ));
   const { entryTimeoutMinutes } = valuesOf((await setupOfClient(ctx.db.read, account.clientId, providerId)) ?? null);
   let stillUncertain = 0;
+  const settled: IntentRow[] = [];
   for (const intent of open) {
-    const settled = await reconcileIntent(ctx, intent, account);
-    if (!settled.resolved) stillUncertain++;
-    let current = settled.intent;
+    const answer = await reconcileIntent(ctx, intent, account);
+    if (!answer.resolved) stillUncertain++;
+    let current = answer.intent;
     if (entryTimedOut(current, entryTimeoutMinutes, ctx.clock.now())) {
       current = await cancelTimedOutEntry(ctx, current, account);
     }
+    settled.push(current);
     await protectFilledEntry(ctx, current, account, lease);
   }
   // A process that died between an entry's fill and its position (the send's answer was recorded, the
@@ -99,13 +110,16 @@ export async function reconcileAccount(
   // Venue times are wall-clock times: a QA test clock set ahead must not skip the account's first fills.
   const since = state?.factsCursor ?? Math.min(account.connectedAt, wallClockNow());
   const answeredThroughIntent = await entriesAnsweredThrough(ctx, key);
+  // Read before the venue is: a position opened after this read (an entry filling while the account is
+  // read) may be missing from the read, and must not be taken for one the venue no longer holds.
+  const held = await openPositionsOf(ctx.db.read).all(key);
   const readFrom = wallClockNow();
   const read = await callWithAccount(ctx, account, async (venue, credentials) => ({
     snapshot: await venue.getAccount(credentials),
     fills: await venue.getFills(credentials, { since }),
     funding: await venue.getFunding(credentials, { since }),
   }));
-  const positions = read.snapshot.positions.map(({ symbol, side, quantity }) => ({ symbol, side, quantity }));
+  const heldAtVenue = read.snapshot.positions.map(({ symbol, side, quantity }) => ({ symbol, side, quantity }));
   const restingEntries = read.snapshot.openOrders.filter((order) => !order.reduceOnly).length;
   const now = ctx.clock.now();
 
@@ -116,7 +130,7 @@ export async function reconcileAccount(
     const seen = [...read.fills.map((fill) => fill.time), ...read.funding.map((payment) => payment.time)];
     const row = {
       ...key,
-      positions,
+      positions: heldAtVenue,
       restingEntries,
       factsCursor: Math.max(since, ...seen),
       // Funding the venue books at an instant may show up a little later: trust the read up to a margin before it.
@@ -130,13 +144,13 @@ export async function reconcileAccount(
     return added;
   });
   const unvalued = read.fills.filter((fill) => !USD_FEE_ASSETS.has(fill.feeAsset)).length;
-  const maintenance = await maintainPositions(ctx, account, read.snapshot.positions);
+  const maintenance = await maintainPositions(ctx, account, held, read.snapshot.positions, settled, lease);
   return {
     intentsChecked: open.length,
     intentsStillUncertain: stillUncertain,
     newFacts: added,
     unvaluedFills: unvalued,
-    positions: positions.length,
+    positions: heldAtVenue.length,
     restingEntries,
     ...maintenance,
   };
