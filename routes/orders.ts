@@ -166,6 +166,11 @@ const ExecutionStatusResponse = z.object({
       reason: z.string().nullable(),
     }),
     openedAt: z.string(),
+    origin: z.enum(["SERVICE", "EXTERNAL"]).openapi({
+      description: "SERVICE: opened and protected by the service. EXTERNAL: held at the provider but opened " +
+        "elsewhere; the service does not protect it (protection UNKNOWN, with the reason) and opens no new entry " +
+        "on the account while it exists; openedAt is when the service first saw it.",
+    }),
   })),
   requestId: RequestId,
 }).openapi("ExecutionStatus");

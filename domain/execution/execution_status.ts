@@ -2,7 +2,10 @@
  * `GET /v1/users/:id/execution-status` (spec, Position and protection): from
  * the service's records, no venue call. Per provider of the contract, the
  * access as the engine sees it (connection, last reconciliation, intents whose
- * outcome is still unknown); and every open position with its protection.
+ * outcome is still unknown); and every open position with its protection:
+ * the service's, and those the venue holds that it did not open, reported
+ * with protection UNKNOWN and the reason (external_positions.ts) while the
+ * account is still reconciled.
  */
 import { and, eq, inArray } from "drizzle-orm";
 import { accountStates, intents, positions } from "../../db/schema.ts";
@@ -12,7 +15,8 @@ import { iso } from "../clock.ts";
 import { positionView } from "./protection.ts";
 import { type Ctx, partnerOf } from "../context.ts";
 import { effectiveAccessOf } from "../grants/effective_access.ts";
-import { PROVIDER_IDS } from "../../venues/types.ts";
+import { PROVIDER_IDS, type ProviderId } from "../../venues/types.ts";
+import { externalPositionView } from "./external_positions.ts";
 
 export async function getExecutionStatus(ctx: Ctx, input: { externalUserId: string }) {
   const partnerId = partnerOf(ctx);
@@ -35,10 +39,15 @@ export async function getExecutionStatus(ctx: Ctx, input: { externalUserId: stri
       },
     };
   });
+  const external = states.flatMap((state) => {
+    const account = connectionOf(state.providerId as ProviderId).account;
+    const reconciled = account && (account.connection !== "REVOKED" || account.secretRetainedForReconciliation);
+    return reconciled ? state.externalPositions.map((row) => externalPositionView(state.providerId, row)) : [];
+  });
   return {
     externalUserId: client.externalUserId,
     tenantId: client.tenantId,
     providers,
-    positions: open.map(positionView),
+    positions: [...open.map((row) => ({ ...positionView(row), origin: "SERVICE" as const })), ...external],
   };
 }

@@ -5,8 +5,10 @@
  * process died before it could); the account's positions and resting entry
  * orders are read once and kept (the entry gates count them as taken slots
  * without calling the venue); fills and funding since the last cursor become
- * facts; the service's positions are kept (position_maintenance.ts). Nothing
- * is ever sent again from here: only cancels and protection.
+ * facts; the service's positions are kept (position_maintenance.ts) and a
+ * position the venue holds that nothing of the service explains is reported
+ * (external_positions.ts). Nothing is ever sent again from here: only cancels
+ * and protection.
  */
 import { wallClockNow } from "../clock.ts";
 import { and, eq, inArray, ne, notExists, sql } from "drizzle-orm";
@@ -22,6 +24,7 @@ import { setupOfClient } from "../setups/setups.ts";
 import { valuesOf } from "../setups/setup_values.ts";
 import type { EntryLease } from "./entry_leases.ts";
 import { type IntentRow, OPEN_STATUSES } from "./intents.ts";
+import { reportExternalPositions } from "./external_positions.ts";
 import { maintainPositions } from "./position_maintenance.ts";
 import { reconcileIntent } from "./reconcile_intent.ts";
 import { recordFill, recordFunding } from "./result_facts.ts";
@@ -145,6 +148,7 @@ export async function reconcileAccount(
   });
   const unvalued = read.fills.filter((fill) => !USD_FEE_ASSETS.has(fill.feeAsset)).length;
   const maintenance = await maintainPositions(ctx, account, held, read.snapshot.positions, settled, lease);
+  await reportExternalPositions(ctx, account, read.snapshot.positions, held, lease);
   return {
     intentsChecked: open.length,
     intentsStillUncertain: stillUncertain,

@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { and, eq, sql } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
 import { events, intents, positions } from "../../db/schema.ts";
+import { credentialsOf } from "../../domain/accounts/load_account.ts";
 import { openPositionFromFill } from "../../domain/execution/protection.ts";
 import { sendIntent } from "../../domain/execution/send_intent.ts";
 import type { VenueAdapter } from "../../venues/types.ts";
@@ -306,6 +307,53 @@ Deno.test("recovery: a protective order whose cancel failed when its position cl
     assert.deepEqual(await waiting(world), []);
   } finally {
     world.env.deps.venues.VENUE_A = adapter;
+    await world.env.close();
+  }
+});
+
+Deno.test("recovery: a venue position no intent of the service explains is reported once, in execution-status and an event", async () => {
+  const world = await trading();
+  try {
+    const venue = world.env.deps.venues.VENUE_A;
+    const credentials = credentialsOf(world.account);
+    // Opened at the venue by someone else (the client, another tool): the service sent nothing for it.
+    await venue.placeOrder(credentials, {
+      symbol: "BTCUSDT",
+      side: "SELL",
+      type: "MARKET",
+      quantity: "0.002",
+      reduceOnly: false,
+      clientOrderId: "elsewhere-1",
+    });
+    await expectJson(await runJob(world.env, "reconcile"), 200);
+    await expectJson(await runJob(world.env, "reconcile"), 200);
+    assert.deepEqual(await truth(world), []);
+    const status = await expectJson(await world.partner.call("GET", "/v1/users/ana/execution-status"), 200);
+    assert.equal(status.positions.length, 1);
+    const [external] = status.positions;
+    assert.deepEqual([external.symbol, external.side, external.quantity], ["BTCUSDT", "SHORT", 0.002]);
+    assert.equal(external.protection.status, "UNKNOWN");
+    assert.match(external.protection.reason, /não foi aberta pelo serviço/);
+    const announced = async (type: string) =>
+      (await world.env.deps.db.read.select().from(events).where(eq(events.eventType, type)))
+        .filter((event) => (event.data as { positionId?: string }).positionId === external.positionId);
+    assert.equal((await announced("protection.degraded")).length, 1, "reported once, however often reconciled");
+
+    // Closed at the venue: gone from execution-status, and its end announced.
+    await venue.placeOrder(credentials, {
+      symbol: "BTCUSDT",
+      side: "BUY",
+      type: "MARKET",
+      quantity: "0.002",
+      reduceOnly: true,
+      clientOrderId: "elsewhere-2",
+    });
+    await expectJson(await runJob(world.env, "reconcile"), 200);
+    const after = await expectJson(await world.partner.call("GET", "/v1/users/ana/execution-status"), 200);
+    assert.deepEqual(after.positions, []);
+    assert.equal((await announced("position.closed")).length, 1);
+    assert.deepEqual(await truth(world), []);
+  } finally {
     await world.env.close();
   }
 });
