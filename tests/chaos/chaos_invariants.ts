@@ -5,8 +5,12 @@
  * - Venue orders: asked of the simulator, every order the service sent has
  *   its own client order id (a second send of one intent would repeat it) and
  *   a recorded intent; no client trades one signal twice.
- * - Protection: after recovery every open position is PROTECTED and the
- *   venue's positions are the service's.
+ * - Protection: after recovery every position the venue's own books hold
+ *   for an account is one of the service's, shown in execution-status and
+ *   PROTECTED, with a stop covering it and its targets working at the venue;
+ *   none is unknown or only reported; no protective order is left
+ *   half-cancelled (recorded cancelled but working, or working for a closed
+ *   position); no filled entry lacks its position (tests/_helpers/position_truth.ts).
  * - Money: every statement, obligation, credit and payment exists once and is
  *   announced once; a paid obligation has exactly one confirmed payment;
  *   every transfer made on chain ends credited.
@@ -16,6 +20,7 @@
  *   same bytes.
  */
 import type { Database } from "../../db/client.ts";
+import { positionTruth, type StatusPosition } from "../_helpers/position_truth.ts";
 import { type ChaosWorld, PARTNER_ID } from "./chaos_world.ts";
 
 type Rows = unknown[][];
@@ -169,28 +174,36 @@ export async function checkLive(world: ChaosWorld, replayFrom: number): Promise<
 
 async function protection(world: ChaosWorld): Promise<string[]> {
   const found: string[] = [];
-  for (const [user, keys] of world.venueKeys) {
-    const status = await world.partner("GET", `/v1/users/${user}/execution-status`);
-    if (status.status === 404) continue; // the kill came before the client existed
-    const positions = (status.body.positions ?? []) as {
-      positionId: string;
-      quantity: number;
-      protection: { status: string; reason: string | null };
-    }[];
-    for (const { positionId, protection } of positions) {
-      if (protection.status !== "PROTECTED") {
-        found.push(`${user}: position ${positionId} is ${protection.status} (${protection.reason}) after recovery`);
-      }
-    }
-    const venue = await world.simulator("GET", `/accounts/${keys.apiKey}`);
-    const atVenue = venue.positions.map((p: { positionAmt: string }) => Number(p.positionAmt)).reduce(
-      (sum: number, quantity: number) => sum + quantity,
-      0,
+  const db = await world.openDatabase();
+  try {
+    const clientIds = new Map(
+      (await rows(db, `SELECT external_user_id, id FROM clients WHERE partner_id = '${PARTNER_ID}'`)) as [
+        string,
+        number,
+      ][],
     );
-    const atService = positions.reduce((sum, position) => sum + position.quantity, 0);
-    if (Math.abs(atVenue - atService) > 1e-9) {
-      found.push(`${user}: the venue holds ${atVenue} BTC, the service's open positions ${atService}`);
+    for (const [user, keys] of world.venueKeys) {
+      const clientId = clientIds.get(user);
+      if (clientId === undefined) continue; // the kill came before the client existed
+      const status = await world.partner("GET", `/v1/users/${user}/execution-status`);
+      if (status.status !== 200) {
+        found.push(`${user}: execution-status answered ${status.status}`);
+        continue;
+      }
+      const positions = status.body.positions as (StatusPosition & { origin: string })[];
+      for (const { positionId, origin, protection } of positions) {
+        // The harness opens every position through the service: after recovery each is its own and protected.
+        if (origin !== "SERVICE" || protection.status !== "PROTECTED") {
+          found.push(
+            `${user}: position ${positionId} (${origin}) is ${protection.status} (${protection.reason}) after recovery`,
+          );
+        }
+      }
+      const book = await world.simulator("GET", `/accounts/${keys.apiKey}`);
+      found.push(...await positionTruth(user, db.read, clientId, book, positions));
     }
+  } finally {
+    db.close();
   }
   return found;
 }

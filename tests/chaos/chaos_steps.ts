@@ -72,17 +72,20 @@ export const STEPS: Step[] = [
     name: "signal fan-out and entries",
     async run(world) {
       const scenario = world.scenario;
-      // A marketable limit just above the mark, as a signal engine prices an entry it wants filled.
-      const price = Math.round(scenario.markPrice * 1.0005);
+      // Longs and shorts in turn. A marketable limit just past the mark, as a signal engine prices an entry
+      // it wants filled; the stop and targets on either side of it.
+      const long = scenario.signals % 2 === 0;
+      const price = Math.round(scenario.markPrice * (long ? 1.0005 : 0.9995));
+      const away = (share: number) => Math.round(price * (long ? 1 + share : 1 - share));
       scenario.unansweredSignal = {
         signalId: `chaos-signal-${++scenario.signals}-${world.random.below(1e9)}`,
         strategyId: "trend-follow",
         providerId: "VENUE_A",
         symbol: SYMBOL,
-        side: "BUY",
+        side: long ? "BUY" : "SELL",
         entryPrice: price,
-        stopLossPrice: Math.round(price * 0.98),
-        takeProfits: [{ price: Math.round(price * 1.01), share: 0.5 }, { price: Math.round(price * 1.02), share: 0.5 }],
+        stopLossPrice: away(-0.02),
+        takeProfits: [{ price: away(0.01), share: 0.5 }, { price: away(0.02), share: 0.5 }],
         confidence: 80,
       };
       await postSignal(world);
