@@ -41,6 +41,13 @@ const FaultBody = z.object({
   ms: z.number().int().min(0).max(120_000).optional(),
 });
 
+/** The most accounts one bulk call creates: a benchmark's thousands in a few calls, never an unbounded body. */
+export const BULK_ACCOUNTS_MAX = 10_000;
+const BulkAccountsBody = z.object({
+  count: z.number().int().min(1).max(BULK_ACCOUNTS_MAX),
+  balances: AccountBody.shape.balances,
+});
+
 const FundingBody = z.object({ symbol: z.string(), rate: SignedDecimal });
 const LimitsBody = z.object({
   requestWeightPerMinute: z.number().int().min(1).optional(),
@@ -86,6 +93,20 @@ export function controlRoutes(state: SimState, streams: UserStreams): Hono {
     if (!input.ok) return c.json({ error: input.error }, 400);
     const account = createAccount(state, input.data);
     return c.json({ apiKey: account.apiKey, apiSecret: account.apiSecret });
+  });
+
+  /**
+   * `count` accounts at once, each with the settings `POST /accounts` gives by default and the same balances:
+   * what a benchmark of thousands of connected accounts needs without thousands of calls.
+   */
+  app.post("/accounts/bulk", async (c) => {
+    const input = await body(c.req.raw, BulkAccountsBody);
+    if (!input.ok) return c.json({ error: input.error }, 400);
+    const accounts = Array.from({ length: input.data.count }, () => {
+      const account = createAccount(state, { balances: input.data.balances });
+      return { apiKey: account.apiKey, apiSecret: account.apiSecret };
+    });
+    return c.json({ accounts });
   });
 
   /** A read-only view of an account, for assertions that the venue API cannot make (e.g. every order ever). */

@@ -8,12 +8,16 @@ import { add, cmp, isDecimal } from "../../decimal.ts";
 import type { HexAddress } from "../../types.ts";
 import { applyFunding, matchOnMark } from "./matching.ts";
 import type { WireUserAbstraction } from "../../venue_b/wire.ts";
+import { tenthsBpsToPercent } from "../../venue_b/signing.ts";
+import { approveAgent, approveBuilderFee } from "./user_actions.ts";
 import { ensureUser, type FaultMode, marketByCoin, nextHash, type SimState, spreadAround, wire } from "./state.ts";
 
 const FAULT_MODES: FaultMode[] = ["NONE", "DOWN", "SLOW", "LOSE_RESPONSE", "REJECT_KEYS"];
 /** Delay of SLOW when the caller names none: longer than a typical client timeout in tests. */
 const DEFAULT_SLOW_MS = 2_000;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+/** The most wallets one bulk call sets up: a benchmark's thousands in a few calls, never an unbounded body. */
+export const BULK_WALLETS_MAX = 10_000;
 
 function badRequest(c: Context, message: string) {
   return c.json({ error: message }, 400);
@@ -61,6 +65,51 @@ export function registerControlRoutes(app: Hono, state: SimState): void {
     }
     const user = fundWallet(state, address, usdc);
     return c.json({ address: user.address, usdc: wire(user.usdc) });
+  });
+
+  /**
+   * Wallets funded and, when named, with their agent approved (unnamed, 90 days) and a builder fee approved,
+   * as if each wallet had signed approveAgent and approveBuilderFee: what a benchmark of thousands of
+   * connected wallets needs without recovering thousands of signatures. Applied in order; the first
+   * refusal stops the call (400, the wallets before it kept).
+   */
+  app.post("/_control/wallets/bulk", async (c) => {
+    const { usdc, wallets, builder } = await jsonBody(c);
+    if (typeof usdc !== "string" || !isDecimal(usdc) || cmp(usdc, "0") < 0) {
+      return badRequest(c, "usdc must be a non-negative decimal string");
+    }
+    if (!Array.isArray(wallets) || wallets.length < 1 || wallets.length > BULK_WALLETS_MAX) {
+      return badRequest(c, `wallets must be a list of 1 to ${BULK_WALLETS_MAX} wallets`);
+    }
+    const builderFee = builder as { address?: unknown; maxFeeTenthsBps?: unknown } | undefined;
+    if (
+      builderFee !== undefined &&
+      (typeof builderFee !== "object" || builderFee === null || typeof builderFee.address !== "string" ||
+        !ADDRESS.test(builderFee.address) || !Number.isInteger(builderFee.maxFeeTenthsBps) ||
+        (builderFee.maxFeeTenthsBps as number) < 1)
+    ) {
+      return badRequest(c, "builder must be {address, maxFeeTenthsBps} with a whole fee of at least 1");
+    }
+    for (const [index, wallet] of wallets.entries()) {
+      const { address, agentAddress } = (wallet ?? {}) as { address?: unknown; agentAddress?: unknown };
+      if (typeof address !== "string" || !ADDRESS.test(address)) {
+        return badRequest(c, `wallets[${index}].address must be a 0x-prefixed 20-byte hex address`);
+      }
+      if (agentAddress !== undefined && (typeof agentAddress !== "string" || !ADDRESS.test(agentAddress))) {
+        return badRequest(c, `wallets[${index}].agentAddress must be a 0x-prefixed 20-byte hex address`);
+      }
+    }
+    for (const [index, wallet] of (wallets as { address: string; agentAddress?: HexAddress }[]).entries()) {
+      const user = fundWallet(state, wallet.address, usdc);
+      const refusal =
+        (wallet.agentAddress && approveAgent(state, user, { agentAddress: wallet.agentAddress, agentName: "" })) ||
+        (builderFee && approveBuilderFee(state, user, {
+          builder: builderFee.address as HexAddress,
+          maxFeeRate: tenthsBpsToPercent(builderFee.maxFeeTenthsBps as number),
+        }));
+      if (refusal) return badRequest(c, `wallets[${index}]: ${refusal}`);
+    }
+    return c.json({ wallets: wallets.length });
   });
 
   app.put("/_control/markets/:coin", async (c) => {
