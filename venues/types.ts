@@ -185,6 +185,9 @@ export interface Position {
   liquidationPrice: Decimal | null;
 }
 
+/** A position's size alone: what the cheapest account read tells. */
+export type PositionSize = Pick<Position, "symbol" | "side" | "quantity">;
+
 export type OrderSide = "BUY" | "SELL";
 export type OrderType = "LIMIT" | "MARKET" | "STOP_MARKET" | "TAKE_PROFIT_MARKET";
 export type TimeInForce = "GTC" | "IOC" | "FOK" | "POST_ONLY";
@@ -468,6 +471,12 @@ export interface VenueAdapter {
   /** Read-only check of what the credential may do; never places anything. */
   testCredentials(credentials: VenueCredentials): Promise<CredentialCheck>;
   getAccount(credentials: VenueCredentials): Promise<AccountSnapshot>;
+  /**
+   * The open positions' sizes, by the venue's cheapest read of them (VENUE_A:
+   * positionRisk, weight 5; VENUE_B: clearinghouseState, weight 2): the
+   * hourly check of an account whose changes are pushed.
+   */
+  getPositionSizes(credentials: VenueCredentials): Promise<PositionSize[]>;
 
   placeOrder(credentials: VenueCredentials, order: PlaceOrderRequest): Promise<Order>;
   /** The order as the venue knows it, or null when the venue never saw that client order id. */

@@ -22,15 +22,15 @@
  * polling: never to blindness. When pushes come back (`onLive`) the account
  * is read whole once, since anything meanwhile may have been missed.
  */
-import { inArray, ne } from "drizzle-orm";
+import { and, eq, inArray, ne } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
-import { accountPushes, providerAccounts } from "../../db/schema.ts";
+import { accountPushes, intents, providerAccounts } from "../../db/schema.ts";
 import { wallClockNow } from "../clock.ts";
 import type { Ctx } from "../context.ts";
 import { errorFields } from "../logger.ts";
 import { type AccountRow, credentialsOf } from "../accounts/load_account.ts";
 import { holdServiceLease, releaseServiceLease } from "../jobs/service_leases.ts";
-import type { AccountWatch, ProviderId, PushCoverage } from "../../venues/types.ts";
+import type { AccountPush, AccountWatch, OrderStatus, ProviderId, PushCoverage } from "../../venues/types.ts";
 import { newLeaseOwner } from "./entry_leases.ts";
 import { isReconcilable, reconcilable, reconcileAccountOnce } from "./reconcile_accounts.ts";
 import { PUSH_KEEPER_LEASE } from "./push_states.ts";
@@ -51,10 +51,14 @@ export class AccountPushKeeper {
   readonly #owner = newLeaseOwner();
   /** By account id: each account's row as watched (a changed row is watched anew) and its watch. */
   readonly #kept = new Map<string, Kept>();
-  /** Accounts a push named since they were last read, by account id. */
-  readonly #due = new Set<string>();
+  /**
+   * Accounts to read, by account id, with the pushes that named them since
+   * their last read (`WHOLE`: read whatever they say, e.g. pushes came back
+   * after a gap).
+   */
+  readonly #due = new Map<string, Due>();
   /** Accounts an entry was at work on when their read came: read at the next round, once the entry is done. */
-  readonly #deferred = new Set<string>();
+  readonly #deferred = new Map<string, Due>();
   /** Reads under way, by account id: a stop waits for them before the database may close. */
   readonly #reading = new Map<string, Promise<void>>();
   /** Push states not yet written, by account id. */
@@ -104,7 +108,7 @@ export class AccountPushKeeper {
     this.#leader = true;
     await this.#watchReconcilableAccounts();
     await this.#writeStates();
-    for (const accountId of this.#deferred) this.#due.add(accountId);
+    for (const [accountId, due] of this.#deferred) this.#markDue(accountId, due);
     this.#deferred.clear();
     this.#readDue();
   }
@@ -136,10 +140,10 @@ export class AccountPushKeeper {
     if (!venue.watchAccount) return;
     const accountId = account.accountId;
     const watch = venue.watchAccount(credentialsOf(account), {
-      onPush: () => this.#markDue(accountId),
+      onPush: (push) => this.#markDue(accountId, [push]),
       onLive: (coverage) => {
         this.#states.set(accountId, { live: true, ...coverage });
-        this.#markDue(accountId);
+        this.#markDue(accountId, "WHOLE");
       },
       onLost: (reason) => {
         this.#states.set(accountId, { live: false, orders: false, funding: false });
@@ -199,16 +203,17 @@ export class AccountPushKeeper {
     });
   }
 
-  #markDue(accountId: string): void {
+  #markDue(accountId: string, due: Due): void {
     if (this.#stopped) return;
-    this.#due.add(accountId);
+    const earlier = this.#due.get(accountId);
+    this.#due.set(accountId, earlier === "WHOLE" || due === "WHOLE" ? "WHOLE" : [...earlier ?? [], ...due]);
     this.#readDue();
   }
 
   /** Starts reads of due accounts up to the concurrency; each read that ends starts the next. */
   #readDue(): void {
     if (this.#stopped) return;
-    for (const accountId of this.#due) {
+    for (const [accountId, due] of this.#due) {
       if (this.#reading.size >= CONCURRENT_READS) return;
       if (this.#reading.has(accountId)) continue;
       this.#due.delete(accountId);
@@ -216,7 +221,7 @@ export class AccountPushKeeper {
       if (!kept) continue;
       this.#reading.set(
         accountId,
-        this.#read(kept.account).finally(() => {
+        this.#read(kept.account, due).finally(() => {
           this.#reading.delete(accountId);
           this.#readDue();
         }),
@@ -224,11 +229,13 @@ export class AccountPushKeeper {
     }
   }
 
-  async #read(account: AccountRow): Promise<void> {
+  async #read(account: AccountRow, due: Due): Promise<void> {
     try {
+      // The echoes of the service's own orders (an entry's fill, a stop placed) are known already: no read.
+      if (due !== "WHOLE" && await allKnown(this.#ctx, account, due)) return;
       const outcome = await reconcileAccountOnce(this.#ctx, account, this.#owner);
-      // An entry at work settles the account itself; a push during it is read at the next round.
-      if (outcome === "BUSY") this.#deferred.add(account.accountId);
+      // An entry at work settles the account itself; a push during it is judged again at the next round.
+      if (outcome === "BUSY") this.#deferred.set(account.accountId, due);
     } catch (error) {
       this.#ctx.logger.error("account pushes: reading an account failed", {
         accountId: account.accountId,
@@ -236,4 +243,36 @@ export class AccountPushKeeper {
       });
     }
   }
+}
+
+type Due = AccountPush[] | "WHOLE";
+
+/** The intent statuses a pushed order status means: a push naming an intent in one of them tells nothing new. */
+const KNOWN_AS: Record<OrderStatus, string[]> = {
+  NEW: ["ACCEPTED"],
+  TRIGGER_PENDING: ["ACCEPTED"],
+  PARTIALLY_FILLED: ["PARTIALLY_FILLED"],
+  FILLED: ["FILLED"],
+  CANCELED: ["CANCELED"],
+  EXPIRED: ["EXPIRED"],
+  REJECTED: ["REJECTED"],
+};
+
+/**
+ * Whether every push only echoes what the service already recorded: an
+ * order of its own whose intent already has the pushed status (the entry it
+ * just sent and saw filled, the stop it just placed). Anything else (a fill
+ * of a resting target, a trade without an order, funding) is news.
+ */
+async function allKnown(ctx: Ctx, account: AccountRow, pushes: AccountPush[]): Promise<boolean> {
+  for (const push of pushes) {
+    if (push.kind !== "ORDER" || !push.clientOrderId) return false;
+    const [intent] = await ctx.db.read.select({ status: intents.status }).from(intents).where(and(
+      eq(intents.providerId, account.providerId),
+      eq(intents.clientId, account.clientId),
+      eq(intents.clientOrderId, push.clientOrderId),
+    ));
+    if (!intent || !KNOWN_AS[push.status].includes(intent.status)) return false;
+  }
+  return true;
 }

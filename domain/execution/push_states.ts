@@ -1,39 +1,48 @@
 /**
  * What the reconcile job leaves to the venues' pushes (account_pushes.ts
- * keeps them): an account whose pushes flow, recorded by the keeper that
- * holds the lease now, and whose last read is younger than the sweep interval
- * for what is pushed. A row of a keeper whose lease ran out counts as not live.
+ * keeps them). Only rows the keeper holding the lease now wrote count: a row
+ * of a keeper whose lease ran out counts as not live.
  */
-import { and, eq } from "drizzle-orm";
-import { accountPushes, accountStates } from "../../db/schema.ts";
-import { HOUR_MS, MINUTE_MS } from "../clock.ts";
+import { and, eq, inArray } from "drizzle-orm";
+import { accountPushes, accountStates, intents } from "../../db/schema.ts";
+import { HOUR_MS } from "../clock.ts";
 import type { Ctx } from "../context.ts";
 import type { AccountRow } from "../accounts/load_account.ts";
 import { serviceLeaseHolder } from "../jobs/service_leases.ts";
-import type { PushCoverage } from "../../venues/types.ts";
+import { OPEN_STATUSES } from "./intents.ts";
 
 export const PUSH_KEEPER_LEASE = "account-pushes";
 
-/**
- * How old an account's last read may get while the venue pushes its
- * changes. Everything pushed: an hourly sweep is the safety net. Only its
- * fills (VENUE_B beyond its per-IP users): cancels without a trade and funding
- * are not pushed, so it is read every quarter of an hour.
- */
-export function sweepIntervalMs(coverage: PushCoverage): number {
-  return coverage.orders && coverage.funding ? HOUR_MS : 15 * MINUTE_MS;
-}
+/** How old the last read of an account whose changes are pushed may get before the job checks it again. */
+export const SWEEP_INTERVAL_MS = HOUR_MS;
 
-/** The reconcile job's view: which accounts to leave to their pushes on this pass. */
-export async function pushedAccounts(ctx: Ctx) {
+/**
+ * What the reconcile job does with an account on this pass: leave it to its
+ * pushes, check it cheaply (its positions' sizes against those the service
+ * keeps: a full read only when they differ), or read it whole.
+ */
+export type ReadPlan = "LEAVE" | "SWEEP" | "READ";
+
+/**
+ * The reconcile job's plan for each account. Read whole at every pass: an
+ * account whose pushes do not flow, and one with an order still at work (an
+ * entry's timeout is a matter of time, which no venue pushes). Left to its
+ * pushes: a live account read within the sweep interval. Past it, checked
+ * cheaply, unless a read is owed anyway: a close whose funding is not yet
+ * known through its time (its result waits for it), or positions whose
+ * funding the venue does not push.
+ */
+export async function readPlans(ctx: Ctx) {
   const keeper = await serviceLeaseHolder(ctx.db, PUSH_KEEPER_LEASE);
   const rows = keeper
     ? await ctx.db.read.select({
       clientId: accountPushes.clientId,
       providerId: accountPushes.providerId,
-      coversOrders: accountPushes.coversOrders,
       coversFunding: accountPushes.coversFunding,
       reconciledAt: accountStates.reconciledAt,
+      positions: accountStates.positions,
+      factsCursor: accountStates.factsCursor,
+      fundingKnownThrough: accountStates.fundingKnownThrough,
     }).from(accountPushes)
       .innerJoin(
         accountStates,
@@ -44,11 +53,19 @@ export async function pushedAccounts(ctx: Ctx) {
       )
       .where(and(eq(accountPushes.live, true), eq(accountPushes.owner, keeper)))
     : [];
-  const now = ctx.clock.now();
-  const fresh = new Set(
-    rows.filter((row) =>
-      now - row.reconciledAt < sweepIntervalMs({ orders: row.coversOrders, funding: row.coversFunding })
-    ).map((row) => `${row.clientId}:${row.providerId}`),
+  const pushed = new Map(rows.map((row) => [`${row.clientId}:${row.providerId}`, row]));
+  const atWork = new Set(
+    (await ctx.db.read.selectDistinct({ clientId: intents.clientId, providerId: intents.providerId }).from(intents)
+      .where(inArray(intents.status, [...OPEN_STATUSES])))
+      .map((row) => `${row.clientId}:${row.providerId}`),
   );
-  return { leavesToPushes: (account: AccountRow) => fresh.has(`${account.clientId}:${account.providerId}`) };
+  const now = ctx.clock.now();
+  return (account: AccountRow): ReadPlan => {
+    const key = `${account.clientId}:${account.providerId}`;
+    const row = pushed.get(key);
+    if (!row || atWork.has(key)) return "READ";
+    if (now - row.reconciledAt < SWEEP_INTERVAL_MS) return "LEAVE";
+    const owed = row.fundingKnownThrough < row.factsCursor || (!row.coversFunding && row.positions.length > 0);
+    return owed ? "READ" : "SWEEP";
+  };
 }

@@ -1,12 +1,15 @@
 /**
  * The fleet's keeper of the venues' account pushes, as the reconcile job sees
- * it: one instance holds the keeper's lease at a time, an account whose
- * pushes its keeper records as live is left to them between sweeps, and a
+ * it: one instance holds the keeper's lease at a time; an account whose
+ * pushes its keeper records as live is left to them, checked cheaply every
+ * hour (read whole when the check differs or a read is owed anyway); a
  * keeper whose lease is gone counts for nothing (the job polls again).
  */
 import assert from "node:assert/strict";
 import { withTransaction } from "../../db/client.ts";
-import { accountPushes } from "../../db/schema.ts";
+import { eq } from "drizzle-orm";
+import { accountPushes, intents } from "../../db/schema.ts";
+import { credentialsOf } from "../../domain/accounts/load_account.ts";
 import { holdServiceLease, releaseServiceLease, serviceLeaseHolder } from "../../domain/jobs/service_leases.ts";
 import { PUSH_KEEPER_LEASE } from "../../domain/execution/push_states.ts";
 import { HOUR_MS, MINUTE_MS } from "../../domain/clock.ts";
@@ -34,21 +37,25 @@ Deno.test("service leases: one holder at a time, taken over only once it ran out
   }
 });
 
-Deno.test("reconcile job: an account with live pushes is left to them between sweeps, polled when their keeper is gone", async () => {
+Deno.test("reconcile job: an account with live pushes is left to them, checked cheaply hourly, read whole when owed", async () => {
   const { env, partner } = await readyClient();
   try {
-    const { client } = await anaAtVenueA(env, partner.partnerId);
+    const { client, account, draft, record } = await anaAtVenueA(env, partner.partnerId);
     const runJob = async () =>
       (await expectJson(await operator(env, "POST", "/operator/v1/jobs/reconcile/run"), 200)).summary;
-    const pushes = (covers: { orders: boolean; funding: boolean }) =>
+    const plan = async () => {
+      const summary = await runJob();
+      return summary.leftToPushes ? "LEAVE" : summary.swept ? (summary.sweptAndRead ? "SWEEP, READ" : "SWEEP") : "READ";
+    };
+    const pushes = (coversFunding: boolean) =>
       withTransaction(env.deps.db, (tx) => {
         const row = {
           clientId: client.id,
           providerId: "VENUE_A",
           owner: "keeper",
           live: true,
-          coversOrders: covers.orders,
-          coversFunding: covers.funding,
+          coversOrders: true,
+          coversFunding,
           changedAt: Date.now(),
         };
         return tx.insert(accountPushes).values(row)
@@ -56,23 +63,39 @@ Deno.test("reconcile job: an account with live pushes is left to them between sw
       });
     const advance = (ms: number) => env.clock.freeze(env.clock.now() + ms);
 
-    assert.equal((await runJob()).accounts, 1, "read once: no pushes yet");
+    assert.equal(await plan(), "READ", "no pushes yet");
     await holdServiceLease(env.deps.db, PUSH_KEEPER_LEASE, "keeper", 60_000);
-    await pushes({ orders: true, funding: true });
-    assert.deepEqual([(await runJob()).accounts, (await runJob()).leftToPushes], [0, 1], "left to its pushes");
+    await pushes(true);
+    assert.equal(await plan(), "LEAVE", "left to its pushes");
     advance(HOUR_MS - MINUTE_MS);
-    assert.equal((await runJob()).accounts, 0, "still within the hourly sweep");
+    assert.equal(await plan(), "LEAVE", "still within the hour");
     advance(2 * MINUTE_MS);
-    assert.equal((await runJob()).accounts, 1, "swept after an hour");
-    assert.equal((await runJob()).accounts, 0);
+    assert.equal(await plan(), "SWEEP", "an hour on: its positions' sizes checked, and they match");
+    assert.equal(await plan(), "LEAVE", "the check counts as a read");
 
-    await pushes({ orders: false, funding: false });
-    advance(16 * MINUTE_MS);
-    assert.equal((await runJob()).accounts, 1, "only fills pushed: swept every quarter of an hour");
+    // A fill the pushes never told: the check finds the venue's position differ and reads the account whole.
+    await env.deps.venues.VENUE_A.placeOrder(credentialsOf(account), {
+      symbol: "BTCUSDT",
+      side: "BUY",
+      type: "MARKET",
+      quantity: "0.002",
+      reduceOnly: false,
+      clientOrderId: "unseen-fill",
+    });
+    advance(HOUR_MS + MINUTE_MS);
+    assert.equal(await plan(), "SWEEP, READ");
+    assert.equal(await plan(), "LEAVE");
+
+    await pushes(false);
+    advance(HOUR_MS + MINUTE_MS);
+    assert.equal(await plan(), "READ", "a position whose funding is not pushed: read whole hourly");
+
+    await record(draft("entry-at-work"));
+    assert.equal(await plan(), "READ", "an order at work: read at every pass, whatever is pushed");
+    await withTransaction(env.deps.db, (tx) => tx.delete(intents).where(eq(intents.intentId, "entry-at-work")));
 
     await releaseServiceLease(env.deps.db, PUSH_KEEPER_LEASE, "keeper");
-    assert.equal((await runJob()).accounts, 1, "the keeper is gone: its rows count for nothing");
-    assert.equal((await runJob()).accounts, 1, "polled at every pass");
+    assert.equal(await plan(), "READ", "the keeper is gone: its rows count for nothing");
   } finally {
     await env.close();
   }

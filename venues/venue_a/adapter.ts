@@ -256,6 +256,16 @@ export function createVenueAAdapter(deps: VenueAAdapterDeps): VenueAdapter {
       };
     },
 
+    async getPositionSizes(credentials) {
+      const risks = await signedGet<WirePositionRisk[]>(
+        await keys(credentials),
+        PATHS.positionRisk,
+        WEIGHTS.positionRisk,
+        "Reading positions",
+      );
+      return toPositions(risks, []).map(({ symbol, side, quantity }) => ({ symbol, side, quantity }));
+    },
+
     async placeOrder(credentials, order) {
       return trading.placeOrder(ctx, await keys(credentials), order);
     },

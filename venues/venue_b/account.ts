@@ -12,6 +12,7 @@ import type {
   HexAddress,
   LedgerEntry,
   Order,
+  PositionSize,
   UserSignedAction,
   VenueCredentials,
 } from "../types.ts";
@@ -105,6 +106,14 @@ export async function getAccount(ctx: VenueBContext, credentials: VenueCredentia
     positions: state.assetPositions.map((entry) => toPosition(entry.position)),
     openOrders: orders.filter((order) => !order.isTrigger).map((order) => toOrder(order, "open", null)),
   };
+}
+
+/** Position sizes from the perp state alone (weight 2): the cheapest read that shows them. */
+export async function getPositionSizes(ctx: VenueBContext, credentials: VenueCredentials): Promise<PositionSize[]> {
+  const user = principal(agentCredentials(credentials));
+  const state = await ctx.client.info<WireClearinghouseState>({ type: "clearinghouseState", user });
+  return state.assetPositions.map((entry) => toPosition(entry.position))
+    .map(({ symbol, side, quantity }) => ({ symbol, side, quantity }));
 }
 
 /** The account's abstraction mode (`userAbstraction`): where its balances are kept and how they may leave. */

@@ -86,6 +86,7 @@ export function createVenueBAdapter(deps: VenueBAdapterDeps): VenueAdapter {
 
     testCredentials: (credentials) => account.testCredentials(ctx, credentials),
     getAccount: (credentials) => account.getAccount(ctx, credentials),
+    getPositionSizes: (credentials) => account.getPositionSizes(ctx, credentials),
 
     placeOrder: (credentials, order) => trading.placeOrder(ctx, credentials, order),
     getOrder: (credentials, symbol, clientOrderId) => trading.getOrder(ctx, credentials, symbol, clientOrderId),
