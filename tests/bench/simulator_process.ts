@@ -1,11 +1,12 @@
 /**
  * Both venue simulators in a process of their own (`venues/sim/main.ts` on a
- * free port), so a benchmark's figures are the service's work and not the
- * venues'. Answers their base URLs, the CPU time they used and a way to stop them.
+ * free port, or `entry`, a script serving them the same way), so a
+ * benchmark's figures are the service's work and not the venues'. Answers
+ * their base URLs, the CPU time they used and a way to stop them.
  */
-export async function startSimulatorProcess() {
+export async function startSimulatorProcess(entry = new URL("../../venues/sim/main.ts", import.meta.url)) {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL("../../venues/sim/main.ts", import.meta.url).pathname],
+    args: ["run", "-A", entry.pathname],
     env: { PORT: "0", SERVICE_ENV: "qa" },
     stdout: "piped",
     stderr: "inherit",
@@ -27,6 +28,9 @@ export async function startSimulatorProcess() {
       return (Number(fields[11]) + Number(fields[12])) / 100;
     },
     urls: { venueA: `${base}/sim/venue-a`, venueASpot: `${base}/sim/venue-a-spot`, venueB: `${base}/sim/venue-b` },
+    /** The process's own origin (`entry`'s routes beside the simulators'). */
+    base,
+    pid: child.pid,
     async stop() {
       child.kill();
       await child.status;
