@@ -11,8 +11,10 @@
  * indexed lookup through db/, the venue benchmarks, and the same signal
  * fanned out at both venues to 10,000 accounts (fanout_bench.ts), and a
  * performance period closed for 100,000 clients (period_close_bench.ts),
- * 10,000 events pushed to 50 webhook receivers (webhook_bench.ts), and a
- * partner's mix of calls over 100,000 clients, per route (mix_bench.ts).
+ * 10,000 events pushed to 50 webhook receivers (webhook_bench.ts), a
+ * partner's mix of calls over 100,000 clients, per route (mix_bench.ts), and
+ * last 10,000 accounts watched through the venues' pushes at their published
+ * request budgets, with their targets (watch_bench.ts).
  */
 import { median, row, startTarget, stopTarget } from "./targets.ts";
 import { ensureWrk, runWrk, type WrkOptions, type WrkResult } from "./wrk.ts";
@@ -112,6 +114,7 @@ for (
     "period_close_bench.ts",
     "webhook_bench.ts",
     "mix_bench.ts",
+    "watch_bench.ts",
   ]
 ) {
   console.log(`\n${script}`);
