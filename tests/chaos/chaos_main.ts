@@ -14,5 +14,8 @@ for (const [step, { kills, midStep }] of outcome.perStep) {
 }
 console.log(`work done: ${Object.entries(outcome.work).map(([what, n]) => `${what} ${n}`).join(", ")}`);
 console.log(`${outcome.events} events in the feed, ${outcome.deliveredEvents} delivered to the partner's endpoint`);
+console.log(
+  `${outcome.recoveredAfterPushKeeper} rounds recovered only once the killed process's lease on the account pushes ran out`,
+);
 console.log(`${outcome.violations.length} violations`);
 if (outcome.violations.length) Deno.exit(1);

@@ -7,11 +7,18 @@
  * At the end the partner's endpoint stops failing and every event must reach it.
  */
 import { checkLive, checkStored } from "./chaos_invariants.ts";
-import { onboard, recover, STEPS } from "./chaos_steps.ts";
+import { onboard, recover, recoverAgain, STEPS } from "./chaos_steps.ts";
 import { ChaosWorld, PARTNER_ID } from "./chaos_world.ts";
+import type { Database } from "../../db/client.ts";
 
 export interface ChaosOutcome {
   kills: number;
+  /**
+   * Rounds the reconciliation after the restart left unrecovered because it
+   * leaves accounts with live pushes to their keeper, and the keeper's lease
+   * was still the killed process's: recovered once that lease ran out.
+   */
+  recoveredAfterPushKeeper: number;
   /** Per step: kills, and how many fell while the step was still running. */
   perStep: Map<string, { kills: number; midStep: number }>;
   violations: string[];
@@ -33,6 +40,7 @@ export async function chaosRun(
   const world = await ChaosWorld.start(options.seed);
   const violations: string[] = [];
   const perStep = new Map(STEPS.map((step) => [step.name, { kills: 0, midStep: 0 }]));
+  let recoveredAfterPushKeeper = 0;
   const note = (round: string, found: string[]) => {
     for (const violation of found) {
       violations.push(`${round}: ${violation}`);
@@ -79,15 +87,28 @@ export async function chaosRun(
       await running;
 
       const db = await world.openDatabase();
+      let keeperUntil: number | null;
       try {
         note(round, await checkStored(world, db));
+        keeperUntil = await pushKeeperLeasedUntil(db);
       } finally {
         db.close();
       }
       await world.restart();
       try {
         await recover(world);
-        note(round, await checkLive(world, replayFrom));
+        let found = await checkLive(world, replayFrom);
+        if (found.length && keeperUntil !== null) {
+          // The reconcile job leaves an account whose pushes are live to the keeper of the pushes, and the
+          // killed process kept them: nobody reads those accounts until its lease runs out. Wait it out, as
+          // for an entry lease the killed process held, and look again; such rounds are counted and printed.
+          log(`${round}: not recovered while the killed process held the push keeper's lease: ${found[0]}`);
+          await sleep(Math.max(0, keeperUntil - Date.now()) + 500);
+          await recoverAgain(world);
+          found = await checkLive(world, replayFrom);
+          recoveredAfterPushKeeper++;
+        }
+        note(round, found);
       } catch (error) {
         note(round, [`recovery failed: ${error}`]);
       }
@@ -97,6 +118,7 @@ export async function chaosRun(
     note("after the last kill", delivered.missing);
     return {
       kills: options.kills,
+      recoveredAfterPushKeeper,
       perStep,
       violations,
       events: world.feedSize,
@@ -140,6 +162,14 @@ async function drainDeliveries(world: ChaosWorld): Promise<{ count: number; miss
   } finally {
     db.close();
   }
+}
+
+/** Until when the account-pushes keeper's lease runs, when a process holds it (read while the service is down). */
+async function pushKeeperLeasedUntil(db: Database): Promise<number | null> {
+  const [row] = await db.read.values(`SELECT leased_until FROM service_leases WHERE name = 'account-pushes'`) as [
+    number,
+  ][];
+  return row && row[0] > Date.now() ? row[0] : null;
 }
 
 const WORK_COUNTS: Record<string, string> = {

@@ -191,6 +191,11 @@ export async function recover(world: ChaosWorld): Promise<void> {
   }
 }
 
+/** The jobs again, once what kept the reconciliation from an account (a lease of the killed process) ran out. */
+export async function recoverAgain(world: ChaosWorld): Promise<void> {
+  for (const name of ["reconcile", "protection-monitor", "reconcile"]) await job(world, name);
+}
+
 /** VENUE_A's receive window (5 s) and a second of margin, as the service counts it, and some slack. */
 const ACTION_WINDOW_MS = 6_500;
 

@@ -199,11 +199,21 @@ export class ChaosWorld {
   /**
    * The adapter learns the venue's published (here lifted) limits from its
    * market rules, and budgets by the default ones until it has read them.
+   * The venue reports the weight its IP spent this minute, the killed
+   * processes' included: when a read at start (the account pushes' keeper,
+   * a job) sees more than the default limit allows, the adapter holds every
+   * request, the market rules' read too, until the minute turns. Asked again
+   * until then.
    */
   async #readMarkets(): Promise<void> {
     if (!this.#partnerAuthorization) return; // the first start: the partner is not there yet
-    const read = await this.partner("GET", "/v1/markets?providerId=VENUE_A");
-    if (read.status !== 200) throw new Error(`markets: ${read.text}`);
+    const until = Date.now() + 75_000;
+    for (;;) {
+      const read = await this.partner("GET", "/v1/markets?providerId=VENUE_A");
+      if (read.status === 200) return;
+      if (Date.now() > until) throw new Error(`markets: ${read.text}`);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
   }
 
   #watch(name: string, value: string): void {
