@@ -24,8 +24,12 @@
  *    100 ms, with WATCH_TAIL_SECONDS after the last for it to be known.
  * 3. With every account's last read made two hours old (as an hour after the
  *    keeper's start), the reconcile job runs for WATCH_SWEEP_SECONDS with
- *    the push states the keeper wrote: the full reads it completes a minute
- *    give the time one full sweep of every account takes.
+ *    the push states the keeper wrote: what its plan asks of each account
+ *    (a full read, or the cheap hourly check of a pushed one) at the costs
+ *    measured gives the time one sweep of every account takes at the
+ *    budget's minute; the accounts it completes per weight spent check it.
+ * Through 1 and 2 the reconcile job also runs every minute, as its cron
+ * runs it in production (WATCH_JOB=0: the keeper alone).
  * Throughout, the weight each venue served per second (the simulators' side)
  * and the weight the service spent (its egress budgets), the venues' 429 and
  * 418 answers, and which reads cost the most weight.
@@ -39,6 +43,8 @@ import type { Ctx } from "../../domain/context.ts";
 import { AccountPushKeeper } from "../../domain/execution/account_pushes.ts";
 import { newLeaseOwner } from "../../domain/execution/entry_leases.ts";
 import { reconcileAccountOnce, reconcileAccounts } from "../../domain/execution/reconcile_accounts.ts";
+import { type ReadPlan, readPlans } from "../../domain/execution/push_states.ts";
+import { callWithAccount } from "../../domain/accounts/account_call.ts";
 import type { LogFields, Logger } from "../../domain/logger.ts";
 import { EgressBudget, type EgressBudgets } from "../../domain/venues/egress_budget.ts";
 import { databaseSignerNonces } from "../../domain/venues/signer_nonces.ts";
@@ -59,6 +65,8 @@ const EVENTS_SECONDS = number("WATCH_EVENTS_SECONDS", 60);
 const EVENTS = number("WATCH_EVENTS", 8);
 const TAIL_SECONDS = number("WATCH_TAIL_SECONDS", 20);
 const SWEEP_SECONDS = number("WATCH_SWEEP_SECONDS", 45);
+/** 1: the reconcile job runs every minute beside the keeper from its start, as in production; 0: the keeper alone. */
+const JOB_BESIDE = number("WATCH_JOB", 1) === 1;
 const PROTECTED_SHARE = 0.1;
 const PARTNER_ID = "watch";
 
@@ -257,7 +265,8 @@ await Promise.all(PROVIDERS.map(async (providerId) => {
 const positioned = await mark();
 
 // What one account's full read costs at each venue, with and without a protected position, by route.
-const readCost: Record<ProviderId, { flat: number; holding: number; byRoute: [string, number][] }> = {} as never;
+const readCost: Record<ProviderId, { flat: number; holding: number; check: number; byRoute: [string, number][] }> =
+  {} as never;
 for (const providerId of PROVIDERS) {
   const holding = holders.find((holder) => holder.providerId === providerId && holder.role === "HOLD")!.account;
   const flat = accounts[providerId].find((account) => !holders.some((holder) => holder.account === account))!;
@@ -274,7 +283,17 @@ for (const providerId of PROVIDERS) {
     ]).filter(([, weight]) => (weight as number) > 0) as [string, number][];
     costs.push(byRoute.reduce((sum, [, weight]) => sum + weight, 0));
   }
-  readCost[providerId] = { flat: costs[0], holding: costs[1], byRoute: byRoute.sort((a, b) => b[1] - a[1]) };
+  const before = (await venueWeights())[providerId];
+  await callWithAccount(setupCtx, flat, (venue, credentials) => venue.getPositionSizes(credentials));
+  const after = (await venueWeights())[providerId];
+  const check = Object.values(after.byRoute).reduce((sum, r) => sum + r.weight, 0) -
+    Object.values(before.byRoute).reduce((sum, r) => sum + r.weight, 0);
+  readCost[providerId] = {
+    flat: costs[0],
+    holding: costs[1],
+    check,
+    byRoute: byRoute.sort((a, b) => b[1] - a[1]),
+  };
 }
 
 console.log(
@@ -302,7 +321,29 @@ const liveCounts = async () => {
     number
   >;
 };
+const jobLog = tallyLogger();
+const jobCtx: Ctx = {
+  ...env.deps,
+  logger: jobLog,
+  actor: { kind: "system", job: "reconcile" },
+  requestId: "bench-job",
+};
+type JobRun = Awaited<ReturnType<typeof reconcileAccounts>> & { ms: number };
+const jobRuns: JobRun[] = [];
+const runJob = async () => {
+  const started = Date.now();
+  const summary = await reconcileAccounts(jobCtx);
+  jobRuns.push({ ...summary, ms: Date.now() - started });
+};
 const keeperStarted = await mark();
+// The job's cron (every minute) beside the keeper: a run starts at each minute's turn unless the last still runs.
+let cron = JOB_BESIDE;
+const cronLoop = (async () => {
+  while (cron) {
+    await sleep(60_000 - Date.now() % 60_000);
+    if (cron) await runJob();
+  }
+})();
 // What the egress_budgets table holds claimed in the windows a minute ending now overlaps, every second.
 const claimedMax: Record<ProviderId, number> = { VENUE_A: 0, VENUE_B: 0 };
 let sampling = true;
@@ -477,31 +518,33 @@ await sleep(TAIL_SECONDS * 1000);
 watching = false;
 await watcher;
 const eventsEnded = await mark();
+const liveAfterEvents = await liveCounts();
+cron = false;
+await cronLoop;
+const runsBeside = jobRuns.length;
 
 // ---------------------------------------------------------------- 3. the sweep
 
-// An hour after the keeper's start every account's last read is older than its sweep interval: the job reads them all.
+// An hour after the keeper's start every account's last read is older than its sweep interval: the job checks
+// the pushed ones cheaply (their positions' sizes) and reads the others whole.
 await withTransaction(db, (tx) => tx.update(accountStates).set({ reconciledAt: Date.now() - 2 * 60 * 60_000 }));
-const jobLog = tallyLogger();
-const jobCtx: Ctx = {
-  ...env.deps,
-  logger: jobLog,
-  actor: { kind: "system", job: "reconcile" },
-  requestId: "bench-job",
+const planOf = await readPlans(jobCtx);
+const plans: Record<ProviderId, Record<ReadPlan | "readHolding", number>> = {
+  VENUE_A: { LEAVE: 0, SWEEP: 0, READ: 0, readHolding: 0 },
+  VENUE_B: { LEAVE: 0, SWEEP: 0, READ: 0, readHolding: 0 },
 };
-const sweepStarted = await mark();
-const passes: { ms: number; accounts: number; failed: number; leftToPushes: number }[] = [];
-while (Date.now() - sweepStarted.at < SWEEP_SECONDS * 1000) {
-  const started = Date.now();
-  const summary = await reconcileAccounts(jobCtx);
-  passes.push({
-    ms: Date.now() - started,
-    accounts: summary.accounts,
-    failed: summary.failed,
-    leftToPushes: summary.leftToPushes,
-  });
+const holding = new Set(holders.map((holder) => holder.account.accountId));
+for (const providerId of PROVIDERS) {
+  for (const account of accounts[providerId]) {
+    const plan = planOf(account);
+    plans[providerId][plan]++;
+    if (plan === "READ" && holding.has(account.accountId)) plans[providerId].readHolding++;
+  }
 }
+const sweepStarted = await mark();
+while (Date.now() - sweepStarted.at < SWEEP_SECONDS * 1000) await runJob();
 const sweepEnded = await mark();
+const liveAfterSweep = await liveCounts();
 const sweptRows = await db.read.select({ providerId: accountStates.providerId, swept: count() }).from(accountStates)
   .where(gte(accountStates.reconciledAt, sweepStarted.at)).groupBy(accountStates.providerId);
 const swept = Object.fromEntries(PROVIDERS.map((p) => [p, sweptRows.find((row) => row.providerId === p)?.swept ?? 0]));
@@ -647,39 +690,53 @@ for (const providerId of PROVIDERS) {
   const cost = readCost[providerId];
   row(
     `${providerId} weight of one account's full read`,
-    `${cost.flat} flat, ${cost.holding} holding a protected position`,
+    `${cost.flat} flat, ${cost.holding} holding a protected position; the hourly check of a pushed account ${cost.check}`,
     providerId === "VENUE_A" ? "(issue: ~120)" : "(issue: ~85)",
     null,
   );
 }
-// A short window starts with whatever room the budget's last minute left, so the rate is taken per weight
-// spent (full reads completed / weight the service spent meanwhile) and carried to the budget's steady minute.
+// What the job's plan asks of the budget a minute: accounts it reads whole are read at every run (every minute),
+// the pushed ones it checks cheaply once an hour.
 for (const providerId of PROVIDERS) {
-  const weight = spent.total(providerId, sweepStarted.at, sweepEnded.at);
+  const plan = plans[providerId];
+  const cost = readCost[providerId];
   const budget = env.deps.egressBudgets[providerId].perMinute;
-  const perMinute = weight > 0 ? budget * swept[providerId] / weight : 0;
-  const hours = PER_VENUE[providerId] / perMinute / 60;
-  const cost = readCost[providerId].flat;
-  if (weight === 0) {
-    row(
-      `${providerId} full sweep of ${thousands(PER_VENUE[providerId])} accounts`,
-      "not measured: no weight was free in the window",
-      "<= 1 h",
-      null,
-    );
-    continue;
-  }
+  const demand = plan.readHolding * cost.holding + (plan.READ - plan.readHolding) * cost.flat +
+    plan.SWEEP * cost.check / 60;
+  row(
+    `${providerId} reconcile job's demand a minute`,
+    `${thousands(demand)} weight (${(demand / budget).toFixed(1)}× the budget): ${
+      thousands(plan.READ)
+    } accounts read whole at every run, ${thousands(plan.SWEEP)} checked hourly`,
+    `<= ${thousands(budget)}`,
+    demand <= budget,
+  );
+}
+
+// A sweep is what the job's plan asks of every account: a full read (not live, an order at work, a read owed) or
+// the cheap check of a pushed one. Its time at the budget's minute, from the costs measured above; and, as a check,
+// the accounts the job completed in the window per weight the service spent, carried to the budget's minute (a short
+// window starts with whatever room the last minute left).
+for (const providerId of PROVIDERS) {
+  const plan = plans[providerId];
+  const cost = readCost[providerId];
+  const budget = env.deps.egressBudgets[providerId].perMinute;
+  const sweepWeight = plan.readHolding * cost.holding + (plan.READ - plan.readHolding) * cost.flat +
+    plan.SWEEP * cost.check;
+  const hours = sweepWeight / budget / 60;
+  const weight = spent.total(providerId, sweepStarted.at, sweepEnded.at);
+  const measured = weight > 0
+    ? `; measured: ${thousands(swept[providerId])} accounts done for ${thousands(weight)} weight in ${
+      seconds(sweepEnded.at - sweepStarted.at)
+    } -> ${(budget * swept[providerId] / weight).toFixed(1)}/min`
+    : "; measured: no weight was free in the window";
   row(
     `${providerId} full sweep of ${thousands(PER_VENUE[providerId])} accounts`,
-    `${thousands(swept[providerId])} full reads for ${thousands(weight)} weight in ${
-      seconds(sweepEnded.at - sweepStarted.at)
-    } (${(100 * swept[providerId] * cost / Math.max(1, weight)).toFixed(0)} % of it in complete reads) -> at ${
-      thousands(budget)
-    }/min ${perMinute.toFixed(1)} accounts/min, ${
-      Number.isFinite(hours) ? hours.toFixed(1) : "never"
-    } h a sweep (every read complete: ${(budget / cost).toFixed(1)}/min, ${
-      (PER_VENUE[providerId] * cost / budget / 60).toFixed(1)
-    } h)`,
+    `${hours.toFixed(1)} h with the budget to it alone: ${thousands(plan.READ)} full reads (${
+      thousands(plan.readHolding)
+    } holding a position; not live, or an order at work) + ${thousands(plan.SWEEP)} cheap checks = ${
+      thousands(sweepWeight)
+    } weight at ${thousands(budget)}/min${measured}`,
     "<= 1 h",
     hours <= 1,
   );
@@ -723,17 +780,30 @@ for (const sample of liveTimeline.filter((_, i, all) => i % 15 === 14 || i === a
     }`,
   );
 }
-console.log(`  events, ${seconds(eventsEnded.at - eventsStarted.at)}: ${machine(eventsStarted, eventsEnded)}`);
+const liveText = (counts: Record<ProviderId, number>) =>
+  PROVIDERS.map((p) => `${p} ${thousands(counts[p])}`).join(", ");
 console.log(
-  `  sweep, ${seconds(sweepEnded.at - sweepStarted.at)}: ${
-    machine(sweepStarted, sweepEnded)
-  }; ${passes.length} job run(s): ${
-    passes.map((p) =>
-      `${thousands(p.accounts)} read, ${thousands(p.failed)} failed, ${thousands(p.leftToPushes)} left to pushes in ${
-        seconds(p.ms)
-      }`
-    ).join("; ")
-  }; full reads completed: VENUE_A ${swept.VENUE_A}, VENUE_B ${swept.VENUE_B}`,
+  `  events, ${seconds(eventsEnded.at - eventsStarted.at)}: ${machine(eventsStarted, eventsEnded)}; live at the end: ${
+    liveText(liveAfterEvents)
+  }`,
+);
+const runText = (run: JobRun) =>
+  `${thousands(run.accounts)} done (${thousands(run.swept)} checked cheaply, ${
+    thousands(run.sweptAndRead)
+  } of them then read), ${thousands(run.failed)} failed, ${thousands(run.leftToPushes)} left to pushes, in ${
+    seconds(run.ms)
+  }`;
+console.log(
+  `  job runs beside the keeper, every minute until the events' end: ${
+    JOB_BESIDE ? jobRuns.slice(0, runsBeside).map(runText).join("; ") || "none" : "off (WATCH_JOB=0)"
+  }`,
+);
+console.log(
+  `  sweep, ${seconds(sweepEnded.at - sweepStarted.at)}: ${machine(sweepStarted, sweepEnded)}; plans: ${
+    PROVIDERS.map((p) => `${p} ${plans[p].READ} read, ${plans[p].SWEEP} check, ${plans[p].LEAVE} leave`).join("; ")
+  }; job run(s): ${
+    jobRuns.slice(runsBeside).map(runText).join("; ")
+  }; accounts done: VENUE_A ${swept.VENUE_A}, VENUE_B ${swept.VENUE_B}; live at the end: ${liveText(liveAfterSweep)}`,
 );
 console.log(
   `  still not known at the sweep's end: ${

@@ -11,7 +11,7 @@
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { eq } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
-import { providerAccounts } from "../../db/schema.ts";
+import { accountStates, providerAccounts } from "../../db/schema.ts";
 import { type AccountRow, accountSecretBinding } from "../../domain/accounts/load_account.ts";
 import type { Ctx } from "../../domain/context.ts";
 import { insertIntent } from "../../domain/execution/intents.ts";
@@ -73,6 +73,14 @@ export async function seedWatchedAccounts(
       : await venueBWallets(env, urls, input.perVenue[providerId]);
     const count = input.perVenue[providerId];
     await seedTraders(env, { partnerId: input.partnerId, providerId, count, credentials, now });
+    // As a first read with nothing to record leaves them: facts from the connection on, funding known through a
+    // minute before the read (seedTraders predates the column; left at 0 every account would owe a full read).
+    await withTransaction(
+      env.deps.db,
+      (tx) =>
+        tx.update(accountStates).set({ factsCursor: now - 60_000, fundingKnownThrough: now - 60_000 })
+          .where(eq(accountStates.providerId, providerId)),
+    );
     const seeded = await env.deps.db.read.select().from(providerAccounts)
       .where(eq(providerAccounts.providerId, providerId));
     const index = (row: AccountRow) => Number(row.accountId.slice(row.accountId.lastIndexOf("_") + 1));
