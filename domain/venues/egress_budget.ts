@@ -32,6 +32,12 @@ export class EgressBudget implements RequestBudget {
   readonly #now: () => number;
   #window = -1;
   #claimed = 0;
+  /**
+   * The claim in flight, if any: concurrent spends wait for it instead of
+   * each making its own (which refused most of a burst while the first
+   * claims held the minute's room unspent, and wrote once per request).
+   */
+  #claiming: Promise<boolean> | null = null;
 
   constructor(
     private readonly db: Database,
@@ -50,13 +56,12 @@ export class EgressBudget implements RequestBudget {
   async spend(weight: number): Promise<void> {
     if (weight <= 0) return;
     const window = this.#currentWindow();
-    if (this.#claimed < weight && !(await this.#claim(window, weight))) {
+    if (!(await this.#holding(window, weight, true))) {
       throw new VenueError("RATE_LIMITED", "Request weight budget of this egress is spent; request not sent", {
         providerId: this.providerId,
         retryAfterMs: window + this.#windowMs - this.#now(),
       });
     }
-    this.#claimed -= weight;
   }
 
   /**
@@ -69,7 +74,7 @@ export class EgressBudget implements RequestBudget {
     weight = Math.min(weight, this.perMinute);
     for (;;) {
       const window = this.#currentWindow();
-      if (this.#claimed >= weight || await this.#claim(window, weight)) return;
+      if (await this.#holding(window, weight, false)) return;
       await new Promise((resolve) => setTimeout(resolve, Math.max(1, window + this.#windowMs - this.#now())));
     }
   }
@@ -82,6 +87,31 @@ export class EgressBudget implements RequestBudget {
       this.#claimed = 0;
     }
     return window;
+  }
+
+  /**
+   * Whether this instance holds `weight` now, claiming more when it does not:
+   * one claim at a time, the others waiting for its outcome. A claim that
+   * found no room answers every waiter at once (no room for them either).
+   * `spend` deducts in the same step as the check, so two spends never count
+   * on the same weight.
+   */
+  async #holding(window: number, weight: number, spend: boolean): Promise<boolean> {
+    for (;;) {
+      if (this.#currentWindow() !== window) return false;
+      if (this.#claimed >= weight) {
+        if (spend) this.#claimed -= weight;
+        return true;
+      }
+      if (this.#claiming) {
+        const found = await this.#claiming;
+        if (!found && this.#claimed < weight) return false;
+        continue;
+      }
+      this.#claiming = this.#claim(window, weight).finally(() => this.#claiming = null);
+      const found = await this.#claiming;
+      if (!found && this.#claimed < weight) return false;
+    }
   }
 
   /** Move at least `weight` (a chunk when there is room) from the egress's minute to this instance. */

@@ -49,6 +49,24 @@ Deno.test("egress budget: two instances over one database spend one share a minu
   }
 });
 
+Deno.test("egress budget: a burst of concurrent spends gets the minute's whole share", async () => {
+  const env = await startTestEnv();
+  try {
+    const now = 1_800_000_000_000;
+    // 2,400 a minute: 2,040 at 85 %.
+    const budget = new EgressBudget(env.deps.db, "VENUE_A", "nat-1", 2400, { now: () => now });
+    const burst = await Promise.allSettled(Array.from({ length: 2100 }, () => budget.spend(1)));
+    const granted = burst.filter((outcome) => outcome.status === "fulfilled").length;
+    assert.equal(granted, 2040, "every unit of the share is spent, none twice");
+    assert.ok(
+      burst.every((outcome) => outcome.status === "fulfilled" || rateLimited(outcome.reason)),
+      "the rest are refused as rate limited",
+    );
+  } finally {
+    await env.close();
+  }
+});
+
 Deno.test("egress budget: a fan-out's reservation waits for the next window instead of being refused", async () => {
   const env = await startTestEnv();
   try {
