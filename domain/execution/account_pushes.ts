@@ -11,7 +11,9 @@
  * per account (the adapter multiplexes them), and on every push reconciles
  * that account, a few at a time, through the same step as the reconcile job.
  * A push names what changed but is never taken as the fact: the fact is read,
- * so a lost or repeated push costs a delay, never a wrong record.
+ * so a lost or repeated push costs a delay, never a wrong record; reads wait
+ * for the egress's request budget rather than be refused, and a read that
+ * could not be done is tried again at the next round.
  *
  * Whether each account's pushes flow is recorded in `account_pushes`, with
  * the keeper's lease owner: the reconcile job leaves a live account to its
@@ -20,7 +22,7 @@
  * dies (its lease runs out, its rows stop counting) or an account beyond what
  * the venue will push (the adapter reports it lost) falls back to the job's
  * polling: never to blindness. When pushes come back (`onLive`) the account
- * is read whole once, since anything meanwhile may have been missed.
+ * is checked, since anything meanwhile may have been missed.
  */
 import { and, eq, inArray, ne } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
@@ -32,7 +34,7 @@ import { type AccountRow, credentialsOf } from "../accounts/load_account.ts";
 import { holdServiceLease, releaseServiceLease } from "../jobs/service_leases.ts";
 import type { AccountPush, AccountWatch, OrderStatus, ProviderId, PushCoverage } from "../../venues/types.ts";
 import { newLeaseOwner } from "./entry_leases.ts";
-import { isReconcilable, reconcilable, reconcileAccountOnce } from "./reconcile_accounts.ts";
+import { isReconcilable, reconcilable, reconcileAccountOnce, sweepPushedAccount } from "./reconcile_accounts.ts";
 import { PUSH_KEEPER_LEASE } from "./push_states.ts";
 
 /** The keeper renews every few seconds; another instance takes over half a minute after it died. */
@@ -51,13 +53,12 @@ export class AccountPushKeeper {
   readonly #owner = newLeaseOwner();
   /** By account id: each account's row as watched (a changed row is watched anew) and its watch. */
   readonly #kept = new Map<string, Kept>();
-  /**
-   * Accounts to read, by account id, with the pushes that named them since
-   * their last read (`WHOLE`: read whatever they say, e.g. pushes came back
-   * after a gap).
-   */
+  /** Accounts to read, by account id: the pushes that named them since their last read, and whether to check them. */
   readonly #due = new Map<string, Due>();
-  /** Accounts an entry was at work on when their read came: read at the next round, once the entry is done. */
+  /**
+   * Accounts whose read could not be done now (an entry was at work there,
+   * the venue or this egress's budget refused): tried again at the next round.
+   */
   readonly #deferred = new Map<string, Due>();
   /** Reads under way, by account id: a stop waits for them before the database may close. */
   readonly #reading = new Map<string, Promise<void>>();
@@ -140,10 +141,10 @@ export class AccountPushKeeper {
     if (!venue.watchAccount) return;
     const accountId = account.accountId;
     const watch = venue.watchAccount(credentialsOf(account), {
-      onPush: (push) => this.#markDue(accountId, [push]),
+      onPush: (push) => this.#markDue(accountId, { pushes: [push], check: false }),
       onLive: (coverage) => {
         this.#states.set(accountId, { live: true, ...coverage });
-        this.#markDue(accountId, "WHOLE");
+        this.#markDue(accountId, { pushes: [], check: true });
       },
       onLost: (reason) => {
         this.#states.set(accountId, { live: false, orders: false, funding: false });
@@ -206,14 +207,23 @@ export class AccountPushKeeper {
   #markDue(accountId: string, due: Due): void {
     if (this.#stopped) return;
     const earlier = this.#due.get(accountId);
-    this.#due.set(accountId, earlier === "WHOLE" || due === "WHOLE" ? "WHOLE" : [...earlier ?? [], ...due]);
+    this.#due.set(
+      accountId,
+      earlier ? { pushes: [...earlier.pushes, ...due.pushes], check: earlier.check || due.check } : due,
+    );
     this.#readDue();
   }
 
-  /** Starts reads of due accounts up to the concurrency; each read that ends starts the next. */
+  /**
+   * Starts reads of due accounts up to the concurrency, those a push named
+   * before those only to be checked (after pushes came back: thousands at a
+   * keeper's start); each read that ends starts the next.
+   */
   #readDue(): void {
     if (this.#stopped) return;
-    for (const [accountId, due] of this.#due) {
+    const named = [...this.#due].filter(([, due]) => due.pushes.length);
+    const checks = [...this.#due].filter(([, due]) => !due.pushes.length);
+    for (const [accountId, due] of [...named, ...checks]) {
       if (this.#reading.size >= CONCURRENT_READS) return;
       if (this.#reading.has(accountId)) continue;
       this.#due.delete(accountId);
@@ -229,13 +239,25 @@ export class AccountPushKeeper {
     }
   }
 
+  /**
+   * A push with news reads the account whole. Pushes that only echo the
+   * service's own orders (an entry's fill, a stop it placed) need nothing. A
+   * check (pushes came back after a gap) compares the positions' sizes first,
+   * the cheapest read, and reads whole only when they differ: anything else
+   * missed meanwhile is read with the account's next full read, from its cursor.
+   */
   async #read(account: AccountRow, due: Due): Promise<void> {
     try {
-      // The echoes of the service's own orders (an entry's fill, a stop placed) are known already: no read.
-      if (due !== "WHOLE" && await allKnown(this.#ctx, account, due)) return;
-      const outcome = await reconcileAccountOnce(this.#ctx, account, this.#owner);
-      // An entry at work settles the account itself; a push during it is judged again at the next round.
-      if (outcome === "BUSY") this.#deferred.set(account.accountId, due);
+      // Waits while this egress's budget for the venue is spent, so reads are paced rather than refused.
+      await this.#ctx.egressBudgets[account.providerId as ProviderId].reserve(1);
+      const news = due.pushes.length > 0 && !(await allKnown(this.#ctx, account, due.pushes));
+      let outcome: Awaited<ReturnType<typeof reconcileAccountOnce>> | "MATCHED" | "DIFFERS" | "NOTHING" = "NOTHING";
+      if (!news && due.check) outcome = await sweepPushedAccount(this.#ctx, account);
+      if (news || outcome === "DIFFERS") outcome = await reconcileAccountOnce(this.#ctx, account, this.#owner);
+      // An entry at work settles the account itself; a refused read is tried again: both at the next round.
+      if (outcome === "BUSY" || outcome === "UNAVAILABLE" || outcome === "FAILED") {
+        this.#deferred.set(account.accountId, due);
+      }
     } catch (error) {
       this.#ctx.logger.error("account pushes: reading an account failed", {
         accountId: account.accountId,
@@ -245,7 +267,11 @@ export class AccountPushKeeper {
   }
 }
 
-type Due = AccountPush[] | "WHOLE";
+interface Due {
+  pushes: AccountPush[];
+  /** Check the account (its positions' sizes) even if every push only echoes what is known. */
+  check: boolean;
+}
 
 /** The intent statuses a pushed order status means: a push naming an intent in one of them tells nothing new. */
 const KNOWN_AS: Record<OrderStatus, string[]> = {

@@ -25,8 +25,9 @@ export type ReadPlan = "LEAVE" | "SWEEP" | "READ";
 
 /**
  * The reconcile job's plan for each account. Read whole at every pass: an
- * account whose pushes do not flow, and one with an order still at work (an
- * entry's timeout is a matter of time, which no venue pushes). Left to its
+ * account whose pushes do not flow, and one with an entry still at work (its
+ * timeout is a matter of time, which no venue pushes; a position's resting
+ * stops and targets are not: their fills are pushed). Left to its
  * pushes: a live account read within the sweep interval. Past it, checked
  * cheaply, unless a read is owed anyway: a close whose funding is not yet
  * known through its time (its result waits for it), or positions whose
@@ -56,7 +57,7 @@ export async function readPlans(ctx: Ctx) {
   const pushed = new Map(rows.map((row) => [`${row.clientId}:${row.providerId}`, row]));
   const atWork = new Set(
     (await ctx.db.read.selectDistinct({ clientId: intents.clientId, providerId: intents.providerId }).from(intents)
-      .where(inArray(intents.status, [...OPEN_STATUSES])))
+      .where(and(eq(intents.opensPosition, true), inArray(intents.status, [...OPEN_STATUSES]))))
       .map((row) => `${row.clientId}:${row.providerId}`),
   );
   const now = ctx.clock.now();

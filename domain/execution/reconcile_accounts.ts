@@ -16,7 +16,7 @@
  * and released. A free account is reconciled without claiming it, so the
  * walk never turns an entry away.
  */
-import { and, asc, eq, gt, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { accountStates, providerAccounts } from "../../db/schema.ts";
 import type { Ctx } from "../context.ts";
 import { ApiError } from "../errors.ts";
@@ -46,17 +46,26 @@ export async function reconcileAccounts(ctx: Ctx) {
     /** Pushed accounts checked cheaply (their positions' sizes), and how many of those then needed a full read. */
     swept: 0,
     sweptAndRead: 0,
+    /** Accounts of a venue that stopped answering, or whose request budget ran out, during this pass: next pass. */
+    leftForNextPass: 0,
   };
   const owner = newLeaseOwner();
   const planOf = await readPlans(ctx);
-  let after = "";
-  for (;;) {
-    const page = await ctx.db.read.select().from(providerAccounts)
-      .where(and(gt(providerAccounts.accountId, after), reconcilable))
-      .orderBy(asc(providerAccounts.accountId))
-      .limit(PAGE_SIZE);
-    for (const account of page) {
-      if (!isReconcilable(account)) continue;
+  const halted = new Set<string>();
+  const order = await stalestFirst(ctx);
+  for (let start = 0; start < order.length; start += PAGE_SIZE) {
+    const ids = order.slice(start, start + PAGE_SIZE);
+    const rows = new Map(
+      (await ctx.db.read.select().from(providerAccounts).where(inArray(providerAccounts.accountId, ids)))
+        .map((row) => [row.accountId, row]),
+    );
+    for (const id of ids) {
+      const account = rows.get(id);
+      if (!account || !isReconcilable(account)) continue;
+      if (halted.has(account.providerId)) {
+        summary.leftForNextPass++;
+        continue;
+      }
       const plan = planOf(account);
       if (plan === "LEAVE") {
         summary.leftToPushes++;
@@ -66,15 +75,22 @@ export async function reconcileAccounts(ctx: Ctx) {
       let outcome;
       if (plan === "SWEEP") {
         summary.swept++;
-        outcome = await sweepPushedAccount(ctx, account, owner);
+        outcome = await sweepPushedAccount(ctx, account);
         if (outcome === "MATCHED") continue;
-        summary.sweptAndRead++;
+        if (outcome === "DIFFERS") {
+          summary.sweptAndRead++;
+          outcome = await reconcileAccountOnce(ctx, account, owner);
+        }
       } else {
         outcome = await reconcileAccountOnce(ctx, account, owner);
       }
       if (outcome === "BUSY") summary.entriesInProgress++;
       else if (outcome === "FAILED") summary.failed++;
-      else {
+      else if (outcome === "UNAVAILABLE") {
+        // Every other account of this venue would meet the same refusal: they wait for the next pass.
+        summary.failed++;
+        halted.add(account.providerId);
+      } else {
         summary.intentsChecked += outcome.intentsChecked;
         summary.intentsStillUncertain += outcome.intentsStillUncertain;
         summary.newFacts += outcome.newFacts;
@@ -83,9 +99,27 @@ export async function reconcileAccounts(ctx: Ctx) {
       }
       await new Promise((resolve) => setTimeout(resolve, 0));
     }
-    if (page.length < PAGE_SIZE) return summary;
-    after = page[page.length - 1].accountId;
   }
+  return summary;
+}
+
+/**
+ * The reconcilable accounts' ids, the longest unread first (never read:
+ * first of all): a pass cut short by a venue or its budget resumes, at the
+ * next, with the accounts it did not reach.
+ */
+async function stalestFirst(ctx: Ctx): Promise<string[]> {
+  const rows = await ctx.db.read.select({ accountId: providerAccounts.accountId }).from(providerAccounts)
+    .leftJoin(
+      accountStates,
+      and(
+        eq(accountStates.clientId, providerAccounts.clientId),
+        eq(accountStates.providerId, providerAccounts.providerId),
+      ),
+    )
+    .where(reconcilable)
+    .orderBy(asc(sql`coalesce(${accountStates.reconciledAt}, 0)`), asc(providerAccounts.accountId));
+  return rows.map((row) => row.accountId);
 }
 
 /** The accounts the service keeps reading: connected, and revoked ones whose secret was kept (a position was open). */
@@ -98,14 +132,15 @@ export function isReconcilable(account: AccountRow): boolean {
 
 /**
  * One account, unless an entry is at work there ("BUSY"; one whose holder
- * went silent is taken over, settled and released), or the venue or the
- * credential refused ("FAILED": counted, the caller goes on with the others).
+ * went silent is taken over, settled and released), the venue could not be
+ * asked ("UNAVAILABLE": down, or this egress's request budget spent), or it
+ * refused the account ("FAILED", e.g. its credential).
  */
 export async function reconcileAccountOnce(
   ctx: Ctx,
   account: AccountRow,
   owner: string,
-): Promise<AccountReconciliation | "BUSY" | "FAILED"> {
+): Promise<AccountReconciliation | ReadFailure | "BUSY"> {
   const key = { clientId: account.clientId, providerId: account.providerId };
   const state = await entryLeaseState(ctx.db.read, key);
   // A silent holder's lease another reconciliation took over first is held again: left to it.
@@ -116,9 +151,15 @@ export async function reconcileAccountOnce(
       ? await holdingEntryLease(ctx, lease, () => reconcileAccount(ctx, account, lease))
       : await reconcileAccount(ctx, account);
   } catch (error) {
-    if (!(error instanceof ApiError || error instanceof VenueError)) throw error;
-    return "FAILED";
+    return readFailure(error);
   }
+}
+
+type ReadFailure = "UNAVAILABLE" | "FAILED";
+
+function readFailure(error: unknown): ReadFailure {
+  if (!(error instanceof ApiError || error instanceof VenueError)) throw error;
+  return error instanceof ApiError && error.code === "PROVIDER_DOWN" ? "UNAVAILABLE" : "FAILED";
 }
 
 /**
@@ -126,13 +167,12 @@ export async function reconcileAccountOnce(
  * cheapest read of its positions (weight 5 at VENUE_A, 2 at VENUE_B, against
  * a full read's ~120 and ~85), compared with the sizes the service keeps.
  * Equal: nothing was missed, the check counts as a read. Different (a push
- * was lost): the account is read whole.
+ * was lost): the caller reads the account whole.
  */
 export async function sweepPushedAccount(
   ctx: Ctx,
   account: AccountRow,
-  owner: string,
-): Promise<AccountReconciliation | "BUSY" | "FAILED" | "MATCHED"> {
+): Promise<ReadFailure | "MATCHED" | "DIFFERS"> {
   const key = { clientId: account.clientId, providerId: account.providerId };
   const [state] = await ctx.db.read.select().from(accountStates)
     .where(and(eq(accountStates.clientId, key.clientId), eq(accountStates.providerId, key.providerId)));
@@ -140,10 +180,9 @@ export async function sweepPushedAccount(
   try {
     sizes = await callWithAccount(ctx, account, (venue, credentials) => venue.getPositionSizes(credentials));
   } catch (error) {
-    if (!(error instanceof ApiError || error instanceof VenueError)) throw error;
-    return "FAILED";
+    return readFailure(error);
   }
-  if (!state || !sameSizes(sizes, state.positions)) return await reconcileAccountOnce(ctx, account, owner);
+  if (!state || !sameSizes(sizes, state.positions)) return "DIFFERS";
   // Only if no read landed meanwhile: a newer state stays as it is.
   await withTransaction(ctx.db, (tx) =>
     tx.update(accountStates).set({ reconciledAt: ctx.clock.now() })
