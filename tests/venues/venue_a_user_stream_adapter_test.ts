@@ -5,7 +5,13 @@
  * connection; every timer and socket freed by close (the test sanitizers).
  */
 import assert from "node:assert/strict";
-import type { AccountPush, AccountWatch, PushCoverage, VenueAdapter } from "../../venues/types.ts";
+import {
+  type AccountPush,
+  type AccountWatch,
+  type PushCoverage,
+  type VenueAdapter,
+  VenueError,
+} from "../../venues/types.ts";
 import type { StreamTuning } from "../../venues/venue_a/adapter.ts";
 import { toAccountPush } from "../../venues/venue_a/mappers.ts";
 import type { WireUserEvent } from "../../venues/venue_a/wire.ts";
@@ -486,4 +492,24 @@ Deno.test("toAccountPush reads the venue's documented event examples", () => {
   assert.deepEqual(push({ ...funding, a: { m: "DEPOSIT" } }), { kind: "ACCOUNT", at: 1564745798939 });
   assert.equal(push({ ...funding, a: { m: "ORDER" } }), null);
   assert.equal(push({ e: "TRADE_LITE", E: 1 }), null);
+});
+
+Deno.test("a listen key this egress's own budget refused is asked again when its window turns, without backoff", async () => {
+  await using s = await setup();
+  let refusals = 3;
+  const adapter = s.h.adapter({
+    budget: {
+      spend: () =>
+        refusals-- > 0
+          ? Promise.reject(new VenueError("RATE_LIMITED", "budget spent", { providerId: "VENUE_A", retryAfterMs: 30 }))
+          : Promise.resolve(),
+    },
+    // A venue's own refusals back off for seconds; thousands of accounts at a keeper's start must not.
+    stream: { ...FAST, keyRetryDelaysMs: [5_000, 10_000] },
+  });
+  const keys = await s.h.account();
+  const recorder = new Recorder();
+  s.watches.push(adapter.watchAccount!(keys.credentials, recorder));
+  await until(() => recorder.count("live") === 1, "the key after three budget refusals", 2_000);
+  assert.equal(refusals, -1, "asked four times");
 });

@@ -124,10 +124,14 @@ class Lease {
         return;
       } catch (error) {
         this.#lost(`the venue gave no listen key: ${error instanceof Error ? error.message : String(error)}`);
-        const delays = this.options.keyRetryDelaysMs;
-        const backoff = delays[Math.min(this.#failures++, delays.length - 1)];
         const asked = error instanceof VenueError ? error.detail.retryAfterMs : undefined;
-        await this.#sleep(Math.max(backoff, asked ?? 0));
+        // This egress's own budget refused before asking the venue: try again when its window turns, no backoff
+        // (thousands of accounts asking at a keeper's start are paced by the budget, not pushed minutes away).
+        const ownBudget = error instanceof VenueError && error.kind === "RATE_LIMITED" &&
+          error.detail.venueCode === undefined;
+        const delays = this.options.keyRetryDelaysMs;
+        const backoff = ownBudget ? 0 : delays[Math.min(this.#failures++, delays.length - 1)];
+        await this.#sleep(Math.max(backoff, asked ?? 0, 1));
       }
     }
   }
