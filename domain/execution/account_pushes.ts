@@ -42,6 +42,8 @@ const LEASE_MS = 30_000;
 const TICK_MS = 5_000;
 /** Accounts reconciled at once on pushes: enough to keep up with a burst, few enough to leave room to the API. */
 const CONCURRENT_READS = 4;
+/** Of those, the checks after pushes came back (thousands at a keeper's start): the rest stay free for news. */
+const CONCURRENT_CHECKS = 2;
 
 interface Kept {
   account: AccountRow;
@@ -53,8 +55,12 @@ export class AccountPushKeeper {
   readonly #owner = newLeaseOwner();
   /** By account id: each account's row as watched (a changed row is watched anew) and its watch. */
   readonly #kept = new Map<string, Kept>();
-  /** Accounts to read, by account id: the pushes that named them since their last read, and whether to check them. */
-  readonly #due = new Map<string, Due>();
+  /** Accounts a push named since their last read, by account id: read first. */
+  readonly #named = new Map<string, Due>();
+  /** Accounts only to be checked (pushes came back after a gap), by account id. */
+  readonly #checks = new Set<string>();
+  /** Checks under way, by account id. */
+  readonly #checking = new Set<string>();
   /**
    * Accounts whose read could not be done now (an entry was at work there,
    * the venue or this egress's budget refused): tried again at the next round.
@@ -158,7 +164,8 @@ export class AccountPushKeeper {
     const kept = this.#kept.get(accountId);
     if (!kept) return;
     this.#kept.delete(accountId);
-    this.#due.delete(accountId);
+    this.#named.delete(accountId);
+    this.#checks.delete(accountId);
     this.#deferred.delete(accountId);
     this.#states.set(accountId, { live: false, orders: false, funding: false });
     await kept.watch.close().catch((error) =>
@@ -206,37 +213,51 @@ export class AccountPushKeeper {
 
   #markDue(accountId: string, due: Due): void {
     if (this.#stopped) return;
-    const earlier = this.#due.get(accountId);
-    this.#due.set(
-      accountId,
-      earlier ? { pushes: [...earlier.pushes, ...due.pushes], check: earlier.check || due.check } : due,
-    );
+    const named = this.#named.get(accountId);
+    if (named || due.pushes.length) {
+      const check = due.check || this.#checks.delete(accountId) || (named?.check ?? false);
+      this.#named.set(accountId, { pushes: [...named?.pushes ?? [], ...due.pushes], check });
+    } else {
+      this.#checks.add(accountId);
+    }
     this.#readDue();
   }
 
   /**
-   * Starts reads of due accounts up to the concurrency, those a push named
-   * before those only to be checked (after pushes came back: thousands at a
-   * keeper's start); each read that ends starts the next.
+   * Starts reads up to the concurrency: accounts a push named first, then
+   * checks, which never take the last slots; each read that ends starts the next.
    */
   #readDue(): void {
     if (this.#stopped) return;
-    const named = [...this.#due].filter(([, due]) => due.pushes.length);
-    const checks = [...this.#due].filter(([, due]) => !due.pushes.length);
-    for (const [accountId, due] of [...named, ...checks]) {
+    for (const [accountId, due] of this.#named) {
       if (this.#reading.size >= CONCURRENT_READS) return;
       if (this.#reading.has(accountId)) continue;
-      this.#due.delete(accountId);
-      const kept = this.#kept.get(accountId);
-      if (!kept) continue;
-      this.#reading.set(
-        accountId,
-        this.#read(kept.account, due).finally(() => {
-          this.#reading.delete(accountId);
-          this.#readDue();
-        }),
-      );
+      this.#named.delete(accountId);
+      this.#start(accountId, due);
     }
+    for (const accountId of this.#checks) {
+      if (this.#reading.size >= CONCURRENT_READS || this.#checking.size >= CONCURRENT_CHECKS) return;
+      if (this.#reading.has(accountId)) continue;
+      this.#checks.delete(accountId);
+      this.#checking.add(accountId);
+      this.#start(accountId, { pushes: [], check: true });
+    }
+  }
+
+  #start(accountId: string, due: Due): void {
+    const kept = this.#kept.get(accountId);
+    if (!kept) {
+      this.#checking.delete(accountId);
+      return;
+    }
+    this.#reading.set(
+      accountId,
+      this.#read(kept.account, due).finally(() => {
+        this.#reading.delete(accountId);
+        this.#checking.delete(accountId);
+        this.#readDue();
+      }),
+    );
   }
 
   /**
