@@ -74,6 +74,8 @@ export class AccountPushKeeper {
   #timer: ReturnType<typeof setInterval> | undefined;
   #ticking: Promise<void> | null = null;
   #stopped = false;
+  /** Settles when the keeper stops: a read still waiting for budget gives up at once. */
+  readonly #stopping = Promise.withResolvers<void>();
 
   constructor(ctx: Ctx) {
     this.#ctx = ctx;
@@ -94,6 +96,7 @@ export class AccountPushKeeper {
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#stopping.resolve();
     clearInterval(this.#timer);
     await this.#ticking;
     await Promise.all(this.#reading.values());
@@ -270,7 +273,11 @@ export class AccountPushKeeper {
   async #read(account: AccountRow, due: Due): Promise<void> {
     try {
       // Waits while this egress's budget for the venue is spent, so reads are paced rather than refused.
-      await this.#ctx.egressBudgets[account.providerId as ProviderId].reserve(1);
+      await Promise.race([
+        this.#ctx.egressBudgets[account.providerId as ProviderId].reserve(1),
+        this.#stopping.promise,
+      ]);
+      if (this.#stopped) return;
       const news = due.pushes.length > 0 && !(await allKnown(this.#ctx, account, due.pushes));
       let outcome: Awaited<ReturnType<typeof reconcileAccountOnce>> | "MATCHED" | "DIFFERS" | "NOTHING" = "NOTHING";
       if (!news && due.check) outcome = await sweepPushedAccount(this.#ctx, account);
