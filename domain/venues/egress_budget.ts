@@ -55,11 +55,10 @@ export class EgressBudget implements RequestBudget {
   /** Spend before a request: from what this instance claimed, else a new claim, else RATE_LIMITED. */
   async spend(weight: number): Promise<void> {
     if (weight <= 0) return;
-    const window = this.#currentWindow();
-    if (!(await this.#holding(window, weight, true))) {
+    if (!(await this.#holding(weight, true))) {
       throw new VenueError("RATE_LIMITED", "Request weight budget of this egress is spent; request not sent", {
         providerId: this.providerId,
-        retryAfterMs: window + this.#windowMs - this.#now(),
+        retryAfterMs: this.#currentWindow() + this.#windowMs - this.#now(),
       });
     }
   }
@@ -73,8 +72,8 @@ export class EgressBudget implements RequestBudget {
     // More than a minute holds is never granted at once: take what a minute can give.
     weight = Math.min(weight, this.perMinute);
     for (;;) {
+      if (await this.#holding(weight, false)) return;
       const window = this.#currentWindow();
-      if (await this.#holding(window, weight, false)) return;
       await new Promise((resolve) => setTimeout(resolve, Math.max(1, window + this.#windowMs - this.#now())));
     }
   }
@@ -94,23 +93,19 @@ export class EgressBudget implements RequestBudget {
    * one claim at a time, the others waiting for its outcome. A claim that
    * found no room answers every waiter at once (no room for them either).
    * `spend` deducts in the same step as the check, so two spends never count
-   * on the same weight.
+   * on the same weight. A window that turns while a claim is in flight starts
+   * the check again in the new one (its room is not the old window's).
    */
-  async #holding(window: number, weight: number, spend: boolean): Promise<boolean> {
+  async #holding(weight: number, spend: boolean): Promise<boolean> {
     for (;;) {
-      if (this.#currentWindow() !== window) return false;
+      const window = this.#currentWindow();
       if (this.#claimed >= weight) {
         if (spend) this.#claimed -= weight;
         return true;
       }
-      if (this.#claiming) {
-        const found = await this.#claiming;
-        if (!found && this.#claimed < weight) return false;
-        continue;
-      }
-      this.#claiming = this.#claim(window, weight).finally(() => this.#claiming = null);
-      const found = await this.#claiming;
-      if (!found && this.#claimed < weight) return false;
+      const claim = this.#claiming ??= this.#claim(window, weight).finally(() => this.#claiming = null);
+      const found = await claim;
+      if (!found && this.#claimed < weight && this.#currentWindow() === window) return false;
     }
   }
 

@@ -67,6 +67,19 @@ Deno.test("egress budget: a burst of concurrent spends gets the minute's whole s
   }
 });
 
+Deno.test("egress budget: a spend whose claim is in flight while the window turns is granted in the new window", async () => {
+  const env = await startTestEnv();
+  try {
+    let now = 1_800_000_000_000;
+    const budget = new EgressBudget(env.deps.db, "VENUE_A", "nat-1", 2400, { now: () => now });
+    const spending = budget.spend(1);
+    now += 10_000; // the window turns before the claim's transaction answers
+    await spending;
+  } finally {
+    await env.close();
+  }
+});
+
 Deno.test("egress budget: a fan-out's reservation waits for the next window instead of being refused", async () => {
   const env = await startTestEnv();
   try {
