@@ -120,7 +120,8 @@ const externalOf = preparedFor((db) =>
   )).prepare()
 );
 
-const openPositionsOf = preparedFor((db) =>
+/** The account's open positions, as the service keeps them. */
+export const openPositionsOf = preparedFor((db) =>
   db.select().from(positions).where(and(
     eq(positions.clientId, sql.placeholder("clientId")),
     eq(positions.providerId, sql.placeholder("providerId")),

@@ -24,7 +24,7 @@ import { setupOfClient } from "../setups/setups.ts";
 import { valuesOf } from "../setups/setup_values.ts";
 import type { EntryLease } from "./entry_leases.ts";
 import { type IntentRow, OPEN_STATUSES } from "./intents.ts";
-import { reportExternalPositions } from "./external_positions.ts";
+import { openPositionsOf, reportExternalPositions } from "./external_positions.ts";
 import { maintainPositions } from "./position_maintenance.ts";
 import { reconcileIntent } from "./reconcile_intent.ts";
 import { recordFill, recordFunding } from "./result_facts.ts";
@@ -43,14 +43,6 @@ const filledEntriesWithoutPosition = preparedFor((db) =>
     inArray(intents.status, ["FILLED", "CANCELED", "EXPIRED"]),
     ne(intents.executedQuantity, "0"),
     notExists(db.select({ one: sql`1` }).from(positions).where(eq(positions.entryIntentId, intents.id))),
-  )).prepare()
-);
-
-const openPositionsOf = preparedFor((db) =>
-  db.select().from(positions).where(and(
-    eq(positions.clientId, sql.placeholder("clientId")),
-    eq(positions.providerId, sql.placeholder("providerId")),
-    eq(positions.status, "OPEN"),
   )).prepare()
 );
 
