@@ -68,6 +68,8 @@ export class AccountPushKeeper {
   readonly #deferred = new Map<string, Due>();
   /** Reads under way, by account id: a stop waits for them before the database may close. */
   readonly #reading = new Map<string, Promise<void>>();
+  /** What each account's flowing pushes cover, from `onLive` until `onLost`, by account id. */
+  readonly #flowing = new Map<string, PushCoverage>();
   /** Push states not yet written, by account id. */
   readonly #states = new Map<string, { live: boolean } & PushCoverage>();
   #leader = false;
@@ -152,10 +154,12 @@ export class AccountPushKeeper {
     const watch = venue.watchAccount(credentialsOf(account), {
       onPush: (push) => this.#markDue(accountId, { pushes: [push], check: false }),
       onLive: (coverage) => {
-        this.#states.set(accountId, { live: true, ...coverage });
+        // Recorded live only once the check below has covered the gap: until then the job keeps polling it.
+        this.#flowing.set(accountId, coverage);
         this.#markDue(accountId, { pushes: [], check: true });
       },
       onLost: (reason) => {
+        this.#flowing.delete(accountId);
         this.#states.set(accountId, { live: false, orders: false, funding: false });
         this.#ctx.logger.info("account pushes: lost", { accountId, reason });
       },
@@ -167,6 +171,7 @@ export class AccountPushKeeper {
     const kept = this.#kept.get(accountId);
     if (!kept) return;
     this.#kept.delete(accountId);
+    this.#flowing.delete(accountId);
     this.#named.delete(accountId);
     this.#checks.delete(accountId);
     this.#deferred.delete(accountId);
@@ -285,7 +290,11 @@ export class AccountPushKeeper {
       // An entry at work settles the account itself; a refused read is tried again: both at the next round.
       if (outcome === "BUSY" || outcome === "UNAVAILABLE" || outcome === "FAILED") {
         this.#deferred.set(account.accountId, due);
+        return;
       }
+      // The gap before pushes flowed is covered now: from here the job may leave the account to them.
+      const coverage = this.#flowing.get(account.accountId);
+      if (due.check && coverage) this.#states.set(account.accountId, { live: true, ...coverage });
     } catch (error) {
       this.#ctx.logger.error("account pushes: reading an account failed", {
         accountId: account.accountId,
