@@ -34,7 +34,15 @@ import { type AccountRow, credentialsOf } from "../accounts/load_account.ts";
 import { holdServiceLease, releaseServiceLease } from "../jobs/service_leases.ts";
 import type { AccountPush, AccountWatch, OrderStatus, ProviderId, PushCoverage } from "../../venues/types.ts";
 import { newLeaseOwner } from "./entry_leases.ts";
-import { isReconcilable, reconcilable, reconcileAccountOnce, sweepPushedAccount } from "./reconcile_accounts.ts";
+import {
+  isReconcilable,
+  orReadFailure,
+  readAccountOnce,
+  reconcilable,
+  reconcileAccountOnce,
+  sweepPushedAccount,
+} from "./reconcile_accounts.ts";
+import { readFunding, readNamedSymbols, WHOLE_READ_NEEDED } from "./pushed_reads.ts";
 import { PUSH_KEEPER_LEASE } from "./push_states.ts";
 
 /** The keeper renews every few seconds; another instance takes over half a minute after it died. */
@@ -42,8 +50,8 @@ const LEASE_MS = 30_000;
 const TICK_MS = 5_000;
 /** Accounts reconciled at once on pushes: enough to keep up with a burst, few enough to leave room to the API. */
 const CONCURRENT_READS = 4;
-/** Of those, the checks after pushes came back (thousands at a keeper's start): the rest stay free for news. */
-const CONCURRENT_CHECKS = 2;
+/** Of those, background reads (funding, checks after pushes came back: thousands at a keeper's start). */
+const CONCURRENT_BACKGROUND = 2;
 
 interface Kept {
   account: AccountRow;
@@ -55,12 +63,12 @@ export class AccountPushKeeper {
   readonly #owner = newLeaseOwner();
   /** By account id: each account's row as watched (a changed row is watched anew) and its watch. */
   readonly #kept = new Map<string, Kept>();
-  /** Accounts a push named since their last read, by account id: read first. */
-  readonly #named = new Map<string, Due>();
-  /** Accounts only to be checked (pushes came back after a gap), by account id. */
-  readonly #checks = new Set<string>();
-  /** Checks under way, by account id. */
-  readonly #checking = new Set<string>();
+  /** Accounts a push brought news of (an order, a trade) since their last read, by account id: read first. */
+  readonly #news = new Map<string, Due>();
+  /** Accounts due a background read (a funding payment pushed, a check after a gap), by account id. */
+  readonly #background = new Map<string, Due>();
+  /** Background reads under way, by account id. */
+  readonly #inBackground = new Set<string>();
   /**
    * Accounts whose read could not be done now (an entry was at work there,
    * the venue or this egress's budget refused): tried again at the next round.
@@ -172,8 +180,8 @@ export class AccountPushKeeper {
     if (!kept) return;
     this.#kept.delete(accountId);
     this.#flowing.delete(accountId);
-    this.#named.delete(accountId);
-    this.#checks.delete(accountId);
+    this.#news.delete(accountId);
+    this.#background.delete(accountId);
     this.#deferred.delete(accountId);
     this.#states.set(accountId, { live: false, orders: false, funding: false });
     await kept.watch.close().catch((error) =>
@@ -221,74 +229,94 @@ export class AccountPushKeeper {
 
   #markDue(accountId: string, due: Due): void {
     if (this.#stopped) return;
-    const named = this.#named.get(accountId);
-    if (named || due.pushes.length) {
-      const check = due.check || this.#checks.delete(accountId) || (named?.check ?? false);
-      this.#named.set(accountId, { pushes: [...named?.pushes ?? [], ...due.pushes], check });
-    } else {
-      this.#checks.add(accountId);
+    let merged = due;
+    for (const queued of [this.#news.get(accountId), this.#background.get(accountId)]) {
+      if (queued) merged = mergeDue(queued, merged);
     }
+    this.#news.delete(accountId);
+    this.#background.delete(accountId);
+    (hasNews(merged) ? this.#news : this.#background).set(accountId, merged);
     this.#readDue();
   }
 
   /**
-   * Starts reads up to the concurrency: accounts a push named first, then
-   * checks, which never take the last slots; each read that ends starts the next.
+   * Starts reads up to the concurrency: accounts a push brought news of
+   * first, then background reads (funding payments, checks), which never
+   * take the last slots; each read that ends starts the next.
    */
   #readDue(): void {
     if (this.#stopped) return;
-    for (const [accountId, due] of this.#named) {
+    for (const [accountId, due] of this.#news) {
       if (this.#reading.size >= CONCURRENT_READS) return;
       if (this.#reading.has(accountId)) continue;
-      this.#named.delete(accountId);
+      this.#news.delete(accountId);
       this.#start(accountId, due);
     }
-    for (const accountId of this.#checks) {
-      if (this.#reading.size >= CONCURRENT_READS || this.#checking.size >= CONCURRENT_CHECKS) return;
+    for (const [accountId, due] of this.#background) {
+      if (this.#reading.size >= CONCURRENT_READS || this.#inBackground.size >= CONCURRENT_BACKGROUND) return;
       if (this.#reading.has(accountId)) continue;
-      this.#checks.delete(accountId);
-      this.#checking.add(accountId);
-      this.#start(accountId, { pushes: [], check: true });
+      this.#background.delete(accountId);
+      this.#inBackground.add(accountId);
+      this.#start(accountId, due);
     }
   }
 
   #start(accountId: string, due: Due): void {
     const kept = this.#kept.get(accountId);
     if (!kept) {
-      this.#checking.delete(accountId);
+      this.#inBackground.delete(accountId);
       return;
     }
     this.#reading.set(
       accountId,
       this.#read(kept.account, due).finally(() => {
         this.#reading.delete(accountId);
-        this.#checking.delete(accountId);
+        this.#inBackground.delete(accountId);
         this.#readDue();
       }),
     );
   }
 
   /**
-   * A push with news reads the account whole. Pushes that only echo the
-   * service's own orders (an entry's fill, a stop it placed) need nothing. A
-   * check (pushes came back after a gap) compares the positions' sizes first,
-   * the cheapest read, and reads whole only when they differ: anything else
-   * missed meanwhile is read with the account's next full read, from its cursor.
+   * Reads what the pushes named (pushed_reads.ts), the account whole when
+   * that cannot judge it. Pushes that only echo the service's own orders (an
+   * entry's fill, a stop it placed) need nothing. A check (pushes came back
+   * after a gap) compares the positions' sizes first, the cheapest read, and
+   * reads whole only when they differ: anything else missed meanwhile is read
+   * with the account's next full read, from its cursor. Background reads
+   * (funding, checks) wait while the minute's budget is down to the share
+   * left to news.
    */
   async #read(account: AccountRow, due: Due): Promise<void> {
+    const budget = this.#ctx.egressBudgets[account.providerId as ProviderId];
     try {
+      const named = await newsIn(this.#ctx, account, due.pushes);
+      const background = !named.whole && !named.symbols.length;
+      if (background && !named.funding && !due.check) return;
+      if (background) await budget.waitForBackgroundRoom(this.#stopping.promise);
       // Waits while this egress's budget for the venue is spent, so reads are paced rather than refused.
-      await Promise.race([
-        this.#ctx.egressBudgets[account.providerId as ProviderId].reserve(1),
-        this.#stopping.promise,
-      ]);
+      await Promise.race([budget.reserve(1), this.#stopping.promise]);
       if (this.#stopped) return;
-      const news = due.pushes.length > 0 && !(await allKnown(this.#ctx, account, due.pushes));
-      let outcome: Awaited<ReturnType<typeof reconcileAccountOnce>> | "MATCHED" | "DIFFERS" | "NOTHING" = "NOTHING";
-      if (!news && due.check) outcome = await sweepPushedAccount(this.#ctx, account);
-      if (news || outcome === "DIFFERS") outcome = await reconcileAccountOnce(this.#ctx, account, this.#owner);
+      let outcome: unknown = "NOTHING";
+      if (named.whole) outcome = WHOLE_READ_NEEDED;
+      else if (named.symbols.length) {
+        outcome = await readAccountOnce(
+          this.#ctx,
+          account,
+          this.#owner,
+          (lease) => readNamedSymbols(this.#ctx, account, named.symbols, lease),
+        );
+      } else if (due.check) {
+        outcome = await sweepPushedAccount(this.#ctx, account);
+        if (outcome === "DIFFERS") outcome = WHOLE_READ_NEEDED;
+      }
+      const outcomes = [outcome];
+      if (named.funding && !named.whole) outcomes.push(await orReadFailure(() => readFunding(this.#ctx, account)));
+      if (outcomes.includes(WHOLE_READ_NEEDED)) {
+        outcomes.push(await reconcileAccountOnce(this.#ctx, account, this.#owner));
+      }
       // An entry at work settles the account itself; a refused read is tried again: both at the next round.
-      if (outcome === "BUSY" || outcome === "UNAVAILABLE" || outcome === "FAILED") {
+      if (outcomes.some((outcome) => outcome === "BUSY" || outcome === "UNAVAILABLE" || outcome === "FAILED")) {
         this.#deferred.set(account.accountId, due);
         return;
       }
@@ -310,6 +338,15 @@ interface Due {
   check: boolean;
 }
 
+function mergeDue(a: Due, b: Due): Due {
+  return { pushes: [...a.pushes, ...b.pushes], check: a.check || b.check };
+}
+
+/** Whether a push may bring news of an order or a trade: read before funding payments and checks. */
+function hasNews(due: Due): boolean {
+  return due.pushes.some((push) => push.kind !== "FUNDING");
+}
+
 /** The intent statuses a pushed order status means: a push naming an intent in one of them tells nothing new. */
 const KNOWN_AS: Record<OrderStatus, string[]> = {
   NEW: ["ACCEPTED"],
@@ -322,20 +359,30 @@ const KNOWN_AS: Record<OrderStatus, string[]> = {
 };
 
 /**
- * Whether every push only echoes what the service already recorded: an
- * order of its own whose intent already has the pushed status (the entry it
- * just sent and saw filled, the stop it just placed). Anything else (a fill
- * of a resting target, a trade without an order, funding) is news.
+ * What the pushes name beyond echoes of what the service already recorded
+ * (an order of its own whose intent already has the pushed status: the entry
+ * it just sent and saw filled, the stop it just placed): the symbols of
+ * other order changes and trades (a resting target's fill, a fired stop),
+ * whether funding was paid, whether anything else changed (`whole`).
  */
-async function allKnown(ctx: Ctx, account: AccountRow, pushes: AccountPush[]): Promise<boolean> {
+async function newsIn(ctx: Ctx, account: AccountRow, pushes: AccountPush[]) {
+  const symbols = new Set<string>();
+  let funding = false;
+  let whole = false;
   for (const push of pushes) {
-    if (push.kind !== "ORDER" || !push.clientOrderId) return false;
-    const [intent] = await ctx.db.read.select({ status: intents.status }).from(intents).where(and(
-      eq(intents.providerId, account.providerId),
-      eq(intents.clientId, account.clientId),
-      eq(intents.clientOrderId, push.clientOrderId),
-    ));
-    if (!intent || !KNOWN_AS[push.status].includes(intent.status)) return false;
+    if (push.kind === "FUNDING") funding = true;
+    else if (push.kind === "ACCOUNT") whole = true;
+    else if (push.kind === "TRADE" || !(await isEcho(ctx, account, push))) symbols.add(push.symbol);
   }
-  return true;
+  return { symbols: [...symbols], funding, whole };
+}
+
+async function isEcho(ctx: Ctx, account: AccountRow, push: AccountPush & { kind: "ORDER" }): Promise<boolean> {
+  if (!push.clientOrderId) return false;
+  const [intent] = await ctx.db.read.select({ status: intents.status }).from(intents).where(and(
+    eq(intents.providerId, account.providerId),
+    eq(intents.clientId, account.clientId),
+    eq(intents.clientOrderId, push.clientOrderId),
+  ));
+  return intent !== undefined && KNOWN_AS[push.status].includes(intent.status);
 }

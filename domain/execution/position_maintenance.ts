@@ -29,7 +29,7 @@ import { wallClockNow } from "../clock.ts";
 import type { Ctx } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { cmp } from "../../venues/decimal.ts";
-import { type Position, VenueError } from "../../venues/types.ts";
+import { type PositionSize, VenueError } from "../../venues/types.ts";
 import { type EntryLease, entryLeaseState } from "./entry_leases.ts";
 import { intentById, type IntentRow, transitionIntent } from "./intents.ts";
 import { emitPositionEvent, placeLeg, type PositionRow, protectPosition, recordProtection } from "./protection.ts";
@@ -61,7 +61,7 @@ export async function maintainPositions(
   ctx: Ctx,
   account: AccountRow,
   open: PositionRow[],
-  venuePositions: Position[],
+  venuePositions: PositionSize[],
   settled: IntentRow[],
   lease?: EntryLease,
 ): Promise<PositionMaintenance> {

@@ -3,13 +3,14 @@
  * keeps them). Only rows the keeper holding the lease now wrote count: a row
  * of a keeper whose lease ran out counts as not live.
  */
-import { and, eq, inArray } from "drizzle-orm";
-import { accountPushes, accountStates, intents } from "../../db/schema.ts";
-import { HOUR_MS } from "../clock.ts";
+import { and, eq, inArray, lte } from "drizzle-orm";
+import { accountPushes, accountStates, intents, performancePortions } from "../../db/schema.ts";
+import { HOUR_MS, wallClockNow } from "../clock.ts";
 import type { Ctx } from "../context.ts";
 import type { AccountRow } from "../accounts/load_account.ts";
 import { serviceLeaseHolder } from "../jobs/service_leases.ts";
 import { OPEN_STATUSES } from "./intents.ts";
+import { FUNDING_PUBLICATION_MARGIN_MS } from "./reconcile_account.ts";
 
 export const PUSH_KEEPER_LEASE = "account-pushes";
 
@@ -18,10 +19,11 @@ export const SWEEP_INTERVAL_MS = HOUR_MS;
 
 /**
  * What the reconcile job does with an account on this pass: leave it to its
- * pushes, check it cheaply (its positions' sizes against those the service
- * keeps: a full read only when they differ), or read it whole.
+ * pushes, read the funding owed (pushed_reads.ts), check it cheaply (its
+ * positions' sizes against those the service keeps: a full read only when
+ * they differ), or read it whole.
  */
-export type ReadPlan = "LEAVE" | "SWEEP" | "READ";
+export type ReadPlan = "LEAVE" | "FUNDING" | "SWEEP" | "READ";
 
 /**
  * The reconcile job's plan for each account. Read whole at every pass: an
@@ -42,8 +44,6 @@ export async function readPlans(ctx: Ctx) {
       coversFunding: accountPushes.coversFunding,
       reconciledAt: accountStates.reconciledAt,
       positions: accountStates.positions,
-      factsCursor: accountStates.factsCursor,
-      fundingKnownThrough: accountStates.fundingKnownThrough,
     }).from(accountPushes)
       .innerJoin(
         accountStates,
@@ -60,13 +60,25 @@ export async function readPlans(ctx: Ctx) {
       .where(and(eq(intents.opensPosition, true), inArray(intents.status, [...OPEN_STATUSES]))))
       .map((row) => `${row.clientId}:${row.providerId}`),
   );
+  // Venue times (closes, funding known through) are wall-clock times; the last read is the service clock's.
+  const published = wallClockNow() - FUNDING_PUBLICATION_MARGIN_MS;
+  const waitingForFunding = new Set(
+    (await ctx.db.read.selectDistinct({
+      clientId: performancePortions.clientId,
+      providerId: performancePortions.providerId,
+    }).from(performancePortions).where(and(
+      eq(performancePortions.status, "PENDING"),
+      eq(performancePortions.pendingReason, "FUNDING_PENDING"),
+      lte(performancePortions.closedAt, published),
+    ))).map((row) => `${row.clientId}:${row.providerId}`),
+  );
   const now = ctx.clock.now();
   return (account: AccountRow): ReadPlan => {
     const key = `${account.clientId}:${account.providerId}`;
     const row = pushed.get(key);
     if (!row || atWork.has(key)) return "READ";
-    if (now - row.reconciledAt < SWEEP_INTERVAL_MS) return "LEAVE";
-    const owed = row.fundingKnownThrough < row.factsCursor || (!row.coversFunding && row.positions.length > 0);
+    if (now - row.reconciledAt < SWEEP_INTERVAL_MS) return waitingForFunding.has(key) ? "FUNDING" : "LEAVE";
+    const owed = waitingForFunding.has(key) || (!row.coversFunding && row.positions.length > 0);
     return owed ? "READ" : "SWEEP";
   };
 }

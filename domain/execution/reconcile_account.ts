@@ -29,6 +29,7 @@ import { maintainPositions } from "./position_maintenance.ts";
 import { reconcileIntent } from "./reconcile_intent.ts";
 import { recordFill, recordFunding } from "./result_facts.ts";
 import { derivePerformance, USD_FEE_ASSETS } from "../performance/portions.ts";
+import { formatDec, parseDec } from "../../venues/decimal.ts";
 
 /**
  * The account's entries that hold a fill (filled, or cancelled or expired
@@ -47,7 +48,7 @@ const filledEntriesWithoutPosition = preparedFor((db) =>
 );
 
 /** How long after a funding instant the venue's income history is trusted to show it. */
-const FUNDING_PUBLICATION_MARGIN_MS = 60_000;
+export const FUNDING_PUBLICATION_MARGIN_MS = 60_000;
 
 export interface AccountReconciliation {
   intentsChecked: number;
@@ -75,30 +76,7 @@ export async function reconcileAccount(
 ): Promise<AccountReconciliation> {
   const providerId = account.providerId as ProviderId;
   const key = { clientId: account.clientId, providerId };
-  const open = await ctx.db.read.select().from(intents)
-    .where(and(
-      eq(intents.clientId, account.clientId),
-      eq(intents.providerId, providerId),
-      inArray(intents.status, [...OPEN_STATUSES]),
-    ));
-  const { entryTimeoutMinutes } = valuesOf((await setupOfClient(ctx.db.read, account.clientId, providerId)) ?? null);
-  let stillUncertain = 0;
-  const settled: IntentRow[] = [];
-  for (const intent of open) {
-    const answer = await reconcileIntent(ctx, intent, account);
-    if (!answer.resolved) stillUncertain++;
-    let current = answer.intent;
-    if (entryTimedOut(current, entryTimeoutMinutes, ctx.clock.now())) {
-      current = await cancelTimedOutEntry(ctx, current, account);
-    }
-    settled.push(current);
-    await protectFilledEntry(ctx, current, account, lease);
-  }
-  // A process that died between an entry's fill and its position (the send's answer was recorded, the
-  // position not yet opened) left a filled entry that no open intent points to: it opens and is protected here.
-  for (const entry of await filledEntriesWithoutPosition(ctx.db.read).all(key)) {
-    await protectFilledEntry(ctx, entry, account, lease);
-  }
+  const { open, stillUncertain, settled } = await settleOpenIntents(ctx, account, lease);
 
   const [state] = await ctx.db.read.select().from(accountStates)
     .where(and(eq(accountStates.clientId, account.clientId), eq(accountStates.providerId, providerId)));
@@ -142,7 +120,7 @@ export async function reconcileAccount(
   const maintenance = await maintainPositions(ctx, account, held, read.snapshot.positions, settled, lease);
   await reportExternalPositions(ctx, account, read.snapshot.positions, held, lease);
   return {
-    intentsChecked: open.length,
+    intentsChecked: open,
     intentsStillUncertain: stillUncertain,
     newFacts: added,
     unvaluedFills: unvalued,
@@ -150,6 +128,43 @@ export async function reconcileAccount(
     restingEntries,
     ...maintenance,
   };
+}
+
+/**
+ * Every open intent of the account settled by querying its client order id
+ * (an entry resting past its timeout cancelled, a filled entry's position
+ * opened and protected), and filled entries whose position a dead process
+ * never opened: the first step of every read of an account.
+ */
+export async function settleOpenIntents(ctx: Ctx, account: AccountRow, lease?: EntryLease) {
+  const key = { clientId: account.clientId, providerId: account.providerId };
+  const open = await ctx.db.read.select().from(intents)
+    .where(and(
+      eq(intents.clientId, account.clientId),
+      eq(intents.providerId, account.providerId),
+      inArray(intents.status, [...OPEN_STATUSES]),
+    ));
+  const { entryTimeoutMinutes } = valuesOf(
+    (await setupOfClient(ctx.db.read, account.clientId, account.providerId as ProviderId)) ?? null,
+  );
+  let stillUncertain = 0;
+  const settled: IntentRow[] = [];
+  for (const intent of open) {
+    const answer = await reconcileIntent(ctx, intent, account);
+    if (!answer.resolved) stillUncertain++;
+    let current = answer.intent;
+    if (entryTimedOut(current, entryTimeoutMinutes, ctx.clock.now())) {
+      current = await cancelTimedOutEntry(ctx, current, account);
+    }
+    settled.push(current);
+    await protectFilledEntry(ctx, current, account, lease);
+  }
+  // A process that died between an entry's fill and its position (the send's answer was recorded, the
+  // position not yet opened) left a filled entry that no open intent points to: it opens and is protected here.
+  for (const entry of await filledEntriesWithoutPosition(ctx.db.read).all(key)) {
+    await protectFilledEntry(ctx, entry, account, lease);
+  }
+  return { open: open.length, stillUncertain, settled };
 }
 
 /**
@@ -164,4 +179,13 @@ async function entriesAnsweredThrough(ctx: Ctx, key: { clientId: number; provide
     last: sql<number | null>`max(${intents.id})`,
   }).from(intents).where(and(eq(intents.clientId, key.clientId), eq(intents.providerId, key.providerId)));
   return row.firstUnanswered !== null ? row.firstUnanswered - 1 : row.last ?? 0;
+}
+
+type Size = { symbol: string; side: string; quantity: string };
+
+/** Whether two reads of an account's positions' sizes tell the same (in any order, any decimal spelling). */
+export function sameSizes(venue: Size[], kept: Size[]): boolean {
+  const text = (sizes: Size[]) =>
+    sizes.map(({ symbol, side, quantity }) => `${symbol}:${side}:${formatDec(parseDec(quantity))}`).sort().join(",");
+  return text(venue) === text(kept);
 }

@@ -20,14 +20,20 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { accountStates, providerAccounts } from "../../db/schema.ts";
 import type { Ctx } from "../context.ts";
 import { ApiError } from "../errors.ts";
-import { type PositionSize, VenueError } from "../../venues/types.ts";
-import { formatDec, parseDec } from "../../venues/decimal.ts";
+import { type ProviderId, VenueError } from "../../venues/types.ts";
 import { callWithAccount } from "../accounts/account_call.ts";
 import { withTransaction } from "../../db/client.ts";
-import { entryLeaseState, holdingEntryLease, newLeaseOwner, takeOverSilentLease } from "./entry_leases.ts";
-import { type AccountReconciliation, reconcileAccount } from "./reconcile_account.ts";
+import {
+  type EntryLease,
+  entryLeaseState,
+  holdingEntryLease,
+  newLeaseOwner,
+  takeOverSilentLease,
+} from "./entry_leases.ts";
+import { reconcileAccount, sameSizes } from "./reconcile_account.ts";
 import type { AccountRow } from "../accounts/load_account.ts";
 import { readPlans } from "./push_states.ts";
+import { readFunding, WHOLE_READ_NEEDED } from "./pushed_reads.ts";
 
 const PAGE_SIZE = 100;
 
@@ -46,7 +52,12 @@ export async function reconcileAccounts(ctx: Ctx) {
     /** Pushed accounts checked cheaply (their positions' sizes), and how many of those then needed a full read. */
     swept: 0,
     sweptAndRead: 0,
-    /** Accounts of a venue that stopped answering, or whose request budget ran out, during this pass: next pass. */
+    /** Pushed accounts whose funding was owed (a close waiting for it, funding not pushed): read for it alone. */
+    fundingRead: 0,
+    /**
+     * Accounts of a venue that stopped answering, or whose request budget ran out or is down to the share
+     * left to pushes' news, during this pass: next pass.
+     */
     leftForNextPass: 0,
   };
   const owner = newLeaseOwner();
@@ -71,9 +82,23 @@ export async function reconcileAccounts(ctx: Ctx) {
         summary.leftToPushes++;
         continue;
       }
+      // The rest of the minute is left to what pushes name (egress_budget.ts); the pass resumes next time.
+      if (!(await ctx.egressBudgets[account.providerId as ProviderId].backgroundMayGoOn())) {
+        summary.leftForNextPass++;
+        halted.add(account.providerId);
+        continue;
+      }
       summary.accounts++;
       let outcome;
-      if (plan === "SWEEP") {
+      if (plan === "FUNDING") {
+        summary.fundingRead++;
+        outcome = await orReadFailure(() => readFunding(ctx, account));
+        if (typeof outcome === "number") {
+          summary.newFacts += outcome;
+          continue;
+        }
+        if (outcome === WHOLE_READ_NEEDED) outcome = await reconcileAccountOnce(ctx, account, owner);
+      } else if (plan === "SWEEP") {
         summary.swept++;
         outcome = await sweepPushedAccount(ctx, account);
         if (outcome === "MATCHED") continue;
@@ -136,30 +161,35 @@ export function isReconcilable(account: AccountRow): boolean {
  * asked ("UNAVAILABLE": down, or this egress's request budget spent), or it
  * refused the account ("FAILED", e.g. its credential).
  */
-export async function reconcileAccountOnce(
+export function reconcileAccountOnce(ctx: Ctx, account: AccountRow, owner: string) {
+  return readAccountOnce(ctx, account, owner, (lease) => reconcileAccount(ctx, account, lease));
+}
+
+/** `read` of one account (a whole one, or what a push named) on the terms of `reconcileAccountOnce`. */
+export async function readAccountOnce<T>(
   ctx: Ctx,
   account: AccountRow,
   owner: string,
-): Promise<AccountReconciliation | ReadFailure | "BUSY"> {
+  read: (lease?: EntryLease) => Promise<T>,
+): Promise<T | ReadFailure | "BUSY"> {
   const key = { clientId: account.clientId, providerId: account.providerId };
   const state = await entryLeaseState(ctx.db.read, key);
   // A silent holder's lease another reconciliation took over first is held again: left to it.
   const lease = state === "SILENT" ? await withTransaction(ctx.db, (tx) => takeOverSilentLease(tx, key, owner)) : null;
   if (state === "HELD" || (state === "SILENT" && !lease)) return "BUSY";
-  try {
-    return lease
-      ? await holdingEntryLease(ctx, lease, () => reconcileAccount(ctx, account, lease))
-      : await reconcileAccount(ctx, account);
-  } catch (error) {
-    return readFailure(error);
-  }
+  return await orReadFailure(() => lease ? holdingEntryLease(ctx, lease, () => read(lease)) : read());
 }
 
-type ReadFailure = "UNAVAILABLE" | "FAILED";
+export type ReadFailure = "UNAVAILABLE" | "FAILED";
 
-function readFailure(error: unknown): ReadFailure {
-  if (!(error instanceof ApiError || error instanceof VenueError)) throw error;
-  return error instanceof ApiError && error.code === "PROVIDER_DOWN" ? "UNAVAILABLE" : "FAILED";
+/** `read`, or what its failure means: the venue down or the budget spent, or the account refused. */
+export async function orReadFailure<T>(read: () => Promise<T>): Promise<T | ReadFailure> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!(error instanceof ApiError || error instanceof VenueError)) throw error;
+    return error instanceof ApiError && error.code === "PROVIDER_DOWN" ? "UNAVAILABLE" : "FAILED";
+  }
 }
 
 /**
@@ -176,12 +206,10 @@ export async function sweepPushedAccount(
   const key = { clientId: account.clientId, providerId: account.providerId };
   const [state] = await ctx.db.read.select().from(accountStates)
     .where(and(eq(accountStates.clientId, key.clientId), eq(accountStates.providerId, key.providerId)));
-  let sizes: PositionSize[];
-  try {
-    sizes = await callWithAccount(ctx, account, (venue, credentials) => venue.getPositionSizes(credentials));
-  } catch (error) {
-    return readFailure(error);
-  }
+  const sizes = await orReadFailure(() =>
+    callWithAccount(ctx, account, (venue, credentials) => venue.getPositionSizes(credentials))
+  );
+  if (sizes === "UNAVAILABLE" || sizes === "FAILED") return sizes;
   if (!state || !sameSizes(sizes, state.positions)) return "DIFFERS";
   // Only if no read landed meanwhile: a newer state stays as it is.
   await withTransaction(ctx.db, (tx) =>
@@ -192,12 +220,4 @@ export async function sweepPushedAccount(
         eq(accountStates.reconciledAt, state.reconciledAt),
       )));
   return "MATCHED";
-}
-
-type Size = { symbol: string; side: string; quantity: string };
-
-function sameSizes(venue: Size[], kept: Size[]): boolean {
-  const text = (sizes: Size[]) =>
-    sizes.map(({ symbol, side, quantity }) => `${symbol}:${side}:${formatDec(parseDec(quantity))}`).sort().join(",");
-  return text(venue) === text(kept);
 }

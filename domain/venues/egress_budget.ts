@@ -11,7 +11,7 @@
  *
  * Venue windows run on real time: the wall clock, never the QA test clock.
  */
-import { and, eq, lt, sql, sum } from "drizzle-orm";
+import { and, eq, gte, lt, sql, sum } from "drizzle-orm";
 import { type Database, withTransaction } from "../../db/client.ts";
 import { egressBudgets } from "../../db/schema.ts";
 import { MINUTE_MS, wallClockNow } from "../clock.ts";
@@ -23,6 +23,13 @@ const WINDOW_MS = 10_000;
 const SHARE = 0.85;
 /** A claim covers this part of the minute's room, so instances share finely and write rarely. */
 const CLAIMS_PER_MINUTE = 60;
+/**
+ * Of each minute's room, what background work (the reconcile job's pass,
+ * the push keeper's checks and funding reads) leaves to news: a fill or a
+ * fired stop a push just named is read within seconds only if the minute
+ * still has room when it arrives.
+ */
+const NEWS_SHARE = 1 / 3;
 
 export class EgressBudget implements RequestBudget {
   /** Weight the egress may spend in any minute. */
@@ -75,6 +82,31 @@ export class EgressBudget implements RequestBudget {
       if (await this.#holding(weight, false)) return;
       const window = this.#currentWindow();
       await new Promise((resolve) => setTimeout(resolve, Math.max(1, window + this.#windowMs - this.#now())));
+    }
+  }
+
+  /**
+   * Whether background work may go on: more than the news' share of the
+   * minute is unclaimed (what this instance holds unspent counts as room).
+   */
+  async backgroundMayGoOn(): Promise<boolean> {
+    const [{ spent }] = await this.db.read.select({ spent: sum(egressBudgets.spent).mapWith(Number) })
+      .from(egressBudgets)
+      .where(and(
+        eq(egressBudgets.providerId, this.providerId),
+        eq(egressBudgets.egress, this.egress),
+        gte(egressBudgets.windowStart, this.#currentWindow() - MINUTE_MS),
+      ));
+    return this.perMinute - (spent ?? 0) + this.#claimed > this.perMinute * NEWS_SHARE;
+  }
+
+  /** Waits until background work may go on, or `stop` settles. */
+  async waitForBackgroundRoom(stop: Promise<void>): Promise<void> {
+    let stopped = false;
+    stop.then(() => stopped = true);
+    while (!stopped && !(await this.backgroundMayGoOn())) {
+      const window = this.#currentWindow();
+      await Promise.race([stop, new Promise((resolve) => setTimeout(resolve, window + this.#windowMs - this.#now()))]);
     }
   }
 

@@ -29,6 +29,21 @@ async function eventually<T>(what: string, check: () => Promise<T | undefined | 
   }
 }
 
+/**
+ * Counts the whole reads of accounts at `providerId` from now on: what a push
+ * names is read at a fraction of their weight (pushed_reads.ts).
+ */
+function countWholeReads(env: TestEnv, providerId: "VENUE_A" | "VENUE_B") {
+  const venue = env.deps.venues[providerId];
+  const getAccount = venue.getAccount.bind(venue);
+  const counted = { wholeReads: 0 };
+  venue.getAccount = (credentials) => {
+    counted.wholeReads++;
+    return getAccount(credentials);
+  };
+  return counted;
+}
+
 /** A keeper on `env`, and its wait until `clientId`'s pushes are recorded live at `providerId`. */
 function keeperOf(env: TestEnv) {
   const keeper = new AccountPushKeeper({
@@ -54,6 +69,7 @@ Deno.test("account pushes: fills and a fired stop at VENUE_B are known from the 
     keeper.start();
     const state = await live(client.id);
     assert.deepEqual([state.providerId, state.coversOrders, state.coversFunding], ["VENUE_B", true, true]);
+    const counted = countWholeReads(env, "VENUE_B");
 
     const summary = await expectJson(await operator(env, "POST", "/operator/v1/signals", signalB("sig-push-1")), 200);
     assert.equal(summary.dispatched, 1, JSON.stringify(summary));
@@ -73,6 +89,12 @@ Deno.test("account pushes: fills and a fired stop at VENUE_B are known from the 
       return current.status === "CLOSED" && current;
     });
     assert.equal(closed.status, "CLOSED");
+    const fills = await env.deps.db.read.select().from(resultFacts).where(eq(resultFacts.clientId, client.id));
+    assert.ok(
+      fills.filter((fact) => fact.kind === "FILL").length >= 3,
+      "the entry's, the target's and the stop's fills",
+    );
+    assert.equal(counted.wholeReads, 0, "each push read at its own cost, never the account whole");
 
     await keeper.stop();
     assert.equal((await pushState(client.id)).live, false, "a stopped keeper leaves the account to the reconcile job");
@@ -94,6 +116,7 @@ Deno.test("account pushes: a target, funding and a fired stop at VENUE_A are kno
     keeper.start();
     const state = await live(client.id);
     assert.deepEqual([state.providerId, state.coversOrders, state.coversFunding], ["VENUE_A", true, true]);
+    const counted = countWholeReads(env, "VENUE_A");
 
     const entry = await sendIntent(engineCtx(env), await record(draft("entry-push-1", { quantity: "0.004" })), account);
     const plan = {
@@ -133,6 +156,11 @@ Deno.test("account pushes: a target, funding and a fired stop at VENUE_A are kno
       return current.status === "CLOSED" && current;
     });
     assert.equal(closed.status, "CLOSED");
+    await eventually("the fired stop's fill recorded", async () => {
+      const facts = await env.deps.db.read.select().from(resultFacts).where(eq(resultFacts.clientId, client.id));
+      return facts.filter((fact) => fact.kind === "FILL").length >= 3;
+    });
+    assert.equal(counted.wholeReads, 0, "each push read at its own cost, never the account whole");
   } finally {
     await keeper.stop();
     await env.close();

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { withTransaction } from "../../db/client.ts";
 import { eq } from "drizzle-orm";
-import { accountPushes, intents } from "../../db/schema.ts";
+import { accountPushes, intents, performancePortions } from "../../db/schema.ts";
 import { credentialsOf } from "../../domain/accounts/load_account.ts";
 import { holdServiceLease, releaseServiceLease, serviceLeaseHolder } from "../../domain/jobs/service_leases.ts";
 import { PUSH_KEEPER_LEASE } from "../../domain/execution/push_states.ts";
@@ -45,6 +45,7 @@ Deno.test("reconcile job: an account with live pushes is left to them, checked c
       (await expectJson(await operator(env, "POST", "/operator/v1/jobs/reconcile/run"), 200)).summary;
     const plan = async () => {
       const summary = await runJob();
+      if (summary.fundingRead) return "FUNDING";
       return summary.leftToPushes ? "LEAVE" : summary.swept ? (summary.sweptAndRead ? "SWEEP, READ" : "SWEEP") : "READ";
     };
     const pushes = (coversFunding: boolean) =>
@@ -84,6 +85,39 @@ Deno.test("reconcile job: an account with live pushes is left to them, checked c
     });
     advance(HOUR_MS + MINUTE_MS);
     assert.equal(await plan(), "SWEEP, READ");
+    assert.equal(await plan(), "LEAVE");
+
+    // A close whose result waits for the funding through its time, once the venue has published it: funding alone.
+    const waiting = {
+      clientId: client.id,
+      providerId: "VENUE_A",
+      venueRef: "FILL:BTCUSDT:waiting",
+      positionId: "position-waiting",
+      status: "PENDING",
+      pendingReason: "FUNDING_PENDING",
+      realizedMicros: 0,
+      venueFeesMicros: 0,
+      fundingMicros: 0,
+      builderFeesMicros: 0,
+      netMicros: 0,
+      factsCount: 1,
+    };
+    await withTransaction(
+      env.deps.db,
+      (tx) => tx.insert(performancePortions).values({ ...waiting, closedAt: Date.now() - 10_000 }),
+    );
+    assert.equal(await plan(), "LEAVE", "closed seconds ago: the venue may not show its funding yet");
+    await withTransaction(
+      env.deps.db,
+      (tx) =>
+        tx.update(performancePortions).set({ closedAt: Date.now() - 2 * MINUTE_MS })
+          .where(eq(performancePortions.venueRef, waiting.venueRef)),
+    );
+    assert.equal(await plan(), "FUNDING");
+    await withTransaction(
+      env.deps.db,
+      (tx) => tx.delete(performancePortions).where(eq(performancePortions.venueRef, waiting.venueRef)),
+    );
     assert.equal(await plan(), "LEAVE");
 
     await pushes(false);
