@@ -530,8 +530,8 @@ const runsBeside = jobRuns.length;
 await withTransaction(db, (tx) => tx.update(accountStates).set({ reconciledAt: Date.now() - 2 * 60 * 60_000 }));
 const planOf = await readPlans(jobCtx);
 const plans: Record<ProviderId, Record<ReadPlan | "readHolding", number>> = {
-  VENUE_A: { LEAVE: 0, SWEEP: 0, READ: 0, readHolding: 0 },
-  VENUE_B: { LEAVE: 0, SWEEP: 0, READ: 0, readHolding: 0 },
+  VENUE_A: { LEAVE: 0, FUNDING: 0, SWEEP: 0, READ: 0, readHolding: 0 },
+  VENUE_B: { LEAVE: 0, FUNDING: 0, SWEEP: 0, READ: 0, readHolding: 0 },
 };
 const holding = new Set(holders.map((holder) => holder.account.accountId));
 for (const providerId of PROVIDERS) {
