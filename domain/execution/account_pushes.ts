@@ -43,10 +43,8 @@ import {
   sweepPushedAccount,
 } from "./reconcile_accounts.ts";
 import { readFunding, readNamedSymbols, WHOLE_READ_NEEDED } from "./pushed_reads.ts";
-import { PUSH_KEEPER_LEASE } from "./push_states.ts";
+import { PUSH_KEEPER_LEASE, PUSH_KEEPER_LEASE_MS } from "./push_states.ts";
 
-/** The keeper renews every few seconds; another instance takes over half a minute after it died. */
-const LEASE_MS = 30_000;
 const TICK_MS = 5_000;
 /** Accounts reconciled at once on pushes: enough to keep up with a burst, few enough to leave room to the API. */
 const CONCURRENT_READS = 4;
@@ -117,7 +115,7 @@ export class AccountPushKeeper {
 
   async #round(): Promise<void> {
     if (this.#stopped) return;
-    const leader = await holdServiceLease(this.#ctx.db, PUSH_KEEPER_LEASE, this.#owner, LEASE_MS);
+    const leader = await holdServiceLease(this.#ctx.db, PUSH_KEEPER_LEASE, this.#owner, PUSH_KEEPER_LEASE_MS);
     if (!leader) {
       if (this.#leader) this.#ctx.logger.warn("account pushes: the keeper's lease went to another instance");
       this.#leader = false;

@@ -1,7 +1,8 @@
 /**
  * What the reconcile job leaves to the venues' pushes (account_pushes.ts
- * keeps them). Only rows the keeper holding the lease now wrote count: a row
- * of a keeper whose lease ran out counts as not live.
+ * keeps them). Only rows the keeper holding the lease now wrote count, and
+ * only while it renews it: a row of a keeper that went silent or whose lease
+ * ran out counts as not live.
  */
 import { and, eq, inArray, lte } from "drizzle-orm";
 import { accountPushes, accountStates, intents, performancePortions } from "../../db/schema.ts";
@@ -13,6 +14,14 @@ import { OPEN_STATUSES } from "./intents.ts";
 import { FUNDING_PUBLICATION_MARGIN_MS } from "./reconcile_account.ts";
 
 export const PUSH_KEEPER_LEASE = "account-pushes";
+/** The keeper renews its lease every few seconds; another instance takes over half a minute after it died. */
+export const PUSH_KEEPER_LEASE_MS = 30_000;
+/**
+ * A keeper silent this long (two of its rounds and some slack) no longer
+ * counts for the job: its accounts are polled again at once, not only once
+ * another instance may take its lease over.
+ */
+const KEEPER_SILENT_MS = 12_000;
 
 /** How old the last read of an account whose changes are pushed may get before the job checks it again. */
 export const SWEEP_INTERVAL_MS = HOUR_MS;
@@ -36,7 +45,7 @@ export type ReadPlan = "LEAVE" | "FUNDING" | "SWEEP" | "READ";
  * funding the venue does not push.
  */
 export async function readPlans(ctx: Ctx) {
-  const keeper = await serviceLeaseHolder(ctx.db, PUSH_KEEPER_LEASE);
+  const keeper = await serviceLeaseHolder(ctx.db, PUSH_KEEPER_LEASE, PUSH_KEEPER_LEASE_MS - KEEPER_SILENT_MS);
   const rows = keeper
     ? await ctx.db.read.select({
       clientId: accountPushes.clientId,

@@ -31,8 +31,13 @@ export async function releaseServiceLease(db: Database, name: string, owner: str
       .where(and(eq(serviceLeases.name, name), eq(serviceLeases.owner, owner))));
 }
 
-/** The instance holding `name` now, or null when nobody does. */
-export async function serviceLeaseHolder(db: Database, name: string): Promise<string | null> {
+/**
+ * The instance holding `name` now, or null when nobody does. With
+ * `leftAtLeastMs`, only a holder whose lease has that much left: one that
+ * renews on time always has, one that stopped renewing (died, froze) soon
+ * has not, long before another instance may take the role over.
+ */
+export async function serviceLeaseHolder(db: Database, name: string, leftAtLeastMs = 0): Promise<string | null> {
   const [row] = await db.read.select().from(serviceLeases).where(eq(serviceLeases.name, name));
-  return row && row.leasedUntil > wallClockNow() ? row.owner : null;
+  return row && row.leasedUntil > wallClockNow() + leftAtLeastMs ? row.owner : null;
 }

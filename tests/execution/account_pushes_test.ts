@@ -128,6 +128,12 @@ Deno.test("reconcile job: an account with live pushes is left to them, checked c
     assert.equal(await plan(), "READ", "an order at work: read at every pass, whatever is pushed");
     await withTransaction(env.deps.db, (tx) => tx.delete(intents).where(eq(intents.intentId, "entry-at-work")));
 
+    // A keeper that stopped renewing (killed): its lease has 15 s left, the job does not wait for it to run out.
+    await holdServiceLease(env.deps.db, PUSH_KEEPER_LEASE, "keeper", 15_000);
+    assert.equal(await plan(), "READ", "the keeper went silent: its rows count for nothing");
+    await holdServiceLease(env.deps.db, PUSH_KEEPER_LEASE, "keeper", 30_000);
+    assert.equal(await plan(), "LEAVE", "renewed on time: left to its pushes again");
+
     await releaseServiceLease(env.deps.db, PUSH_KEEPER_LEASE, "keeper");
     assert.equal(await plan(), "READ", "the keeper is gone: its rows count for nothing");
   } finally {
