@@ -26,7 +26,7 @@
  */
 import { and, eq, inArray, ne } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
-import { accountPushes, intents, providerAccounts } from "../../db/schema.ts";
+import { accountPushes, accountStates, intents, providerAccounts } from "../../db/schema.ts";
 import { wallClockNow } from "../clock.ts";
 import type { Ctx } from "../context.ts";
 import { errorFields } from "../logger.ts";
@@ -74,8 +74,8 @@ export class AccountPushKeeper {
   readonly #deferred = new Map<string, Due>();
   /** Reads under way, by account id: a stop waits for them before the database may close. */
   readonly #reading = new Map<string, Promise<void>>();
-  /** What each account's flowing pushes cover, from `onLive` until `onLost`, by account id. */
-  readonly #flowing = new Map<string, PushCoverage>();
+  /** What each account's flowing pushes cover, and since when (service clock), from `onLive` until `onLost`. */
+  readonly #flowing = new Map<string, PushCoverage & { since: number }>();
   /** Push states not yet written, by account id. */
   readonly #states = new Map<string, { live: boolean } & PushCoverage>();
   #leader = false;
@@ -161,7 +161,7 @@ export class AccountPushKeeper {
       onPush: (push) => this.#markDue(accountId, { pushes: [push], check: false }),
       onLive: (coverage) => {
         // Recorded live only once the check below has covered the gap: until then the job keeps polling it.
-        this.#flowing.set(accountId, coverage);
+        this.#flowing.set(accountId, { ...coverage, since: this.#ctx.clock.now() });
         this.#markDue(accountId, { pushes: [], check: true });
       },
       onLost: (reason) => {
@@ -289,8 +289,10 @@ export class AccountPushKeeper {
     const budget = this.#ctx.egressBudgets[account.providerId as ProviderId];
     try {
       const named = await newsIn(this.#ctx, account, due.pushes);
+      // A read made since pushes began flowing (the reconcile job polls the account until it is live) covers the gap.
+      const check = due.check && !(await this.#readSinceFlowing(account));
       const background = !named.whole && !named.symbols.length;
-      if (background && !named.funding && !due.check) return;
+      if (background && !named.funding && !check) return this.#recordLive(account, due);
       if (background) await budget.waitForBackgroundRoom(this.#stopping.promise);
       // Waits while this egress's budget for the venue is spent, so reads are paced rather than refused.
       await Promise.race([budget.reserve(1), this.#stopping.promise]);
@@ -304,7 +306,7 @@ export class AccountPushKeeper {
           this.#owner,
           (lease) => readNamedSymbols(this.#ctx, account, named.symbols, lease),
         );
-      } else if (due.check) {
+      } else if (check) {
         outcome = await sweepPushedAccount(this.#ctx, account);
         if (outcome === "DIFFERS") outcome = WHOLE_READ_NEEDED;
       }
@@ -318,15 +320,29 @@ export class AccountPushKeeper {
         this.#deferred.set(account.accountId, due);
         return;
       }
-      // The gap before pushes flowed is covered now: from here the job may leave the account to them.
-      const coverage = this.#flowing.get(account.accountId);
-      if (due.check && coverage) this.#states.set(account.accountId, { live: true, ...coverage });
+      this.#recordLive(account, due);
     } catch (error) {
       this.#ctx.logger.error("account pushes: reading an account failed", {
         accountId: account.accountId,
         ...errorFields(error),
       });
     }
+  }
+
+  /** After a check: the gap before pushes flowed is covered, from here the job may leave the account to them. */
+  #recordLive(account: AccountRow, due: Due): void {
+    const flowing = this.#flowing.get(account.accountId);
+    if (!due.check || !flowing) return;
+    this.#states.set(account.accountId, { live: true, orders: flowing.orders, funding: flowing.funding });
+  }
+
+  async #readSinceFlowing(account: AccountRow): Promise<boolean> {
+    const flowing = this.#flowing.get(account.accountId);
+    if (!flowing) return false;
+    const [state] = await this.#ctx.db.read.select({ reconciledAt: accountStates.reconciledAt }).from(accountStates)
+      .where(and(eq(accountStates.clientId, account.clientId), eq(accountStates.providerId, account.providerId)));
+    // Strictly after: under a frozen QA clock a read before and one after would carry the same time.
+    return state !== undefined && state.reconciledAt > flowing.since;
   }
 }
 

@@ -4,7 +4,7 @@
  * only while it renews it: a row of a keeper that went silent or whose lease
  * ran out counts as not live.
  */
-import { and, eq, inArray, lte } from "drizzle-orm";
+import { and, eq, inArray, lte, sql } from "drizzle-orm";
 import { accountPushes, accountStates, intents, performancePortions } from "../../db/schema.ts";
 import { HOUR_MS, wallClockNow } from "../clock.ts";
 import type { Ctx } from "../context.ts";
@@ -35,35 +35,46 @@ export const SWEEP_INTERVAL_MS = HOUR_MS;
 export type ReadPlan = "LEAVE" | "FUNDING" | "SWEEP" | "READ";
 
 /**
- * The reconcile job's plan for each account. Read whole at every pass: an
- * account whose pushes do not flow, and one with an entry still at work (its
- * timeout is a matter of time, which no venue pushes; a position's resting
- * stops and targets are not: their fills are pushed). Left to its
- * pushes: a live account read within the sweep interval. Past it, checked
- * cheaply, unless a read is owed anyway: a close whose funding is not yet
- * known through its time (its result waits for it), or positions whose
- * funding the venue does not push.
+ * The reconcile job's plan for each account.
+ * - Read whole at every pass: an account never read, and one with an entry
+ *   still at work (its timeout is a matter of time, which no venue pushes).
+ * - Pushes flow: left to them while its last read is within the sweep
+ *   interval, its funding alone read when a close's result waits for the
+ *   funding through its time (once the venue has had time to publish it).
+ *   Past the interval, checked cheaply; read whole when funding is owed: a
+ *   close waiting for it, or positions whose funding the venue does not push.
+ * - No keeper keeps pushes (none runs, or it went silent): read whole at
+ *   every pass.
+ * - A keeper runs, but the account's pushes do not flow (lost, or not yet
+ *   checked after they came back: thousands at once when a keeper starts):
+ *   polled, its positions' sizes checked at every pass (a whole read when
+ *   they differ: a fill, a fired stop); read whole when a close waits for
+ *   funding or its positions' funding is not known within the interval. A
+ *   whole read of each at every pass would, at the venues' budgets, reach
+ *   each of thousands only every few hours, and hold back the keeper's
+ *   checks that bring them back to their pushes. (The protection monitor
+ *   still verifies their stops and targets.)
  */
 export async function readPlans(ctx: Ctx) {
   const keeper = await serviceLeaseHolder(ctx.db, PUSH_KEEPER_LEASE, PUSH_KEEPER_LEASE_MS - KEEPER_SILENT_MS);
-  const rows = keeper
-    ? await ctx.db.read.select({
-      clientId: accountPushes.clientId,
-      providerId: accountPushes.providerId,
-      coversFunding: accountPushes.coversFunding,
+  const pushed = new Map(
+    (keeper
+      ? await ctx.db.read.select({
+        clientId: accountPushes.clientId,
+        providerId: accountPushes.providerId,
+        coversFunding: accountPushes.coversFunding,
+      }).from(accountPushes).where(and(eq(accountPushes.live, true), eq(accountPushes.owner, keeper)))
+      : []).map((row) => [`${row.clientId}:${row.providerId}`, row]),
+  );
+  const states = new Map(
+    (await ctx.db.read.select({
+      clientId: accountStates.clientId,
+      providerId: accountStates.providerId,
       reconciledAt: accountStates.reconciledAt,
-      positions: accountStates.positions,
-    }).from(accountPushes)
-      .innerJoin(
-        accountStates,
-        and(
-          eq(accountStates.clientId, accountPushes.clientId),
-          eq(accountStates.providerId, accountPushes.providerId),
-        ),
-      )
-      .where(and(eq(accountPushes.live, true), eq(accountPushes.owner, keeper)))
-    : [];
-  const pushed = new Map(rows.map((row) => [`${row.clientId}:${row.providerId}`, row]));
+      holding: sql<number>`json_array_length(${accountStates.positions}) > 0`,
+      fundingKnownThrough: accountStates.fundingKnownThrough,
+    }).from(accountStates)).map((row) => [`${row.clientId}:${row.providerId}`, row]),
+  );
   const atWork = new Set(
     (await ctx.db.read.selectDistinct({ clientId: intents.clientId, providerId: intents.providerId }).from(intents)
       .where(and(eq(intents.opensPosition, true), inArray(intents.status, [...OPEN_STATUSES]))))
@@ -84,10 +95,16 @@ export async function readPlans(ctx: Ctx) {
   const now = ctx.clock.now();
   return (account: AccountRow): ReadPlan => {
     const key = `${account.clientId}:${account.providerId}`;
-    const row = pushed.get(key);
-    if (!row || atWork.has(key)) return "READ";
-    if (now - row.reconciledAt < SWEEP_INTERVAL_MS) return waitingForFunding.has(key) ? "FUNDING" : "LEAVE";
-    const owed = waitingForFunding.has(key) || (!row.coversFunding && row.positions.length > 0);
-    return owed ? "READ" : "SWEEP";
+    const state = states.get(key);
+    if (!keeper || !state || atWork.has(key)) return "READ";
+    const waiting = waitingForFunding.has(key);
+    const holding = Boolean(state.holding);
+    const pushes = pushed.get(key);
+    if (pushes) {
+      if (now - state.reconciledAt < SWEEP_INTERVAL_MS) return waiting ? "FUNDING" : "LEAVE";
+      return waiting || (holding && !pushes.coversFunding) ? "READ" : "SWEEP";
+    }
+    const fundingUnknown = holding && published - state.fundingKnownThrough > SWEEP_INTERVAL_MS;
+    return waiting || fundingUnknown ? "READ" : "SWEEP";
   };
 }

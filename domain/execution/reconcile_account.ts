@@ -87,6 +87,8 @@ export async function reconcileAccount(
   // read) may be missing from the read, and must not be taken for one the venue no longer holds.
   const held = await openPositionsOf(ctx.db.read).all(key);
   const readFrom = wallClockNow();
+  // The account is as read from here: a keeper whose pushes began flowing before it needs no check of its own.
+  const readAt = ctx.clock.now();
   const read = await callWithAccount(ctx, account, async (venue, credentials) => ({
     snapshot: await venue.getAccount(credentials),
     fills: await venue.getFills(credentials, { since }),
@@ -108,7 +110,7 @@ export async function reconcileAccount(
       factsCursor: Math.max(since, ...seen),
       // Funding the venue books at an instant may show up a little later: trust the read up to a margin before it.
       fundingKnownThrough: Math.max(state?.fundingKnownThrough ?? 0, readFrom - FUNDING_PUBLICATION_MARGIN_MS),
-      reconciledAt: now,
+      reconciledAt: readAt,
       answeredThroughIntent,
     };
     await tx.insert(accountStates).values(row)

@@ -206,6 +206,7 @@ export async function sweepPushedAccount(
   const key = { clientId: account.clientId, providerId: account.providerId };
   const [state] = await ctx.db.read.select().from(accountStates)
     .where(and(eq(accountStates.clientId, key.clientId), eq(accountStates.providerId, key.providerId)));
+  const readAt = ctx.clock.now();
   const sizes = await orReadFailure(() =>
     callWithAccount(ctx, account, (venue, credentials) => venue.getPositionSizes(credentials))
   );
@@ -213,7 +214,7 @@ export async function sweepPushedAccount(
   if (!state || !sameSizes(sizes, state.positions)) return "DIFFERS";
   // Only if no read landed meanwhile: a newer state stays as it is.
   await withTransaction(ctx.db, (tx) =>
-    tx.update(accountStates).set({ reconciledAt: ctx.clock.now() })
+    tx.update(accountStates).set({ reconciledAt: readAt })
       .where(and(
         eq(accountStates.clientId, key.clientId),
         eq(accountStates.providerId, key.providerId),

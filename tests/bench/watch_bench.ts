@@ -60,7 +60,7 @@ import type { VenueWeights } from "./watch_venues.ts";
 
 const number = (name: string, fallback: number) => Number(Deno.env.get(name) ?? fallback);
 const ACCOUNTS = number("WATCH_ACCOUNTS", 10_000);
-const LIVE_SECONDS = number("WATCH_LIVE_SECONDS", 90);
+const LIVE_SECONDS = number("WATCH_LIVE_SECONDS", 180);
 const EVENTS_SECONDS = number("WATCH_EVENTS_SECONDS", 60);
 const EVENTS = number("WATCH_EVENTS", 8);
 const TAIL_SECONDS = number("WATCH_TAIL_SECONDS", 20);
@@ -542,7 +542,11 @@ for (const providerId of PROVIDERS) {
   }
 }
 const sweepStarted = await mark();
-while (Date.now() - sweepStarted.at < SWEEP_SECONDS * 1000) await runJob();
+while (Date.now() - sweepStarted.at < SWEEP_SECONDS * 1000) {
+  await runJob();
+  // A run that found the budget down to the share left to news did nothing: the next waits for a window to turn.
+  if (jobRuns.at(-1)!.accounts === 0) await sleep(1000);
+}
 const sweepEnded = await mark();
 const liveAfterSweep = await liveCounts();
 const sweptRows = await db.read.select({ providerId: accountStates.providerId, swept: count() }).from(accountStates)
@@ -793,6 +797,16 @@ const runText = (run: JobRun) =>
   } of them then read), ${thousands(run.failed)} failed, ${thousands(run.leftToPushes)} left to pushes, in ${
     seconds(run.ms)
   }`;
+/** The sweep's runs, one line: most find the budget at the share left to news and do nothing. */
+const sweepRunsText = (runs: JobRun[]) => {
+  const total = (field: "accounts" | "swept" | "sweptAndRead" | "failed" | "fundingRead") =>
+    thousands(runs.reduce((sum, run) => sum + run[field], 0));
+  return `${runs.length} (${runs.filter((run) => run.accounts === 0).length} with no room), ${
+    total("accounts")
+  } done (${total("swept")} checked cheaply, ${total("sweptAndRead")} of them then read, ${
+    total("fundingRead")
+  } funding reads), ${total("failed")} failed`;
+};
 console.log(
   `  job runs beside the keeper, every minute until the events' end: ${
     JOB_BESIDE ? jobRuns.slice(0, runsBeside).map(runText).join("; ") || "none" : "off (WATCH_JOB=0)"
@@ -802,7 +816,7 @@ console.log(
   `  sweep, ${seconds(sweepEnded.at - sweepStarted.at)}: ${machine(sweepStarted, sweepEnded)}; plans: ${
     PROVIDERS.map((p) => `${p} ${plans[p].READ} read, ${plans[p].SWEEP} check, ${plans[p].LEAVE} leave`).join("; ")
   }; job run(s): ${
-    jobRuns.slice(runsBeside).map(runText).join("; ")
+    sweepRunsText(jobRuns.slice(runsBeside))
   }; accounts done: VENUE_A ${swept.VENUE_A}, VENUE_B ${swept.VENUE_B}; live at the end: ${liveText(liveAfterSweep)}`,
 );
 console.log(

@@ -66,6 +66,7 @@ Deno.test("reconcile job: an account with live pushes is left to them, checked c
 
     assert.equal(await plan(), "READ", "no pushes yet");
     await holdServiceLease(env.deps.db, PUSH_KEEPER_LEASE, "keeper", 60_000);
+    assert.equal(await plan(), "SWEEP", "a keeper runs, the account's pushes do not flow yet: its sizes polled");
     await pushes(true);
     assert.equal(await plan(), "LEAVE", "left to its pushes");
     advance(HOUR_MS - MINUTE_MS);
