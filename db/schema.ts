@@ -1110,7 +1110,14 @@ export const accountPushes = sqliteTable("account_pushes", {
   providerId: text("provider_id").notNull(),
   /** The keeper's lease owner that wrote this: a row of a keeper whose lease ran out counts as not live. */
   owner: text("owner").notNull(),
+  /**
+   * Pushes flow and the gap before them is covered: the reconcile job has
+   * read the account since `flowingSince` (it marks it so), and leaves it to
+   * its pushes.
+   */
   live: integer("live", { mode: "boolean" }).notNull(),
+  /** Wall clock at which the account's pushes began flowing; null while they do not. */
+  flowingSince: ms("flowing_since"),
   coversOrders: integer("covers_orders", { mode: "boolean" }).notNull(),
   coversFunding: integer("covers_funding", { mode: "boolean" }).notNull(),
   /** Wall clock of the last change, for the operator. */

@@ -15,18 +15,20 @@
  * for the egress's request budget rather than be refused, and a read that
  * could not be done is tried again at the next round.
  *
- * Whether each account's pushes flow is recorded in `account_pushes`, with
- * the keeper's lease owner: the reconcile job leaves a live account to its
- * pushes and only sweeps it when its last read is older than the sweep
- * interval for what is pushed. A watch that drops (`onLost`), a keeper that
- * dies (its lease runs out, its rows stop counting) or an account beyond what
- * the venue will push (the adapter reports it lost) falls back to the job's
- * polling: never to blindness. When pushes come back (`onLive`) the account
- * is checked, since anything meanwhile may have been missed.
+ * Whether and since when each account's pushes flow is recorded in
+ * `account_pushes`, with the keeper's lease owner (push_states.ts). The
+ * keeper only listens and reads what pushes name; the reconcile job polls the
+ * account until one of its reads covers the gap before the pushes began to
+ * flow (anything then may have been missed), records it live, and from then
+ * leaves it to its pushes, sweeping it only when its last read is older than
+ * the sweep interval. A watch that drops (`onLost`), a keeper that dies or
+ * goes silent (its rows stop counting) or an account beyond what the venue
+ * will push (the adapter reports it lost) falls back to the job's polling:
+ * never to blindness.
  */
 import { and, eq, inArray, ne } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
-import { accountPushes, accountStates, intents, providerAccounts } from "../../db/schema.ts";
+import { accountPushes, intents, providerAccounts } from "../../db/schema.ts";
 import { wallClockNow } from "../clock.ts";
 import type { Ctx } from "../context.ts";
 import { errorFields } from "../logger.ts";
@@ -40,7 +42,6 @@ import {
   readAccountOnce,
   reconcilable,
   reconcileAccountOnce,
-  sweepPushedAccount,
 } from "./reconcile_accounts.ts";
 import { readFunding, readNamedSymbols, WHOLE_READ_NEEDED } from "./pushed_reads.ts";
 import { PUSH_KEEPER_LEASE, PUSH_KEEPER_LEASE_MS } from "./push_states.ts";
@@ -48,8 +49,8 @@ import { PUSH_KEEPER_LEASE, PUSH_KEEPER_LEASE_MS } from "./push_states.ts";
 const TICK_MS = 5_000;
 /** Accounts reconciled at once on pushes: enough to keep up with a burst, few enough to leave room to the API. */
 const CONCURRENT_READS = 4;
-/** Of those, background reads (funding, checks after pushes came back: thousands at a keeper's start). */
-const CONCURRENT_BACKGROUND = 2;
+/** Of those, funding reads (a payment reaches every holder of a market at once): the rest stay free for news. */
+const CONCURRENT_FUNDING = 2;
 
 interface Kept {
   account: AccountRow;
@@ -63,10 +64,10 @@ export class AccountPushKeeper {
   readonly #kept = new Map<string, Kept>();
   /** Accounts a push brought news of (an order, a trade) since their last read, by account id: read first. */
   readonly #news = new Map<string, Due>();
-  /** Accounts due a background read (a funding payment pushed, a check after a gap), by account id. */
-  readonly #background = new Map<string, Due>();
-  /** Background reads under way, by account id. */
-  readonly #inBackground = new Set<string>();
+  /** Accounts a funding payment was pushed for and nothing else, by account id: read when no news waits. */
+  readonly #funding = new Map<string, Due>();
+  /** Funding reads under way, by account id. */
+  readonly #readingFunding = new Set<string>();
   /**
    * Accounts whose read could not be done now (an entry was at work there,
    * the venue or this egress's budget refused): tried again at the next round.
@@ -74,10 +75,8 @@ export class AccountPushKeeper {
   readonly #deferred = new Map<string, Due>();
   /** Reads under way, by account id: a stop waits for them before the database may close. */
   readonly #reading = new Map<string, Promise<void>>();
-  /** What each account's flowing pushes cover, and since when (service clock), from `onLive` until `onLost`. */
-  readonly #flowing = new Map<string, PushCoverage & { since: number }>();
-  /** Push states not yet written, by account id. */
-  readonly #states = new Map<string, { live: boolean } & PushCoverage>();
+  /** Push states not yet written, by account id: since when pushes flow (null: they do not) and what they cover. */
+  readonly #states = new Map<string, { flowingSince: number | null } & PushCoverage>();
   #leader = false;
   #timer: ReturnType<typeof setInterval> | undefined;
   #ticking: Promise<void> | null = null;
@@ -136,7 +135,7 @@ export class AccountPushKeeper {
     await withTransaction(
       this.#ctx.db,
       (tx) =>
-        tx.update(accountPushes).set({ live: false, owner: this.#owner, changedAt: wallClockNow() })
+        tx.update(accountPushes).set({ live: false, flowingSince: null, owner: this.#owner, changedAt: wallClockNow() })
           .where(ne(accountPushes.owner, this.#owner)),
     );
   }
@@ -158,15 +157,11 @@ export class AccountPushKeeper {
     if (!venue.watchAccount) return;
     const accountId = account.accountId;
     const watch = venue.watchAccount(credentialsOf(account), {
-      onPush: (push) => this.#markDue(accountId, { pushes: [push], check: false }),
-      onLive: (coverage) => {
-        // Recorded live only once the check below has covered the gap: until then the job keeps polling it.
-        this.#flowing.set(accountId, { ...coverage, since: this.#ctx.clock.now() });
-        this.#markDue(accountId, { pushes: [], check: true });
-      },
+      onPush: (push) => this.#markDue(accountId, { pushes: [push] }),
+      // Recorded live only once a read of the reconcile job has covered the gap: until then it keeps polling it.
+      onLive: (coverage) => this.#states.set(accountId, { flowingSince: wallClockNow(), ...coverage }),
       onLost: (reason) => {
-        this.#flowing.delete(accountId);
-        this.#states.set(accountId, { live: false, orders: false, funding: false });
+        this.#states.set(accountId, { flowingSince: null, orders: false, funding: false });
         this.#ctx.logger.info("account pushes: lost", { accountId, reason });
       },
     });
@@ -177,11 +172,10 @@ export class AccountPushKeeper {
     const kept = this.#kept.get(accountId);
     if (!kept) return;
     this.#kept.delete(accountId);
-    this.#flowing.delete(accountId);
     this.#news.delete(accountId);
-    this.#background.delete(accountId);
+    this.#funding.delete(accountId);
     this.#deferred.delete(accountId);
-    this.#states.set(accountId, { live: false, orders: false, funding: false });
+    this.#states.set(accountId, { flowingSince: null, orders: false, funding: false });
     await kept.watch.close().catch((error) =>
       this.#ctx.logger.warn("account pushes: closing a watch failed", { accountId, ...errorFields(error) })
     );
@@ -214,7 +208,8 @@ export class AccountPushKeeper {
           clientId: key.clientId,
           providerId: key.providerId,
           owner: this.#owner,
-          live: state.live,
+          live: false,
+          flowingSince: state.flowingSince,
           coversOrders: state.orders,
           coversFunding: state.funding,
           changedAt: now,
@@ -227,20 +222,18 @@ export class AccountPushKeeper {
 
   #markDue(accountId: string, due: Due): void {
     if (this.#stopped) return;
-    let merged = due;
-    for (const queued of [this.#news.get(accountId), this.#background.get(accountId)]) {
-      if (queued) merged = mergeDue(queued, merged);
-    }
+    const pushes = [...this.#news.get(accountId)?.pushes ?? [], ...this.#funding.get(accountId)?.pushes ?? []];
     this.#news.delete(accountId);
-    this.#background.delete(accountId);
-    (hasNews(merged) ? this.#news : this.#background).set(accountId, merged);
+    this.#funding.delete(accountId);
+    const merged = { pushes: [...pushes, ...due.pushes] };
+    (merged.pushes.some((push) => push.kind !== "FUNDING") ? this.#news : this.#funding).set(accountId, merged);
     this.#readDue();
   }
 
   /**
    * Starts reads up to the concurrency: accounts a push brought news of
-   * first, then background reads (funding payments, checks), which never
-   * take the last slots; each read that ends starts the next.
+   * first, then funding payments, which never take the last slots; each read
+   * that ends starts the next.
    */
   #readDue(): void {
     if (this.#stopped) return;
@@ -250,11 +243,11 @@ export class AccountPushKeeper {
       this.#news.delete(accountId);
       this.#start(accountId, due);
     }
-    for (const [accountId, due] of this.#background) {
-      if (this.#reading.size >= CONCURRENT_READS || this.#inBackground.size >= CONCURRENT_BACKGROUND) return;
+    for (const [accountId, due] of this.#funding) {
+      if (this.#reading.size >= CONCURRENT_READS || this.#readingFunding.size >= CONCURRENT_FUNDING) return;
       if (this.#reading.has(accountId)) continue;
-      this.#background.delete(accountId);
-      this.#inBackground.add(accountId);
+      this.#funding.delete(accountId);
+      this.#readingFunding.add(accountId);
       this.#start(accountId, due);
     }
   }
@@ -262,14 +255,14 @@ export class AccountPushKeeper {
   #start(accountId: string, due: Due): void {
     const kept = this.#kept.get(accountId);
     if (!kept) {
-      this.#inBackground.delete(accountId);
+      this.#readingFunding.delete(accountId);
       return;
     }
     this.#reading.set(
       accountId,
       this.#read(kept.account, due).finally(() => {
         this.#reading.delete(accountId);
-        this.#inBackground.delete(accountId);
+        this.#readingFunding.delete(accountId);
         this.#readDue();
       }),
     );
@@ -278,37 +271,27 @@ export class AccountPushKeeper {
   /**
    * Reads what the pushes named (pushed_reads.ts), the account whole when
    * that cannot judge it. Pushes that only echo the service's own orders (an
-   * entry's fill, a stop it placed) need nothing. A check (pushes came back
-   * after a gap) compares the positions' sizes first, the cheapest read, and
-   * reads whole only when they differ: anything else missed meanwhile is read
-   * with the account's next full read, from its cursor. Background reads
-   * (funding, checks) wait while the minute's budget is down to the share
-   * left to news.
+   * entry's fill, a stop it placed) need nothing. Funding reads wait while
+   * the minute's budget is down to the share left to news.
    */
   async #read(account: AccountRow, due: Due): Promise<void> {
     const budget = this.#ctx.egressBudgets[account.providerId as ProviderId];
     try {
       const named = await newsIn(this.#ctx, account, due.pushes);
-      // A read made since pushes began flowing (the reconcile job polls the account until it is live) covers the gap.
-      const check = due.check && !(await this.#readSinceFlowing(account));
-      const background = !named.whole && !named.symbols.length;
-      if (background && !named.funding && !check) return this.#recordLive(account, due);
-      if (background) await budget.waitForBackgroundRoom(this.#stopping.promise);
+      const news = named.whole || named.symbols.length > 0;
+      if (!news && !named.funding) return;
+      if (!news) await budget.waitForBackgroundRoom(this.#stopping.promise);
       // Waits while this egress's budget for the venue is spent, so reads are paced rather than refused.
       await Promise.race([budget.reserve(1), this.#stopping.promise]);
       if (this.#stopped) return;
-      let outcome: unknown = "NOTHING";
-      if (named.whole) outcome = WHOLE_READ_NEEDED;
-      else if (named.symbols.length) {
+      let outcome: unknown = named.whole ? WHOLE_READ_NEEDED : "NOTHING";
+      if (!named.whole && named.symbols.length) {
         outcome = await readAccountOnce(
           this.#ctx,
           account,
           this.#owner,
           (lease) => readNamedSymbols(this.#ctx, account, named.symbols, lease),
         );
-      } else if (check) {
-        outcome = await sweepPushedAccount(this.#ctx, account);
-        if (outcome === "DIFFERS") outcome = WHOLE_READ_NEEDED;
       }
       const outcomes = [outcome];
       if (named.funding && !named.whole) outcomes.push(await orReadFailure(() => readFunding(this.#ctx, account)));
@@ -318,9 +301,7 @@ export class AccountPushKeeper {
       // An entry at work settles the account itself; a refused read is tried again: both at the next round.
       if (outcomes.some((outcome) => outcome === "BUSY" || outcome === "UNAVAILABLE" || outcome === "FAILED")) {
         this.#deferred.set(account.accountId, due);
-        return;
       }
-      this.#recordLive(account, due);
     } catch (error) {
       this.#ctx.logger.error("account pushes: reading an account failed", {
         accountId: account.accountId,
@@ -328,37 +309,10 @@ export class AccountPushKeeper {
       });
     }
   }
-
-  /** After a check: the gap before pushes flowed is covered, from here the job may leave the account to them. */
-  #recordLive(account: AccountRow, due: Due): void {
-    const flowing = this.#flowing.get(account.accountId);
-    if (!due.check || !flowing) return;
-    this.#states.set(account.accountId, { live: true, orders: flowing.orders, funding: flowing.funding });
-  }
-
-  async #readSinceFlowing(account: AccountRow): Promise<boolean> {
-    const flowing = this.#flowing.get(account.accountId);
-    if (!flowing) return false;
-    const [state] = await this.#ctx.db.read.select({ reconciledAt: accountStates.reconciledAt }).from(accountStates)
-      .where(and(eq(accountStates.clientId, account.clientId), eq(accountStates.providerId, account.providerId)));
-    // Strictly after: under a frozen QA clock a read before and one after would carry the same time.
-    return state !== undefined && state.reconciledAt > flowing.since;
-  }
 }
 
 interface Due {
   pushes: AccountPush[];
-  /** Check the account (its positions' sizes) even if every push only echoes what is known. */
-  check: boolean;
-}
-
-function mergeDue(a: Due, b: Due): Due {
-  return { pushes: [...a.pushes, ...b.pushes], check: a.check || b.check };
-}
-
-/** Whether a push may bring news of an order or a trade: read before funding payments and checks. */
-function hasNews(due: Due): boolean {
-  return due.pushes.some((push) => push.kind !== "FUNDING");
 }
 
 /** The intent statuses a pushed order status means: a push naming an intent in one of them tells nothing new. */

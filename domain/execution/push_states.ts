@@ -3,8 +3,14 @@
  * keeps them). Only rows the keeper holding the lease now wrote count, and
  * only while it renews it: a row of a keeper that went silent or whose lease
  * ran out counts as not live.
+ *
+ * The keeper records when an account's pushes began flowing; anything before
+ * may have been missed, so the job keeps polling the account until one of
+ * its reads started after that moment, and then records it live
+ * (`confirmPushes`): from there the job leaves it to its pushes.
  */
-import { and, eq, inArray, lte, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, lte, sql } from "drizzle-orm";
+import { withTransaction } from "../../db/client.ts";
 import { accountPushes, accountStates, intents, performancePortions } from "../../db/schema.ts";
 import { HOUR_MS, wallClockNow } from "../clock.ts";
 import type { Ctx } from "../context.ts";
@@ -57,14 +63,18 @@ export type ReadPlan = "LEAVE" | "FUNDING" | "SWEEP" | "READ";
  */
 export async function readPlans(ctx: Ctx) {
   const keeper = await serviceLeaseHolder(ctx.db, PUSH_KEEPER_LEASE, PUSH_KEEPER_LEASE_MS - KEEPER_SILENT_MS);
-  const pushed = new Map(
-    (keeper
-      ? await ctx.db.read.select({
-        clientId: accountPushes.clientId,
-        providerId: accountPushes.providerId,
-        coversFunding: accountPushes.coversFunding,
-      }).from(accountPushes).where(and(eq(accountPushes.live, true), eq(accountPushes.owner, keeper)))
-      : []).map((row) => [`${row.clientId}:${row.providerId}`, row]),
+  const rows = keeper
+    ? await ctx.db.read.select({
+      clientId: accountPushes.clientId,
+      providerId: accountPushes.providerId,
+      live: accountPushes.live,
+      flowingSince: accountPushes.flowingSince,
+      coversFunding: accountPushes.coversFunding,
+    }).from(accountPushes).where(and(eq(accountPushes.owner, keeper), isNotNull(accountPushes.flowingSince)))
+    : [];
+  const pushed = new Map(rows.filter((row) => row.live).map((row) => [`${row.clientId}:${row.providerId}`, row]));
+  const unconfirmed = new Map(
+    rows.filter((row) => !row.live).map((row) => [`${row.clientId}:${row.providerId}`, row.flowingSince!]),
   );
   const states = new Map(
     (await ctx.db.read.select({
@@ -93,7 +103,7 @@ export async function readPlans(ctx: Ctx) {
     ))).map((row) => `${row.clientId}:${row.providerId}`),
   );
   const now = ctx.clock.now();
-  return (account: AccountRow): ReadPlan => {
+  const planOf = (account: AccountRow): ReadPlan => {
     const key = `${account.clientId}:${account.providerId}`;
     const state = states.get(key);
     if (!keeper || !state || atWork.has(key)) return "READ";
@@ -107,4 +117,43 @@ export async function readPlans(ctx: Ctx) {
     const fundingUnknown = holding && published - state.fundingKnownThrough > SWEEP_INTERVAL_MS;
     return waiting || fundingUnknown ? "READ" : "SWEEP";
   };
+  /** The keeper's pushes flowing for the account since a moment no read has covered yet, or null. */
+  const toConfirm = (account: AccountRow): PushesToConfirm | null => {
+    const since = unconfirmed.get(`${account.clientId}:${account.providerId}`);
+    return keeper && since !== undefined ? { keeper, since } : null;
+  };
+  return { planOf, toConfirm };
+}
+
+export interface PushesToConfirm {
+  keeper: string;
+  /** Wall clock at which they began flowing. */
+  since: number;
+}
+
+/**
+ * After a read of the account (its positions' sizes matched, or a whole
+ * read) that started at `readStartedAt` (wall clock): the gap before its
+ * pushes began flowing is covered, and the job may leave it to them. Only
+ * while the row is as the plan saw it: pushes that dropped or came back
+ * since (the keeper rewrote the row) wait for another read.
+ */
+export async function confirmPushes(
+  ctx: Ctx,
+  account: AccountRow,
+  pushes: PushesToConfirm,
+  readStartedAt: number,
+): Promise<void> {
+  if (readStartedAt <= pushes.since) return;
+  await withTransaction(
+    ctx.db,
+    (tx) =>
+      tx.update(accountPushes).set({ live: true, changedAt: wallClockNow() }).where(and(
+        eq(accountPushes.clientId, account.clientId),
+        eq(accountPushes.providerId, account.providerId),
+        eq(accountPushes.owner, pushes.keeper),
+        eq(accountPushes.flowingSince, pushes.since),
+        eq(accountPushes.live, false),
+      )),
+  );
 }

@@ -23,6 +23,7 @@ import { ApiError } from "../errors.ts";
 import { type ProviderId, VenueError } from "../../venues/types.ts";
 import { callWithAccount } from "../accounts/account_call.ts";
 import { withTransaction } from "../../db/client.ts";
+import { wallClockNow } from "../clock.ts";
 import {
   type EntryLease,
   entryLeaseState,
@@ -32,7 +33,7 @@ import {
 } from "./entry_leases.ts";
 import { reconcileAccount, sameSizes } from "./reconcile_account.ts";
 import type { AccountRow } from "../accounts/load_account.ts";
-import { readPlans } from "./push_states.ts";
+import { confirmPushes, type ReadPlan, readPlans } from "./push_states.ts";
 import { readFunding, WHOLE_READ_NEEDED } from "./pushed_reads.ts";
 
 const PAGE_SIZE = 100;
@@ -61,7 +62,7 @@ export async function reconcileAccounts(ctx: Ctx) {
     leftForNextPass: 0,
   };
   const owner = newLeaseOwner();
-  const planOf = await readPlans(ctx);
+  const plans = await readPlans(ctx);
   const halted = new Set<string>();
   const order = await stalestFirst(ctx);
   for (let start = 0; start < order.length; start += PAGE_SIZE) {
@@ -77,7 +78,7 @@ export async function reconcileAccounts(ctx: Ctx) {
         summary.leftForNextPass++;
         continue;
       }
-      const plan = planOf(account);
+      const plan = plans.planOf(account);
       if (plan === "LEAVE") {
         summary.leftToPushes++;
         continue;
@@ -89,26 +90,8 @@ export async function reconcileAccounts(ctx: Ctx) {
         continue;
       }
       summary.accounts++;
-      let outcome;
-      if (plan === "FUNDING") {
-        summary.fundingRead++;
-        outcome = await orReadFailure(() => readFunding(ctx, account));
-        if (typeof outcome === "number") {
-          summary.newFacts += outcome;
-          continue;
-        }
-        if (outcome === WHOLE_READ_NEEDED) outcome = await reconcileAccountOnce(ctx, account, owner);
-      } else if (plan === "SWEEP") {
-        summary.swept++;
-        outcome = await sweepPushedAccount(ctx, account);
-        if (outcome === "MATCHED") continue;
-        if (outcome === "DIFFERS") {
-          summary.sweptAndRead++;
-          outcome = await reconcileAccountOnce(ctx, account, owner);
-        }
-      } else {
-        outcome = await reconcileAccountOnce(ctx, account, owner);
-      }
+      const readStartedAt = wallClockNow();
+      const outcome = await readByPlan(ctx, account, plan, owner, summary);
       if (outcome === "BUSY") summary.entriesInProgress++;
       else if (outcome === "FAILED") summary.failed++;
       else if (outcome === "UNAVAILABLE") {
@@ -116,16 +99,45 @@ export async function reconcileAccounts(ctx: Ctx) {
         summary.failed++;
         halted.add(account.providerId);
       } else {
-        summary.intentsChecked += outcome.intentsChecked;
-        summary.intentsStillUncertain += outcome.intentsStillUncertain;
-        summary.newFacts += outcome.newFacts;
-        summary.positionsClosed += outcome.closed;
-        summary.stopsPlacedAgain += outcome.replaced;
+        const pushes = plans.toConfirm(account);
+        if (pushes && outcome !== "FUNDING_READ") await confirmPushes(ctx, account, pushes, readStartedAt);
+        if (typeof outcome === "object") {
+          summary.intentsChecked += outcome.intentsChecked;
+          summary.intentsStillUncertain += outcome.intentsStillUncertain;
+          summary.newFacts += outcome.newFacts;
+          summary.positionsClosed += outcome.closed;
+          summary.stopsPlacedAgain += outcome.replaced;
+        }
       }
       await new Promise((resolve) => setTimeout(resolve, 0));
     }
   }
   return summary;
+}
+
+/**
+ * The account read as its plan says: its funding alone, its positions' sizes
+ * ("MATCHED", or read whole when they differ), or whole.
+ */
+async function readByPlan(
+  ctx: Ctx,
+  account: AccountRow,
+  plan: Exclude<ReadPlan, "LEAVE">,
+  owner: string,
+  summary: { fundingRead: number; swept: number; sweptAndRead: number; newFacts: number },
+) {
+  if (plan === "FUNDING") {
+    summary.fundingRead++;
+    const funding = await orReadFailure(() => readFunding(ctx, account));
+    if (typeof funding === "number") summary.newFacts += funding;
+    if (funding !== WHOLE_READ_NEEDED) return typeof funding === "number" ? "FUNDING_READ" : funding;
+  } else if (plan === "SWEEP") {
+    summary.swept++;
+    const sweep = await sweepPushedAccount(ctx, account);
+    if (sweep !== "DIFFERS") return sweep;
+    summary.sweptAndRead++;
+  }
+  return await reconcileAccountOnce(ctx, account, owner);
 }
 
 /**

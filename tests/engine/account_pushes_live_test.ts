@@ -1,10 +1,11 @@
 /**
  * The keeper of the venues' account pushes against the simulators' streams
- * (VENUE_B's WebSocket, VENUE_A's user data stream): with the keeper running
- * and the reconcile job never run after the set-up, a target that fills, a
- * stop that fires and a funding payment are known to the service from the
- * venue's pushes alone; the account is recorded as pushed, and stops being
- * pushed when the keeper stops.
+ * (VENUE_B's WebSocket, VENUE_A's user data stream): once the reconcile job
+ * has recorded the account's pushes live (its read covered the gap before
+ * they flowed) and with the job never run again, a target that fills, a stop
+ * that fires and a funding payment are known to the service from the venue's
+ * pushes alone, each read at its own cost; the account stops being pushed
+ * when the keeper stops.
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
@@ -53,9 +54,11 @@ function keeperOf(env: TestEnv) {
   });
   const pushState = async (clientId: number) =>
     (await env.deps.db.read.select().from(accountPushes).where(eq(accountPushes.clientId, clientId)))[0];
+  // The keeper records when pushes began flowing; a read of the reconcile job since then records them live.
   const live = (clientId: number) =>
     eventually("the account's pushes recorded as live", async () => {
       await keeper.tick();
+      await expectJson(await operator(env, "POST", "/operator/v1/jobs/reconcile/run"), 200);
       const state = await pushState(clientId);
       return state?.live && state;
     });

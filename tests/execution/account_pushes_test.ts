@@ -48,13 +48,13 @@ Deno.test("reconcile job: an account with live pushes is left to them, checked c
       if (summary.fundingRead) return "FUNDING";
       return summary.leftToPushes ? "LEAVE" : summary.swept ? (summary.sweptAndRead ? "SWEEP, READ" : "SWEEP") : "READ";
     };
-    const pushes = (coversFunding: boolean) =>
+    const pushes = (coversFunding: boolean, state = { live: true, flowingSince: Date.now() - 1000 }) =>
       withTransaction(env.deps.db, (tx) => {
         const row = {
           clientId: client.id,
           providerId: "VENUE_A",
           owner: "keeper",
-          live: true,
+          ...state,
           coversOrders: true,
           coversFunding,
           changedAt: Date.now(),
@@ -67,7 +67,17 @@ Deno.test("reconcile job: an account with live pushes is left to them, checked c
     assert.equal(await plan(), "READ", "no pushes yet");
     await holdServiceLease(env.deps.db, PUSH_KEEPER_LEASE, "keeper", 60_000);
     assert.equal(await plan(), "SWEEP", "a keeper runs, the account's pushes do not flow yet: its sizes polled");
-    await pushes(true);
+    // Pushes flow, but only from a moment after any read started: polled until a read covers the gap.
+    await pushes(true, { live: false, flowingSince: Date.now() + 60_000 });
+    assert.equal(await plan(), "SWEEP");
+    assert.equal(await plan(), "SWEEP", "a read that started before the pushes flowed does not cover the gap");
+    await pushes(true, { live: false, flowingSince: Date.now() - 1000 });
+    assert.equal(await plan(), "SWEEP", "the read that covers the gap");
+    assert.equal(
+      (await env.deps.db.read.select().from(accountPushes).where(eq(accountPushes.clientId, client.id)))[0].live,
+      true,
+      "recorded live by the job's read",
+    );
     assert.equal(await plan(), "LEAVE", "left to its pushes");
     advance(HOUR_MS - MINUTE_MS);
     assert.equal(await plan(), "LEAVE", "still within the hour");

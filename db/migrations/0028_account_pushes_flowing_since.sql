@@ -1,0 +1,1 @@
+ALTER TABLE `account_pushes` ADD `flowing_since` integer;
