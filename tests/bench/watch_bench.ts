@@ -528,7 +528,7 @@ const runsBeside = jobRuns.length;
 // An hour after the keeper's start every account's last read is older than its sweep interval: the job checks
 // the pushed ones cheaply (their positions' sizes) and reads the others whole.
 await withTransaction(db, (tx) => tx.update(accountStates).set({ reconciledAt: Date.now() - 2 * 60 * 60_000 }));
-const planOf = await readPlans(jobCtx);
+const { planOf } = await readPlans(jobCtx);
 const plans: Record<ProviderId, Record<ReadPlan | "readHolding", number>> = {
   VENUE_A: { LEAVE: 0, FUNDING: 0, SWEEP: 0, READ: 0, readHolding: 0 },
   VENUE_B: { LEAVE: 0, FUNDING: 0, SWEEP: 0, READ: 0, readHolding: 0 },
