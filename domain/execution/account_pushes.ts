@@ -69,6 +69,11 @@ export class AccountPushKeeper {
   /** Funding reads under way, by account id. */
   readonly #readingFunding = new Set<string>();
   /**
+   * Venues whose minute was found down to the share left to news by a funding
+   * read about to start: no other starts there before the next round.
+   */
+  readonly #fundingPaused = new Set<string>();
+  /**
    * Accounts whose read could not be done now (an entry was at work there,
    * the venue or this egress's budget refused): tried again at the next round.
    */
@@ -125,6 +130,7 @@ export class AccountPushKeeper {
     this.#leader = true;
     await this.#watchReconcilableAccounts();
     await this.#writeStates();
+    this.#fundingPaused.clear();
     for (const [accountId, due] of this.#deferred) this.#markDue(accountId, due);
     this.#deferred.clear();
     this.#readDue();
@@ -245,7 +251,9 @@ export class AccountPushKeeper {
     }
     for (const [accountId, due] of this.#funding) {
       if (this.#reading.size >= CONCURRENT_READS || this.#readingFunding.size >= CONCURRENT_FUNDING) return;
-      if (this.#reading.has(accountId)) continue;
+      if (this.#reading.has(accountId) || this.#fundingPaused.has(this.#kept.get(accountId)?.account.providerId!)) {
+        continue;
+      }
       this.#funding.delete(accountId);
       this.#readingFunding.add(accountId);
       this.#start(accountId, due);
@@ -271,8 +279,10 @@ export class AccountPushKeeper {
   /**
    * Reads what the pushes named (pushed_reads.ts), the account whole when
    * that cannot judge it. Pushes that only echo the service's own orders (an
-   * entry's fill, a stop it placed) need nothing. Funding reads wait while
-   * the minute's budget is down to the share left to news.
+   * entry's fill, a stop it placed) need nothing. A funding read does not
+   * start while the minute's budget is down to the share left to news (nor
+   * does any other at that venue before the next round): it never holds a
+   * slot, or the account's own news, waiting for room.
    */
   async #read(account: AccountRow, due: Due): Promise<void> {
     const budget = this.#ctx.egressBudgets[account.providerId as ProviderId];
@@ -280,7 +290,11 @@ export class AccountPushKeeper {
       const named = await newsIn(this.#ctx, account, due.pushes);
       const news = named.whole || named.symbols.length > 0;
       if (!news && !named.funding) return;
-      if (!news) await budget.waitForBackgroundRoom(this.#stopping.promise);
+      if (!news && !(await budget.backgroundMayGoOn())) {
+        this.#fundingPaused.add(account.providerId);
+        this.#deferred.set(account.accountId, due);
+        return;
+      }
       // Waits while this egress's budget for the venue is spent, so reads are paced rather than refused.
       await Promise.race([budget.reserve(1), this.#stopping.promise]);
       if (this.#stopped) return;

@@ -61,8 +61,8 @@ export type ReadPlan = "LEAVE" | "FUNDING" | "SWEEP" | "READ";
  *   checks that bring them back to their pushes. (The protection monitor
  *   still verifies their stops and targets.)
  */
-export async function readPlans(ctx: Ctx) {
-  const keeper = await serviceLeaseHolder(ctx.db, PUSH_KEEPER_LEASE, PUSH_KEEPER_LEASE_MS - KEEPER_SILENT_MS);
+export async function readPlans(ctx: Ctx): Promise<ReadPlans> {
+  const keeper = await liveKeeper(ctx);
   const rows = keeper
     ? await ctx.db.read.select({
       clientId: accountPushes.clientId,
@@ -123,6 +123,34 @@ export async function readPlans(ctx: Ctx) {
     return keeper && since !== undefined ? { keeper, since } : null;
   };
   return { planOf, toConfirm };
+}
+
+/**
+ * The accounts ("clientId:providerId") whose every order change the venue
+ * pushes now, live: a stop or target that stops working there is pushed, and
+ * read at once (account_pushes.ts), so the protection monitor leaves them.
+ */
+export async function accountsWithOrdersPushed(ctx: Ctx): Promise<Set<string>> {
+  const keeper = await liveKeeper(ctx);
+  if (!keeper) return new Set();
+  const rows = await ctx.db.read.select({ clientId: accountPushes.clientId, providerId: accountPushes.providerId })
+    .from(accountPushes).where(and(
+      eq(accountPushes.owner, keeper),
+      eq(accountPushes.live, true),
+      eq(accountPushes.coversOrders, true),
+    ));
+  return new Set(rows.map((row) => `${row.clientId}:${row.providerId}`));
+}
+
+/** The keeper holding the lease, while it renews it. */
+function liveKeeper(ctx: Ctx): Promise<string | null> {
+  return serviceLeaseHolder(ctx.db, PUSH_KEEPER_LEASE, PUSH_KEEPER_LEASE_MS - KEEPER_SILENT_MS);
+}
+
+export interface ReadPlans {
+  planOf(account: AccountRow): ReadPlan;
+  /** The keeper's pushes flowing for the account since a moment no read has covered yet, or null. */
+  toConfirm(account: AccountRow): PushesToConfirm | null;
 }
 
 export interface PushesToConfirm {

@@ -20,7 +20,7 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { accountStates, providerAccounts } from "../../db/schema.ts";
 import type { Ctx } from "../context.ts";
 import { ApiError } from "../errors.ts";
-import { type ProviderId, VenueError } from "../../venues/types.ts";
+import { PROVIDER_IDS, type ProviderId, VenueError } from "../../venues/types.ts";
 import { callWithAccount } from "../accounts/account_call.ts";
 import { withTransaction } from "../../db/client.ts";
 import { wallClockNow } from "../clock.ts";
@@ -33,10 +33,15 @@ import {
 } from "./entry_leases.ts";
 import { reconcileAccount, sameSizes } from "./reconcile_account.ts";
 import type { AccountRow } from "../accounts/load_account.ts";
-import { confirmPushes, type ReadPlan, readPlans } from "./push_states.ts";
+import { confirmPushes, type ReadPlan, type ReadPlans, readPlans } from "./push_states.ts";
 import { readFunding, WHOLE_READ_NEEDED } from "./pushed_reads.ts";
 
 const PAGE_SIZE = 100;
+/**
+ * How long a pass may wait for its venues' budgets: it runs every minute,
+ * and ends before the next begins.
+ */
+const PASS_MS = 50_000;
 
 export async function reconcileAccounts(ctx: Ctx) {
   const summary = {
@@ -61,45 +66,58 @@ export async function reconcileAccounts(ctx: Ctx) {
      */
     leftForNextPass: 0,
   };
-  const owner = newLeaseOwner();
   const plans = await readPlans(ctx);
-  const halted = new Set<string>();
-  const order = await stalestFirst(ctx);
+  const walk = { owner: newLeaseOwner(), plans, summary, until: wallClockNow() + PASS_MS };
+  // One walk per venue, side by side: a venue whose budget is spent, or down, never holds up the other.
+  await Promise.all(PROVIDER_IDS.map((providerId) => walkVenue(ctx, providerId, walk)));
+  return summary;
+}
+
+type Summary = Awaited<ReturnType<typeof reconcileAccounts>>;
+
+/**
+ * The venue's accounts, stalest first. Before each account that needs a
+ * read, the walk waits while the minute's budget is down to the share left
+ * to news, until the pass's end: what it did not reach, the next pass reaches
+ * first.
+ */
+async function walkVenue(
+  ctx: Ctx,
+  providerId: ProviderId,
+  walk: { owner: string; plans: ReadPlans; summary: Summary; until: number },
+) {
+  const { summary } = walk;
+  const order = await stalestFirst(ctx, providerId);
   for (let start = 0; start < order.length; start += PAGE_SIZE) {
     const ids = order.slice(start, start + PAGE_SIZE);
     const rows = new Map(
       (await ctx.db.read.select().from(providerAccounts).where(inArray(providerAccounts.accountId, ids)))
         .map((row) => [row.accountId, row]),
     );
-    for (const id of ids) {
+    for (const [index, id] of ids.entries()) {
       const account = rows.get(id);
       if (!account || !isReconcilable(account)) continue;
-      if (halted.has(account.providerId)) {
-        summary.leftForNextPass++;
-        continue;
-      }
-      const plan = plans.planOf(account);
+      const plan = walk.plans.planOf(account);
       if (plan === "LEAVE") {
         summary.leftToPushes++;
         continue;
       }
-      // The rest of the minute is left to what pushes name (egress_budget.ts); the pass resumes next time.
-      if (!(await ctx.egressBudgets[account.providerId as ProviderId].backgroundMayGoOn())) {
-        summary.leftForNextPass++;
-        halted.add(account.providerId);
-        continue;
+      if (!(await ctx.egressBudgets[providerId].backgroundRoomBy(walk.until))) {
+        summary.leftForNextPass += order.length - start - index;
+        return;
       }
       summary.accounts++;
       const readStartedAt = wallClockNow();
-      const outcome = await readByPlan(ctx, account, plan, owner, summary);
+      const outcome = await readByPlan(ctx, account, plan, walk.owner, summary);
       if (outcome === "BUSY") summary.entriesInProgress++;
       else if (outcome === "FAILED") summary.failed++;
       else if (outcome === "UNAVAILABLE") {
         // Every other account of this venue would meet the same refusal: they wait for the next pass.
         summary.failed++;
-        halted.add(account.providerId);
+        summary.leftForNextPass += order.length - start - index - 1;
+        return;
       } else {
-        const pushes = plans.toConfirm(account);
+        const pushes = walk.plans.toConfirm(account);
         if (pushes && outcome !== "FUNDING_READ") await confirmPushes(ctx, account, pushes, readStartedAt);
         if (typeof outcome === "object") {
           summary.intentsChecked += outcome.intentsChecked;
@@ -112,7 +130,6 @@ export async function reconcileAccounts(ctx: Ctx) {
       await new Promise((resolve) => setTimeout(resolve, 0));
     }
   }
-  return summary;
 }
 
 /**
@@ -145,7 +162,7 @@ async function readByPlan(
  * first of all): a pass cut short by a venue or its budget resumes, at the
  * next, with the accounts it did not reach.
  */
-async function stalestFirst(ctx: Ctx): Promise<string[]> {
+async function stalestFirst(ctx: Ctx, providerId: ProviderId): Promise<string[]> {
   const rows = await ctx.db.read.select({ accountId: providerAccounts.accountId }).from(providerAccounts)
     .leftJoin(
       accountStates,
@@ -154,7 +171,7 @@ async function stalestFirst(ctx: Ctx): Promise<string[]> {
         eq(accountStates.providerId, providerAccounts.providerId),
       ),
     )
-    .where(reconcilable)
+    .where(and(reconcilable, eq(providerAccounts.providerId, providerId)))
     .orderBy(asc(sql`coalesce(${accountStates.reconciledAt}, 0)`), asc(providerAccounts.accountId));
   return rows.map((row) => row.accountId);
 }

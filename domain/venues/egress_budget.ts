@@ -100,13 +100,14 @@ export class EgressBudget implements RequestBudget {
     return this.perMinute - (spent ?? 0) + this.#claimed > this.perMinute * NEWS_SHARE;
   }
 
-  /** Waits until background work may go on, or `stop` settles. */
-  async waitForBackgroundRoom(stop: Promise<void>): Promise<void> {
-    let stopped = false;
-    stop.then(() => stopped = true);
-    while (!stopped && !(await this.backgroundMayGoOn())) {
+  /** Whether background work may go on by `deadline` (wall clock), waiting for windows to turn meanwhile. */
+  async backgroundRoomBy(deadline: number): Promise<boolean> {
+    for (;;) {
+      if (await this.backgroundMayGoOn()) return true;
+      const now = this.#now();
+      if (now >= deadline) return false;
       const window = this.#currentWindow();
-      await Promise.race([stop, new Promise((resolve) => setTimeout(resolve, window + this.#windowMs - this.#now()))]);
+      await new Promise((resolve) => setTimeout(resolve, Math.min(window + this.#windowMs, deadline) - now));
     }
   }
 

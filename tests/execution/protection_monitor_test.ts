@@ -7,7 +7,9 @@
  */
 import assert from "node:assert/strict";
 import { and, eq } from "drizzle-orm";
-import { events, intents, positions, providerAccounts } from "../../db/schema.ts";
+import { accountPushes, events, intents, positions, providerAccounts } from "../../db/schema.ts";
+import { holdServiceLease } from "../../domain/jobs/service_leases.ts";
+import { PUSH_KEEPER_LEASE } from "../../domain/execution/push_states.ts";
 import { credentialsOf, findAccount } from "../../domain/accounts/load_account.ts";
 import { findClient } from "../../domain/clients/load_client.ts";
 import type { Ctx } from "../../domain/context.ts";
@@ -121,6 +123,8 @@ for (const providerId of ["VENUE_A", "VENUE_B"] as const) {
       assert.deepEqual(summary, {
         accounts: 1,
         failed: 0,
+        leftToPushes: 0,
+        leftForNextRun: 0,
         positions: 1,
         protected: 1,
         degraded: 0,
@@ -133,6 +137,24 @@ for (const providerId of ["VENUE_A", "VENUE_B"] as const) {
       assert.equal(after.protectionStatus, "PROTECTED");
       assert.equal(after.updatedAt, opened.updatedAt, "nothing is written when all is as recorded");
       assert.equal(await count("protection.degraded"), 0);
+
+      // Once the venue pushes the account's every order change (its keeper live), a leg that stops working is
+      // pushed and read at once: the monitor leaves the account, and reads nothing.
+      await holdServiceLease(env.deps.db, PUSH_KEEPER_LEASE, "keeper", 30_000);
+      await withTransaction(env.deps.db, (tx) =>
+        tx.insert(accountPushes).values({
+          clientId: opened.clientId,
+          providerId,
+          owner: "keeper",
+          live: true,
+          flowingSince: Date.now() - 1000,
+          coversOrders: true,
+          coversFunding: true,
+          changedAt: Date.now(),
+        }));
+      calls.length = 0;
+      const left = await runProtectionMonitor(ctx);
+      assert.deepEqual([left.accounts, left.leftToPushes, calls], [0, 1, []]);
     } finally {
       await env.close();
     }
