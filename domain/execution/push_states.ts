@@ -11,7 +11,7 @@
  */
 import { and, eq, inArray, isNotNull, lte, sql } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
-import { accountPushes, accountStates, intents, performancePortions } from "../../db/schema.ts";
+import { accountPushes, accountStates, intents, performancePortions, positions } from "../../db/schema.ts";
 import { HOUR_MS, wallClockNow } from "../clock.ts";
 import type { Ctx } from "../context.ts";
 import type { AccountRow } from "../accounts/load_account.ts";
@@ -42,8 +42,10 @@ export type ReadPlan = "LEAVE" | "FUNDING" | "SWEEP" | "READ";
 
 /**
  * The reconcile job's plan for each account.
- * - Read whole at every pass: an account never read, and one with an entry
- *   still at work (its timeout is a matter of time, which no venue pushes).
+ * - Read whole at every pass: an account never read, one with an entry
+ *   still at work (its timeout is a matter of time, which no venue pushes),
+ *   and one holding a position whose protection is unknown (its opener died
+ *   before recording its stop).
  * - Pushes flow: left to them while its last read is within the sweep
  *   interval, its funding alone read when a close's result waits for the
  *   funding through its time (once the venue has had time to publish it).
@@ -90,6 +92,11 @@ export async function readPlans(ctx: Ctx): Promise<ReadPlans> {
       .where(and(eq(intents.opensPosition, true), inArray(intents.status, [...OPEN_STATUSES]))))
       .map((row) => `${row.clientId}:${row.providerId}`),
   );
+  // A position whose protection is unknown (its opener died before recording its stop): read whole until it is known.
+  for (
+    const row of await ctx.db.read.selectDistinct({ clientId: positions.clientId, providerId: positions.providerId })
+      .from(positions).where(and(eq(positions.status, "OPEN"), eq(positions.protectionStatus, "UNKNOWN")))
+  ) atWork.add(`${row.clientId}:${row.providerId}`);
   // Venue times (closes, funding known through) are wall-clock times; the last read is the service clock's.
   const published = wallClockNow() - FUNDING_PUBLICATION_MARGIN_MS;
   const waitingForFunding = new Set(

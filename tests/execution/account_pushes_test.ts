@@ -8,7 +8,9 @@
 import assert from "node:assert/strict";
 import { withTransaction } from "../../db/client.ts";
 import { eq } from "drizzle-orm";
-import { accountPushes, intents, performancePortions } from "../../db/schema.ts";
+import { accountPushes, intents, performancePortions, positions } from "../../db/schema.ts";
+import { openPositionFromFill } from "../../domain/execution/protection.ts";
+import { sendIntent } from "../../domain/execution/send_intent.ts";
 import { credentialsOf } from "../../domain/accounts/load_account.ts";
 import { holdServiceLease, releaseServiceLease, serviceLeaseHolder } from "../../domain/jobs/service_leases.ts";
 import { PUSH_KEEPER_LEASE } from "../../domain/execution/push_states.ts";
@@ -16,7 +18,7 @@ import { HOUR_MS, MINUTE_MS } from "../../domain/clock.ts";
 import { startTestEnv } from "../_helpers/env.ts";
 import { expectJson, operator } from "../_helpers/http.ts";
 import { readyClient } from "../setup/setup_fixture.ts";
-import { anaAtVenueA } from "./execution_fixture.ts";
+import { anaAtVenueA, engineCtx } from "./execution_fixture.ts";
 
 Deno.test("service leases: one holder at a time, taken over only once it ran out, the old holder then told", async () => {
   const env = await startTestEnv();
@@ -138,6 +140,22 @@ Deno.test("reconcile job: an account with live pushes is left to them, checked c
     await record(draft("entry-at-work"));
     assert.equal(await plan(), "READ", "an order at work: read at every pass, whatever is pushed");
     await withTransaction(env.deps.db, (tx) => tx.delete(intents).where(eq(intents.intentId, "entry-at-work")));
+
+    // An opener that died after recording its position and before its stop: read whole until it is protected.
+    const entry = await sendIntent(engineCtx(env), await record(draft("entry-opener-died")), account);
+    const orphan = await openPositionFromFill(engineCtx(env), entry, {
+      stopLossPrice: "60000",
+      takeProfits: [{ price: "70000", share: "1" }],
+      autoBreakEven: false,
+      signalId: null,
+    });
+    assert.equal(orphan.protectionStatus, "UNKNOWN");
+    await pushes(true);
+    assert.equal(await plan(), "READ", "a position whose protection is unknown: read whole");
+    const [protectedNow] = await env.deps.db.read.select().from(positions)
+      .where(eq(positions.positionId, orphan.positionId));
+    assert.equal(protectedNow.protectionStatus, "PROTECTED", protectedNow.protectionReason ?? "");
+    assert.equal(await plan(), "LEAVE", "protected: left to its pushes again");
 
     // A keeper that stopped renewing (killed): its lease has 15 s left, the job does not wait for it to run out.
     await holdServiceLease(env.deps.db, PUSH_KEEPER_LEASE, "keeper", 15_000);
