@@ -34,7 +34,7 @@ import {
 import { reconcileAccount, sameSizes } from "./reconcile_account.ts";
 import type { AccountRow } from "../accounts/load_account.ts";
 import { confirmPushes, type ReadPlan, type ReadPlans, readPlans } from "./push_states.ts";
-import { readFunding, WHOLE_READ_NEEDED } from "./pushed_reads.ts";
+import { readFunding, readNamedSymbols, WHOLE_READ_NEEDED } from "./pushed_reads.ts";
 
 const PAGE_SIZE = 100;
 /**
@@ -151,8 +151,18 @@ async function readByPlan(
   } else if (plan === "SWEEP") {
     summary.swept++;
     const sweep = await sweepPushedAccount(ctx, account);
-    if (sweep !== "DIFFERS") return sweep;
+    if (typeof sweep === "string" && sweep !== WHOLE_READ_NEEDED) return sweep;
     summary.sweptAndRead++;
+    if (typeof sweep === "object") {
+      // The symbols whose sizes differ are read as a push naming them would be; whole when that cannot judge.
+      const read = await readAccountOnce(
+        ctx,
+        account,
+        owner,
+        (lease) => readNamedSymbols(ctx, account, sweep.differ, lease),
+      );
+      if (read !== WHOLE_READ_NEEDED) return read;
+    }
   }
   return await reconcileAccountOnce(ctx, account, owner);
 }
@@ -222,25 +232,31 @@ export async function orReadFailure<T>(read: () => Promise<T>): Promise<T | Read
 }
 
 /**
- * The hourly check of an account whose changes are pushed: the venue's
- * cheapest read of its positions (weight 5 at VENUE_A, 2 at VENUE_B, against
- * a full read's ~120 and ~85), compared with the sizes the service keeps.
- * Equal: nothing was missed, the check counts as a read. Different (a push
- * was lost): the caller reads the account whole.
+ * The cheap check of an account: the venue's cheapest read of its positions
+ * (weight 5 at VENUE_A, 2 at VENUE_B, against a whole read's ~120 and ~85),
+ * compared with the sizes the service keeps. Equal: nothing was missed, the
+ * check counts as a read. Different: the symbols whose sizes differ, for the
+ * caller to read (a fill, a fired stop, a push that was lost). Never read
+ * whole before: a whole read is needed.
  */
 export async function sweepPushedAccount(
   ctx: Ctx,
   account: AccountRow,
-): Promise<ReadFailure | "MATCHED" | "DIFFERS"> {
+): Promise<ReadFailure | "MATCHED" | typeof WHOLE_READ_NEEDED | { differ: string[] }> {
   const key = { clientId: account.clientId, providerId: account.providerId };
   const [state] = await ctx.db.read.select().from(accountStates)
     .where(and(eq(accountStates.clientId, key.clientId), eq(accountStates.providerId, key.providerId)));
+  if (!state) return WHOLE_READ_NEEDED;
   const readAt = ctx.clock.now();
   const sizes = await orReadFailure(() =>
     callWithAccount(ctx, account, (venue, credentials) => venue.getPositionSizes(credentials))
   );
   if (sizes === "UNAVAILABLE" || sizes === "FAILED") return sizes;
-  if (!state || !sameSizes(sizes, state.positions)) return "DIFFERS";
+  const symbols = [...new Set([...sizes, ...state.positions].map((size) => size.symbol))];
+  const differ = symbols.filter((symbol) =>
+    !sameSizes(sizes.filter((size) => size.symbol === symbol), state.positions.filter((size) => size.symbol === symbol))
+  );
+  if (differ.length) return { differ };
   // Only if no read landed meanwhile: a newer state stays as it is.
   await withTransaction(ctx.db, (tx) =>
     tx.update(accountStates).set({ reconciledAt: readAt })

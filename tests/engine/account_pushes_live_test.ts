@@ -12,7 +12,7 @@ import { eq } from "drizzle-orm";
 import { accountPushes, positions, resultFacts } from "../../db/schema.ts";
 import { AccountPushKeeper } from "../../domain/execution/account_pushes.ts";
 import { expectJson, operator } from "../_helpers/http.ts";
-import { anaAtVenueA, engineCtx, signalB } from "../execution/execution_fixture.ts";
+import { anaAtVenueA, countWholeReads, engineCtx, signalB } from "../execution/execution_fixture.ts";
 import { openPositionFromFill, protectPosition } from "../../domain/execution/protection.ts";
 import { sendIntent } from "../../domain/execution/send_intent.ts";
 import { readyClient } from "../setup/setup_fixture.ts";
@@ -28,21 +28,6 @@ async function eventually<T>(what: string, check: () => Promise<T | undefined | 
     if (Date.now() > deadline) throw new Error(`Never happened: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-}
-
-/**
- * Counts the whole reads of accounts at `providerId` from now on: what a push
- * names is read at a fraction of their weight (pushed_reads.ts).
- */
-function countWholeReads(env: TestEnv, providerId: "VENUE_A" | "VENUE_B") {
-  const venue = env.deps.venues[providerId];
-  const getAccount = venue.getAccount.bind(venue);
-  const counted = { wholeReads: 0 };
-  venue.getAccount = (credentials) => {
-    counted.wholeReads++;
-    return getAccount(credentials);
-  };
-  return counted;
 }
 
 /** A keeper on `env`, and its wait until `clientId`'s pushes are recorded live at `providerId`. */

@@ -92,3 +92,18 @@ export const signalB = (signalId: string, entryPrice = 65100) => ({
   providerId: "VENUE_B",
   symbol: "BTCUSDC",
 });
+
+/**
+ * Counts the whole reads of accounts at `providerId` from now on: what a push
+ * names is read at a fraction of their weight (pushed_reads.ts).
+ */
+export function countWholeReads(env: TestEnv, providerId: "VENUE_A" | "VENUE_B") {
+  const venue = env.deps.venues[providerId];
+  const getAccount = venue.getAccount.bind(venue);
+  const counted = { wholeReads: 0 };
+  venue.getAccount = (credentials) => {
+    counted.wholeReads++;
+    return getAccount(credentials);
+  };
+  return counted;
+}

@@ -7,14 +7,17 @@
  */
 import assert from "node:assert/strict";
 import { and, eq } from "drizzle-orm";
-import { accountStates, positions, resultFacts } from "../../db/schema.ts";
+import { accountPushes, accountStates, positions, resultFacts } from "../../db/schema.ts";
+import { withTransaction } from "../../db/client.ts";
+import { holdServiceLease } from "../../domain/jobs/service_leases.ts";
+import { PUSH_KEEPER_LEASE } from "../../domain/execution/push_states.ts";
 import { credentialsOf } from "../../domain/accounts/load_account.ts";
 import { openPositionFromFill, protectPosition } from "../../domain/execution/protection.ts";
 import { readFunding, readNamedSymbols, WHOLE_READ_NEEDED } from "../../domain/execution/pushed_reads.ts";
 import { sendIntent } from "../../domain/execution/send_intent.ts";
 import { expectJson, operator } from "../_helpers/http.ts";
 import { readyClient } from "../setup/setup_fixture.ts";
-import { anaAtVenueA, engineCtx } from "./execution_fixture.ts";
+import { anaAtVenueA, countWholeReads, engineCtx } from "./execution_fixture.ts";
 
 Deno.test("pushed reads: a target's fill is read from its symbol, what the read cannot judge asks for a whole read", async () => {
   const { env, partner } = await readyClient();
@@ -69,6 +72,51 @@ Deno.test("pushed reads: a target's fill is read from its symbol, what the read 
     assert.equal(await readFunding(ctx, account), 1, "the pushed funding payment, read alone");
     assert.ok((await state()).fundingKnownThrough > kept.fundingKnownThrough, "funding known through this read");
     assert.equal(await readFunding(ctx, account), 0, "read again: nothing new");
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("pushed reads: the job's cheap check that finds a held position resized reads that symbol, not the account whole", async () => {
+  const { env, partner } = await readyClient();
+  try {
+    const ctx = engineCtx(env);
+    const { client, account, draft, record } = await anaAtVenueA(env, partner.partnerId);
+    const runJob = async () =>
+      (await expectJson(await operator(env, "POST", "/operator/v1/jobs/reconcile/run"), 200)).summary;
+    await runJob();
+    // A keeper runs and the account's pushes flow (not yet confirmed): the job polls its sizes.
+    await holdServiceLease(env.deps.db, PUSH_KEEPER_LEASE, "keeper", 60_000);
+    await withTransaction(env.deps.db, (tx) =>
+      tx.insert(accountPushes).values({
+        clientId: client.id,
+        providerId: "VENUE_A",
+        owner: "keeper",
+        live: false,
+        flowingSince: Date.now() + 60_000,
+        coversOrders: true,
+        coversFunding: true,
+        changedAt: Date.now(),
+      }));
+    // The service opens a position after the account's last read: its sizes no longer match.
+    const entry = await sendIntent(ctx, await record(draft("entry-swept-1")), account);
+    await protectPosition(
+      ctx,
+      await openPositionFromFill(ctx, entry, {
+        stopLossPrice: "60000",
+        takeProfits: [{ price: "70000", share: "1" }],
+        autoBreakEven: false,
+        signalId: null,
+      }),
+      account,
+    );
+    const counted = countWholeReads(env, "VENUE_A");
+    const summary = await runJob();
+    assert.deepEqual([summary.swept, summary.sweptAndRead], [1, 1], JSON.stringify(summary));
+    assert.equal(counted.wholeReads, 0, "the differing symbol read alone");
+    const [state] = await env.deps.db.read.select().from(accountStates).where(eq(accountStates.clientId, client.id));
+    assert.deepEqual(state.positions.map((size) => [size.symbol, size.quantity]), [["BTCUSDT", "0.002"]]);
+    assert.equal((await runJob()).sweptAndRead, 0, "the next check matches");
   } finally {
     await env.close();
   }
