@@ -14,8 +14,11 @@
  * through the service's own verbs. Then, on the service's side:
  *
  * 1. The push keeper (`AccountPushKeeper`) starts: how long until every
- *    account's pushes are recorded live (at most WATCH_LIVE_SECONDS), and the
- *    weight its listen keys and first reads cost.
+ *    account's pushes are recorded live, and the weight its listen keys and
+ *    first reads cost. The events start once every VENUE_A account has its
+ *    listen key (and KEYS_SETTLE_SECONDS more) or all are live, at most
+ *    WATCH_LIVE_SECONDS after the start: the listen keys alone take 2.5
+ *    minutes of the budget, and before its key an account's pushes cannot flow.
  * 2. Over WATCH_EVENTS_SECONDS the market moves one account's target through
  *    (a fill) and another's stop (a fired stop) at a time, WATCH_EVENTS of
  *    each per venue, and once pays funding to every open position; each is
@@ -60,7 +63,9 @@ import type { VenueWeights } from "./watch_venues.ts";
 
 const number = (name: string, fallback: number) => Number(Deno.env.get(name) ?? fallback);
 const ACCOUNTS = number("WATCH_ACCOUNTS", 10_000);
-const LIVE_SECONDS = number("WATCH_LIVE_SECONDS", 180);
+const LIVE_SECONDS = number("WATCH_LIVE_SECONDS", 300);
+/** After VENUE_A's last listen key, time for its stream to connect before the events. */
+const KEYS_SETTLE_SECONDS = 20;
 const EVENTS_SECONDS = number("WATCH_EVENTS_SECONDS", 60);
 const EVENTS = number("WATCH_EVENTS", 8);
 const TAIL_SECONDS = number("WATCH_TAIL_SECONDS", 20);
@@ -162,6 +167,8 @@ const benchRoute = async (method: string, path: string, body?: unknown) => {
   return await response.json();
 };
 const venueWeights = () => benchRoute("GET", "/weights") as Promise<Record<ProviderId, VenueWeights>>;
+const listenKeys = (weights: VenueWeights, method: string) =>
+  weights.byRoute[`${method} /fapi/v1/listenKey`]?.weight ?? 0;
 const mark = async (): Promise<Mark> => {
   const cpu = process.cpuUsage();
   return {
@@ -368,6 +375,7 @@ keeper.start();
 const allLiveAfter: Partial<Record<ProviderId, number>> = {};
 const liveTimeline: { at: number; live: Record<ProviderId, number> }[] = [];
 let live = await liveCounts();
+let keysIssuedAt: number | undefined;
 while (Date.now() - keeperStarted.at < LIVE_SECONDS * 1000) {
   await sleep(1000);
   live = await liveCounts();
@@ -376,6 +384,8 @@ while (Date.now() - keeperStarted.at < LIVE_SECONDS * 1000) {
     if (live[providerId] >= PER_VENUE[providerId]) allLiveAfter[providerId] ??= Date.now() - keeperStarted.at;
   }
   if (PROVIDERS.every((providerId) => allLiveAfter[providerId] !== undefined)) break;
+  keysIssuedAt ??= listenKeys((await venueWeights()).VENUE_A, "POST") >= PER_VENUE.VENUE_A ? Date.now() : undefined;
+  if (keysIssuedAt !== undefined && Date.now() - keysIssuedAt >= KEYS_SETTLE_SECONDS * 1000) break;
 }
 const liveWaited = await mark();
 const startWeights = await venueWeights();
@@ -585,8 +595,6 @@ for (const providerId of PROVIDERS) {
     after !== undefined,
   );
 }
-const listenKeys = (weights: VenueWeights, method: string) =>
-  weights.byRoute[`${method} /fapi/v1/listenKey`]?.weight ?? 0;
 for (const providerId of PROVIDERS) {
   if (allLiveAfter[providerId] !== undefined) continue;
   // The rate of the wait's second half, carried to the accounts left: an extrapolation, labelled as one.
