@@ -35,6 +35,7 @@ import { errorFields } from "../logger.ts";
 import { type AccountRow, credentialsOf } from "../accounts/load_account.ts";
 import { holdServiceLease, releaseServiceLease } from "../jobs/service_leases.ts";
 import type { AccountPush, AccountWatch, OrderStatus, ProviderId, PushCoverage } from "../../venues/types.ts";
+import { waitingForBudget } from "../venues/egress_budget.ts";
 import { newLeaseOwner } from "./entry_leases.ts";
 import {
   isReconcilable,
@@ -88,6 +89,8 @@ export class AccountPushKeeper {
   #stopped = false;
   /** Settles when the keeper stops: a read still waiting for budget gives up at once. */
   readonly #stopping = Promise.withResolvers<void>();
+  /** Aborted when the keeper stops: a read waiting for its budget mid-way gives up at once. */
+  readonly #stopSignal = new AbortController();
 
   constructor(ctx: Ctx) {
     this.#ctx = ctx;
@@ -109,6 +112,7 @@ export class AccountPushKeeper {
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#stopping.resolve();
+    this.#stopSignal.abort();
     clearInterval(this.#timer);
     await this.#ticking;
     await Promise.all(this.#reading.values());
@@ -268,7 +272,7 @@ export class AccountPushKeeper {
     }
     this.#reading.set(
       accountId,
-      this.#read(kept.account, due).finally(() => {
+      waitingForBudget(this.#stopSignal.signal, () => this.#read(kept.account, due)).finally(() => {
         this.#reading.delete(accountId);
         this.#readingFunding.delete(accountId);
         this.#readDue();

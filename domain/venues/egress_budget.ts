@@ -11,6 +11,7 @@
  *
  * Venue windows run on real time: the wall clock, never the QA test clock.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { and, eq, gte, lt, sql, sum } from "drizzle-orm";
 import { type Database, withTransaction } from "../../db/client.ts";
 import { egressBudgets } from "../../db/schema.ts";
@@ -33,6 +34,18 @@ const CLAIMS_PER_MINUTE = 60;
  * background half still sweeps 5,000 accounts per venue within the hour.
  */
 const NEWS_SHARE = 1 / 2;
+
+const patient = new AsyncLocalStorage<AbortSignal>();
+
+/**
+ * Runs `work` with every spend in it waiting for the budget rather than
+ * refused, until `until` aborts (a stop): a read of what a push named, half
+ * done when the minute filled, finishes a few seconds later instead of
+ * starting over at the next round.
+ */
+export function waitingForBudget<T>(until: AbortSignal, work: () => Promise<T>): Promise<T> {
+  return patient.run(until, work);
+}
 
 export class EgressBudget implements RequestBudget {
   /** Weight the egress may spend in any minute. */
@@ -62,13 +75,31 @@ export class EgressBudget implements RequestBudget {
     this.#chunk = Math.max(1, Math.floor(this.perMinute / CLAIMS_PER_MINUTE));
   }
 
-  /** Spend before a request: from what this instance claimed, else a new claim, else RATE_LIMITED. */
+  /**
+   * Spend before a request: from what this instance claimed, else a new
+   * claim, else RATE_LIMITED; within `waitingForBudget`, wait for a window to
+   * turn instead.
+   */
   async spend(weight: number): Promise<void> {
     if (weight <= 0) return;
-    if (!(await this.#holding(weight, true))) {
-      throw new VenueError("RATE_LIMITED", "Request weight budget of this egress is spent; request not sent", {
-        providerId: this.providerId,
-        retryAfterMs: this.#currentWindow() + this.#windowMs - this.#now(),
+    for (;;) {
+      if (await this.#holding(weight, true)) return;
+      const retryAfterMs = this.#currentWindow() + this.#windowMs - this.#now();
+      const until = patient.getStore();
+      if (!until || until.aborted) {
+        throw new VenueError("RATE_LIMITED", "Request weight budget of this egress is spent; request not sent", {
+          providerId: this.providerId,
+          retryAfterMs,
+        });
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, Math.max(1, retryAfterMs));
+        until.addEventListener("abort", done, { once: true });
+        function done() {
+          clearTimeout(timer);
+          until!.removeEventListener("abort", done);
+          resolve();
+        }
       });
     }
   }

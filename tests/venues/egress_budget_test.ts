@@ -5,7 +5,7 @@
  * venue counts.
  */
 import assert from "node:assert/strict";
-import { EgressBudget } from "../../domain/venues/egress_budget.ts";
+import { EgressBudget, waitingForBudget } from "../../domain/venues/egress_budget.ts";
 import { type RequestBudget, VenueError } from "../../venues/types.ts";
 import { startTestEnv } from "../_helpers/env.ts";
 import { connectClient, startSim } from "./venue_b_fixture.ts";
@@ -66,6 +66,31 @@ Deno.test("egress budget: background work stops at the half of the minute left t
     await keeper.spend(500); // news
     now += 70_000; // the burst's windows are out of any minute that ends now
     assert.equal(await job.backgroundMayGoOn(), true, "a new minute: background work goes on");
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("egress budget: within waitingForBudget a spend waits for a window to turn instead of being refused", async () => {
+  const env = await startTestEnv();
+  try {
+    let now = 1_800_000_000_000;
+    // 1,200 a minute: 1,020 at 85 %; windows of 100 ms, so a refused spend looks again a tenth of a second later.
+    const budget = new EgressBudget(env.deps.db, "VENUE_B", "nat-1", 1200, { now: () => now, windowMs: 100 });
+    await budget.spend(1020);
+    await assert.rejects(budget.spend(10), rateLimited, "refused outside");
+    let granted = false;
+    const waiting = waitingForBudget(new AbortController().signal, () => budget.spend(10)).then(() => granted = true);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    assert.equal(granted, false, "still waiting while the minute is spent");
+    now += 60_100; // the spent window leaves the minute
+    await waiting;
+
+    await budget.spend(1000);
+    const stop = new AbortController();
+    const stopped = waitingForBudget(stop.signal, () => budget.spend(20));
+    stop.abort();
+    await assert.rejects(stopped, rateLimited, "a stop ends the wait: refused");
   } finally {
     await env.close();
   }
