@@ -107,3 +107,11 @@ export function countWholeReads(env: TestEnv, providerId: "VENUE_A" | "VENUE_B")
   };
   return counted;
 }
+
+/** The protection the execution tests open positions with: a stop at 60,000 and half off at 67,000 and 69,000. */
+export const TWO_TARGETS_PLAN = {
+  stopLossPrice: "60000",
+  takeProfits: [{ price: "67000", share: "0.5" }, { price: "69000", share: "0.5" }],
+  autoBreakEven: false,
+  signalId: null,
+};

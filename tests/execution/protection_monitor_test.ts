@@ -23,7 +23,7 @@ import type { TestEnv } from "../_helpers/env.ts";
 import { expectJson, operator } from "../_helpers/http.ts";
 import { connectWallet, openPage, walletSetUp } from "../connect/connect_fixture.ts";
 import { readyClient } from "../setup/setup_fixture.ts";
-import { engineCtx, simulatorFault } from "./execution_fixture.ts";
+import { engineCtx, simulatorFault, TWO_TARGETS_PLAN } from "./execution_fixture.ts";
 
 const SYMBOLS: Record<ProviderId, { symbol: string; coin: string }> = {
   VENUE_A: { symbol: "BTCUSDT", coin: "BTCUSDT" },
@@ -60,13 +60,7 @@ async function protectedLong(providerId: ProviderId) {
   const intent = await withTransaction(env.deps.db, (tx) => insertIntent(tx, draft, "SUBMITTING", env.clock.now()));
   const entry = await sendIntent(ctx, intent, account);
   assert.equal(entry.status, "FILLED", `${entry.errorCode} ${entry.errorMessage}`);
-  const plan = {
-    stopLossPrice: "60000",
-    takeProfits: [{ price: "67000", share: "0.5" }, { price: "69000", share: "0.5" }],
-    autoBreakEven: false,
-    signalId: null,
-  };
-  const opened = await protectPosition(ctx, await openPositionFromFill(ctx, entry, plan), account);
+  const opened = await protectPosition(ctx, await openPositionFromFill(ctx, entry, TWO_TARGETS_PLAN), account);
   assert.equal(opened.protectionStatus, "PROTECTED", opened.protectionReason ?? "");
   const db = env.deps.db.read;
   return {

@@ -17,7 +17,7 @@ import { readFunding, readNamedSymbols, WHOLE_READ_NEEDED } from "../../domain/e
 import { sendIntent } from "../../domain/execution/send_intent.ts";
 import { expectJson, operator } from "../_helpers/http.ts";
 import { readyClient } from "../setup/setup_fixture.ts";
-import { anaAtVenueA, countWholeReads, engineCtx } from "./execution_fixture.ts";
+import { anaAtVenueA, countWholeReads, engineCtx, TWO_TARGETS_PLAN } from "./execution_fixture.ts";
 
 Deno.test("pushed reads: a target's fill is read from its symbol, what the read cannot judge asks for a whole read", async () => {
   const { env, partner } = await readyClient();
@@ -28,13 +28,7 @@ Deno.test("pushed reads: a target's fill is read from its symbol, what the read 
     const ctx = engineCtx(env);
     const { client, account, draft, record } = await anaAtVenueA(env, partner.partnerId);
     const entry = await sendIntent(ctx, await record(draft("entry-named-1", { quantity: "0.004" })), account);
-    const plan = {
-      stopLossPrice: "60000",
-      takeProfits: [{ price: "67000", share: "0.5" }, { price: "69000", share: "0.5" }],
-      autoBreakEven: false,
-      signalId: null,
-    };
-    const opened = await protectPosition(ctx, await openPositionFromFill(ctx, entry, plan), account);
+    const opened = await protectPosition(ctx, await openPositionFromFill(ctx, entry, TWO_TARGETS_PLAN), account);
     await expectJson(await operator(env, "POST", "/operator/v1/jobs/reconcile/run"), 200);
     const position = async () =>
       (await env.deps.db.read.select().from(positions).where(eq(positions.positionId, opened.positionId)))[0];
