@@ -236,7 +236,7 @@ export class AccountPushKeeper {
     this.#news.delete(accountId);
     this.#funding.delete(accountId);
     const merged = { pushes: [...pushes, ...due.pushes] };
-    (merged.pushes.some((push) => push.kind !== "FUNDING") ? this.#news : this.#funding).set(accountId, merged);
+    (hasNews(merged) ? this.#news : this.#funding).set(accountId, merged);
     this.#readDue();
   }
 
@@ -270,9 +270,13 @@ export class AccountPushKeeper {
       this.#readingFunding.delete(accountId);
       return;
     }
+    // News waits for the budget mid-way; a funding read does not (it would hold back the account's own news).
+    const read = hasNews(due)
+      ? waitingForBudget(this.#stopSignal.signal, () => this.#read(kept.account, due))
+      : this.#read(kept.account, due);
     this.#reading.set(
       accountId,
-      waitingForBudget(this.#stopSignal.signal, () => this.#read(kept.account, due)).finally(() => {
+      read.finally(() => {
         this.#reading.delete(accountId);
         this.#readingFunding.delete(accountId);
         this.#readDue();
@@ -331,6 +335,11 @@ export class AccountPushKeeper {
 
 interface Due {
   pushes: AccountPush[];
+}
+
+/** Whether a push may bring news of an order or a trade (or more): read before funding payments. */
+function hasNews(due: Due): boolean {
+  return due.pushes.some((push) => push.kind !== "FUNDING");
 }
 
 /** The intent statuses a pushed order status means: a push naming an intent in one of them tells nothing new. */
