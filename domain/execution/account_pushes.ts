@@ -48,7 +48,9 @@ import { readFunding, readNamedSymbols, WHOLE_READ_NEEDED } from "./pushed_reads
 import { PUSH_KEEPER_LEASE, PUSH_KEEPER_LEASE_MS } from "./push_states.ts";
 
 const TICK_MS = 5_000;
-/** Accounts reconciled at once on pushes: enough to keep up with a burst, few enough to leave room to the API. */
+/** A read of what a push named done later than this after the push is logged (the target is 5 s at p99). */
+const LATE_NEWS_MS = 5_000;
+/** Accounts read at once per venue on pushes: enough to keep up with a burst, few enough to leave room to the API. */
 const CONCURRENT_READS = 4;
 /** Of those, funding reads (a payment reaches every holder of a market at once): the rest stay free for news. */
 const CONCURRENT_FUNDING = 2;
@@ -241,27 +243,37 @@ export class AccountPushKeeper {
   }
 
   /**
-   * Starts reads up to the concurrency: accounts a push brought news of
-   * first, then funding payments, which never take the last slots; each read
-   * that ends starts the next.
+   * Starts reads up to each venue's concurrency (a venue whose budget is
+   * spent, with its reads waiting for it, never holds up the other's):
+   * accounts a push brought news of first, then funding payments, which
+   * never take the last slots; each read that ends starts the next.
    */
   #readDue(): void {
     if (this.#stopped) return;
     for (const [accountId, due] of this.#news) {
-      if (this.#reading.size >= CONCURRENT_READS) return;
-      if (this.#reading.has(accountId)) continue;
+      const providerId = this.#kept.get(accountId)?.account.providerId;
+      if (this.#reading.has(accountId) || this.#readingAt(providerId, this.#reading) >= CONCURRENT_READS) continue;
       this.#news.delete(accountId);
       this.#start(accountId, due);
     }
     for (const [accountId, due] of this.#funding) {
-      if (this.#reading.size >= CONCURRENT_READS || this.#readingFunding.size >= CONCURRENT_FUNDING) return;
-      if (this.#reading.has(accountId) || this.#fundingPaused.has(this.#kept.get(accountId)?.account.providerId!)) {
-        continue;
-      }
+      const providerId = this.#kept.get(accountId)?.account.providerId;
+      if (
+        this.#reading.has(accountId) || this.#fundingPaused.has(providerId!) ||
+        this.#readingAt(providerId, this.#reading) >= CONCURRENT_READS ||
+        this.#readingAt(providerId, this.#readingFunding) >= CONCURRENT_FUNDING
+      ) continue;
       this.#funding.delete(accountId);
       this.#readingFunding.add(accountId);
       this.#start(accountId, due);
     }
+  }
+
+  /** How many of `reads` (account ids) are at `providerId`. */
+  #readingAt(providerId: string | undefined, reads: Map<string, unknown> | Set<string>): number {
+    let count = 0;
+    for (const accountId of reads.keys()) if (this.#kept.get(accountId)?.account.providerId === providerId) count++;
+    return count;
   }
 
   #start(accountId: string, due: Due): void {
@@ -321,8 +333,19 @@ export class AccountPushKeeper {
         outcomes.push(await reconcileAccountOnce(this.#ctx, account, this.#owner));
       }
       // An entry at work settles the account itself; a refused read is tried again: both at the next round.
-      if (outcomes.some((outcome) => outcome === "BUSY" || outcome === "UNAVAILABLE" || outcome === "FAILED")) {
-        this.#deferred.set(account.accountId, due);
+      const deferred = outcomes.some((outcome) =>
+        outcome === "BUSY" || outcome === "UNAVAILABLE" || outcome === "FAILED"
+      );
+      if (deferred) this.#deferred.set(account.accountId, due);
+      // What a push named is meant to be known within seconds: the operator sees the reads that were not, and why.
+      const pushedAt = Math.min(...due.pushes.filter((push) => push.kind !== "FUNDING").map((push) => push.at));
+      if (news && (deferred || wallClockNow() - pushedAt > LATE_NEWS_MS)) {
+        this.#ctx.logger.warn("account pushes: news read late or deferred", {
+          accountId: account.accountId,
+          providerId: account.providerId,
+          sincePushMs: wallClockNow() - pushedAt,
+          outcomes: outcomes.map((outcome) => typeof outcome === "string" ? outcome : "READ").join(","),
+        });
       }
     } catch (error) {
       this.#ctx.logger.error("account pushes: reading an account failed", {

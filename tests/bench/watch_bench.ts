@@ -140,7 +140,13 @@ function rollingMinuteMax(perSecond: Map<number, number>): number {
 function tallyLogger(): Logger & { counts: Map<string, number> } {
   const counts = new Map<string, number>();
   const tally = (level: string) => (message: string, fields: LogFields = {}) => {
-    const kind = fields.kind ? ` (${String(fields.providerId)} ${String(fields.kind)})` : "";
+    const kind = fields.kind
+      ? ` (${String(fields.providerId)} ${String(fields.kind)})`
+      : fields.outcomes
+      ? ` (${String(fields.providerId)} ${String(fields.outcomes)}, ${
+        Math.round(Number(fields.sincePushMs) / 5000) * 5
+      } s)`
+      : "";
     const key = `${level}: ${message}${kind}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
   };
