@@ -10,8 +10,8 @@
  *
  * Left out: accounts whose every order change the venue pushes now (a leg
  * that stops working is pushed and read at once: push_states.ts), and, for
- * the rest of the run, a venue whose minute's request budget is down to the
- * share left to what pushes name.
+ * the rest of the run, while a keeper keeps pushes, a venue whose minute's
+ * request budget is down to the share left to what pushes name.
  */
 import { yieldToEventLoop } from "../concurrency.ts";
 import { and, eq, getTableColumns, ne, or, sql } from "drizzle-orm";
@@ -19,7 +19,7 @@ import { positions, providerAccounts } from "../../db/schema.ts";
 import type { Ctx } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { type ProviderId, VenueError } from "../../venues/types.ts";
-import { accountsWithOrdersPushed } from "./push_states.ts";
+import { accountsWithOrdersPushed, liveKeeper } from "./push_states.ts";
 import { type AccountProtection, noProtectionVerified, verifyAccountProtection } from "./verify_account_protection.ts";
 
 const PAGE_SIZE = 100;
@@ -38,6 +38,7 @@ export async function monitorProtection(ctx: Ctx) {
     ...noProtectionVerified(0),
   };
   const pushed = await accountsWithOrdersPushed(ctx);
+  const keeper = await liveKeeper(ctx);
   const spent = new Set<string>();
   let after = { clientId: 0, providerId: "" };
   for (;;) {
@@ -61,7 +62,7 @@ export async function monitorProtection(ctx: Ctx) {
       }
       if (
         spent.has(account.providerId) ||
-        !(await ctx.egressBudgets[account.providerId as ProviderId].backgroundMayGoOn())
+        (keeper && !(await ctx.egressBudgets[account.providerId as ProviderId].backgroundMayGoOn()))
       ) {
         spent.add(account.providerId);
         summary.leftForNextRun++;

@@ -36,13 +36,15 @@ export const SWEEP_INTERVAL_MS = HOUR_MS;
  * What the reconcile job does with an account on this pass: leave it to its
  * pushes, read the funding owed (pushed_reads.ts), check it cheaply (its
  * positions' sizes against those the service keeps: a full read only when
- * they differ), or read it whole.
+ * they differ), read it whole, or read it whole at once to settle what is at
+ * work there (never waiting for the budget's background share: a position's
+ * protection may depend on it).
  */
-export type ReadPlan = "LEAVE" | "FUNDING" | "SWEEP" | "READ";
+export type ReadPlan = "LEAVE" | "FUNDING" | "SWEEP" | "READ" | "SETTLE";
 
 /**
  * The reconcile job's plan for each account.
- * - Read whole at every pass: an account never read, one with an entry
+ * - Settled (read whole at every pass): an account never read, one with an entry
  *   still at work (its timeout is a matter of time, which no venue pushes),
  *   and one holding a position whose protection is unknown (its opener died
  *   before recording its stop).
@@ -113,7 +115,8 @@ export async function readPlans(ctx: Ctx): Promise<ReadPlans> {
   const planOf = (account: AccountRow): ReadPlan => {
     const key = `${account.clientId}:${account.providerId}`;
     const state = states.get(key);
-    if (!keeper || !state || atWork.has(key)) return "READ";
+    if (!state || atWork.has(key)) return "SETTLE";
+    if (!keeper) return "READ";
     const waiting = waitingForFunding.has(key);
     const holding = Boolean(state.holding);
     const pushes = pushed.get(key);
@@ -129,7 +132,7 @@ export async function readPlans(ctx: Ctx): Promise<ReadPlans> {
     const since = unconfirmed.get(`${account.clientId}:${account.providerId}`);
     return keeper && since !== undefined ? { keeper, since } : null;
   };
-  return { planOf, toConfirm };
+  return { keeper, planOf, toConfirm };
 }
 
 /**
@@ -149,12 +152,18 @@ export async function accountsWithOrdersPushed(ctx: Ctx): Promise<Set<string>> {
   return new Set(rows.map((row) => `${row.clientId}:${row.providerId}`));
 }
 
-/** The keeper holding the lease, while it renews it. */
-function liveKeeper(ctx: Ctx): Promise<string | null> {
+/**
+ * The keeper holding the lease, while it renews it. Only while one runs does
+ * background work leave part of the budget to what pushes name: without one,
+ * nothing is pushed.
+ */
+export function liveKeeper(ctx: Ctx): Promise<string | null> {
   return serviceLeaseHolder(ctx.db, PUSH_KEEPER_LEASE, PUSH_KEEPER_LEASE_MS - KEEPER_SILENT_MS);
 }
 
 export interface ReadPlans {
+  /** The keeper of the pushes, while one runs. */
+  keeper: string | null;
   planOf(account: AccountRow): ReadPlan;
   /** The keeper's pushes flowing for the account since a moment no read has covered yet, or null. */
   toConfirm(account: AccountRow): PushesToConfirm | null;

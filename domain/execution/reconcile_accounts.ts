@@ -76,10 +76,10 @@ export async function reconcileAccounts(ctx: Ctx) {
 type Summary = Awaited<ReturnType<typeof reconcileAccounts>>;
 
 /**
- * The venue's accounts, stalest first. Before each account that needs a
- * read, the walk waits while the minute's budget is down to the share left
- * to news, until the pass's end: what it did not reach, the next pass reaches
- * first.
+ * The venue's accounts, stalest first. While a keeper keeps pushes, before
+ * each account that needs a read the walk waits while the minute's budget is
+ * down to the share left to what pushes name, until the pass's end: what it
+ * did not reach, the next pass reaches first.
  */
 async function walkVenue(
   ctx: Ctx,
@@ -102,7 +102,8 @@ async function walkVenue(
         summary.leftToPushes++;
         continue;
       }
-      if (!(await ctx.egressBudgets[providerId].backgroundRoomBy(walk.until))) {
+      const background = walk.plans.keeper !== null && plan !== "SETTLE";
+      if (background && !(await ctx.egressBudgets[providerId].backgroundRoomBy(walk.until))) {
         summary.leftForNextPass += order.length - start - index;
         return;
       }

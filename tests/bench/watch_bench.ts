@@ -546,13 +546,14 @@ const runsBeside = jobRuns.length;
 await withTransaction(db, (tx) => tx.update(accountStates).set({ reconciledAt: Date.now() - 2 * 60 * 60_000 }));
 const { planOf } = await readPlans(jobCtx);
 const plans: Record<ProviderId, Record<ReadPlan | "readHolding", number>> = {
-  VENUE_A: { LEAVE: 0, FUNDING: 0, SWEEP: 0, READ: 0, readHolding: 0 },
-  VENUE_B: { LEAVE: 0, FUNDING: 0, SWEEP: 0, READ: 0, readHolding: 0 },
+  VENUE_A: { LEAVE: 0, FUNDING: 0, SWEEP: 0, READ: 0, SETTLE: 0, readHolding: 0 },
+  VENUE_B: { LEAVE: 0, FUNDING: 0, SWEEP: 0, READ: 0, SETTLE: 0, readHolding: 0 },
 };
 const holding = new Set(holders.map((holder) => holder.account.accountId));
 for (const providerId of PROVIDERS) {
   for (const account of accounts[providerId]) {
-    const plan = planOf(account);
+    // Settling reads whole too, at once: counted with the whole reads.
+    const plan = planOf(account) === "SETTLE" ? "READ" : planOf(account);
     plans[providerId][plan]++;
     if (plan === "READ" && holding.has(account.accountId)) plans[providerId].readHolding++;
   }
