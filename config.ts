@@ -76,6 +76,10 @@ const EnvSchema = z.object({
     .optional(),
   EGRESS_ID: z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, "deve ter de 1 a 64 letras, dígitos ou . _ : -")
     .default("default"),
+  EGRESS_ADDRESSES: z.string().trim()
+    .transform((list) => list.split(",").map((address) => address.trim()).filter(Boolean))
+    .pipe(z.array(z.union([z.ipv4(), z.ipv6()], { error: "deve ser uma lista de endereços IP separados por vírgula" })))
+    .optional(),
   VENUE_A_IP_WEIGHT_PER_MINUTE: z.coerce.number({ error: "deve ser um número" }).int().min(1).default(2400),
   VENUE_B_IP_WEIGHT_PER_MINUTE: z.coerce.number({ error: "deve ser um número" }).int().min(1).default(1200),
   EVM_RPC_BNB: url.optional(),
@@ -151,6 +155,12 @@ export interface Config {
    * behind one NAT share it): request weight is budgeted per venue and egress.
    */
   egressId: string;
+  /**
+   * The public addresses the venue requests leave from (`EGRESS_ADDRESSES`),
+   * shown to a client who restricts an exchange key to them; empty when not
+   * configured. Every instance behind one egress sets the same list.
+   */
+  egressAddresses: string[];
   /** The venues' published request weight per minute and IP (lower it to keep a margin for other tools). */
   ipWeightPerMinute: { VENUE_A: number; VENUE_B: number };
   evmRpc: { bnb?: string; arbitrum?: string };
@@ -238,6 +248,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     venueBMainnet: (e.VENUE_B_NETWORK ?? (e.SERVICE_ENV === "production" ? "mainnet" : "testnet")) === "mainnet",
     venueBBuilderAddress: (e.VENUE_B_BUILDER_ADDRESS ?? QA_BUILDER_ADDRESS).toLowerCase() as `0x${string}`,
     egressId: e.EGRESS_ID,
+    egressAddresses: e.EGRESS_ADDRESSES ?? [],
     ipWeightPerMinute: { VENUE_A: e.VENUE_A_IP_WEIGHT_PER_MINUTE, VENUE_B: e.VENUE_B_IP_WEIGHT_PER_MINUTE },
     evmRpc: { bnb: e.EVM_RPC_BNB, arbitrum: e.EVM_RPC_ARBITRUM },
     evmTokens: Object.fromEntries(EVM_NETWORKS.map((network) => [

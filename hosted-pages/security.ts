@@ -9,19 +9,21 @@ import { ApiError } from "../domain/errors.ts";
 import { randomSecret } from "../domain/ids.ts";
 import { createMemoryRateLimiter } from "../domain/usage/rate_limiter.ts";
 import type { AppEnv } from "../routes/env.ts";
+import { renderLimitedPage } from "./limited_page.tsx";
 
 /** Requests a minute from one IP address across the hosted pages and their API. */
 export const PAGE_REQUESTS_PER_MINUTE = 60;
 
 /**
  * Browser features no hosted page may use, for itself or anything it embeds.
- * The pages use none: they read a form, call their own API and talk to the
- * wallet extension through `window.ethereum` (the extension's own channel, which
- * no policy here governs); nothing is copied to the clipboard and there is no
- * Payment Request (a payment is a wallet signature). A feature a page comes to
- * need must be allowed here for `self` only. Only names Chromium recognises:
- * an unknown one costs a console warning on every load.
+ * The pages read a form, call their own API, talk to the wallet extension
+ * through `window.ethereum` (the extension's own channel, which no policy here
+ * governs) and copy addresses and links to the clipboard (`self` only); there
+ * is no Payment Request (a payment is a wallet signature or a transfer). A
+ * feature a page comes to need must be allowed for `self` only. Only names
+ * Chromium recognises: an unknown one costs a console warning on every load.
  */
+const SELF_FEATURES = ["clipboard-write"];
 const DENIED_FEATURES = [
   "camera",
   "microphone",
@@ -32,7 +34,6 @@ const DENIED_FEATURES = [
   "hid",
   "midi",
   "clipboard-read",
-  "clipboard-write",
   "display-capture",
   "screen-wake-lock",
   "idle-detection",
@@ -53,7 +54,10 @@ const DENIED_FEATURES = [
   "encrypted-media",
   "browsing-topics",
 ];
-const PERMISSIONS_POLICY = DENIED_FEATURES.map((feature) => `${feature}=()`).join(", ");
+const PERMISSIONS_POLICY = [
+  ...SELF_FEATURES.map((feature) => `${feature}=(self)`),
+  ...DENIED_FEATURES.map((feature) => `${feature}=()`),
+].join(", ");
 
 export function pageHeaders(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -76,7 +80,8 @@ export function pageHeaders(): MiddlewareHandler<AppEnv> {
     c.header("Referrer-Policy", "no-referrer");
     c.header("X-Frame-Options", "DENY");
     c.header("X-Content-Type-Options", "nosniff");
-    c.header("Cache-Control", "no-store");
+    // Answers hold session data and are never stored, except the assets under hashed names (page_shell.tsx).
+    if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
     c.header("Cross-Origin-Opener-Policy", "same-origin");
     c.header("Permissions-Policy", PERMISSIONS_POLICY);
     // A link with a live token must never be listed by a search engine, nor its links followed.
@@ -89,6 +94,12 @@ export function pageHeaders(): MiddlewareHandler<AppEnv> {
  * The address is the TCP peer's: behind a proxy every client would share its
  * address, so such a deployment must put the limit at the proxy instead.
  *
+ * The pages' own static files are not counted: a load is the page and its
+ * 4-5 files, and a page whose files were refused would hang on "Carregando…".
+ * They are fixed strings in memory, cheap to serve and no use to an attacker.
+ * A refused page load answers the styled page that says how long to wait
+ * (limited_page.tsx); a refused API call the API's JSON envelope.
+ *
  * Counted per instance, in memory (N instances let an address make N times
  * the limit): it bounds the load one address puts on the pages and grants
  * nothing. Every page API call still needs its live token or ticket (random,
@@ -98,15 +109,18 @@ export function pageHeaders(): MiddlewareHandler<AppEnv> {
 export function perIpLimit(): MiddlewareHandler<AppEnv> {
   const limiter = createMemoryRateLimiter();
   return async (c, next) => {
+    const [, base, section] = c.req.path.split("/");
+    if (section === "assets") return await next();
     const decision = limiter.consume(
       `ip:${peerAddress(c)}`,
       { REQUEST: PAGE_REQUESTS_PER_MINUTE },
       c.get("deps").clock.now(),
     );
-    if (!decision.allowed) {
+    if (decision.allowed) return await next();
+    if (section === "api" || c.req.method !== "GET") {
       throw new ApiError("TOO_MANY_REQUESTS", { retryAfterSeconds: decision.retryAfterSeconds });
     }
-    await next();
+    return renderLimitedPage(c, `/${base}`, decision.retryAfterSeconds);
   };
 }
 

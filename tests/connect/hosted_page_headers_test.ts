@@ -1,8 +1,8 @@
 /**
  * The headers of every hosted-page answer, over real HTTP: the pages, their
  * assets and their APIs (answers and refusals alike) deny every powerful
- * browser feature (the pages use none) and ask search engines to neither index
- * them nor follow their links.
+ * browser feature but writing to the clipboard from the page itself (its copy
+ * buttons) and ask search engines to neither index them nor follow their links.
  */
 import assert from "node:assert/strict";
 import { startServedTestEnv } from "../_helpers/env.ts";
@@ -10,9 +10,11 @@ import { createPartner, expectJson } from "../_helpers/http.ts";
 import { openLink } from "./connect_fixture.ts";
 
 /** Features a page could ask the browser for; the hosted pages use none of them. */
-const DENIED = ["camera", "microphone", "geolocation", "payment", "usb", "clipboard-read", "clipboard-write"];
+const DENIED = ["camera", "microphone", "geolocation", "payment", "usb", "clipboard-read"];
+/** What the pages do use, for themselves only. */
+const SELF_ONLY = new Map([["clipboard-write", "(self)"]]);
 
-Deno.test("every hosted-page answer carries Permissions-Policy (nothing allowed) and X-Robots-Tag: noindex, nofollow", async () => {
+Deno.test("every hosted-page answer carries Permissions-Policy (only clipboard-write, for self) and X-Robots-Tag: noindex, nofollow", async () => {
   const served = await startServedTestEnv();
   const { env, origin } = served;
   try {
@@ -52,8 +54,9 @@ Deno.test("every hosted-page answer carries Permissions-Policy (nothing allowed)
       const directives = new Map(policy.split(",").map((d) => d.trim().split("=") as [string, string]));
       for (const feature of DENIED) assert.equal(directives.get(feature), "()", `${label}: ${feature} in "${policy}"`);
       for (const [feature, allowlist] of directives) {
-        assert.equal(allowlist, "()", `${label}: ${feature} is allowed to nobody`);
+        assert.equal(allowlist, SELF_ONLY.get(feature) ?? "()", `${label}: ${feature} in "${policy}"`);
       }
+      for (const [feature, allowlist] of SELF_ONLY) assert.equal(directives.get(feature), allowlist, label);
       assert.equal(response.headers.get("x-robots-tag"), "noindex, nofollow", label);
       // The headers the pages already had stay.
       assert.match(response.headers.get("content-security-policy") ?? "", /default-src 'none'/, label);
