@@ -587,6 +587,14 @@ export const connectSessions = sqliteTable("connect_sessions", {
   tokenHash: text("token_hash").notNull().unique(),
   /** SHA-256 hex of the page ticket the token was exchanged for; replaced on each exchange. */
   ticketHash: text("ticket_hash").unique(),
+  /** The ticket the last exchange replaced: its tab is told the link was opened elsewhere, not that it is invalid. */
+  supersededTicketHash: text("superseded_ticket_hash").unique(),
+  /**
+   * SHA-256 hex of the single-use handoff token a page asked for to carry the
+   * link into a wallet's browser (`POST /connect/api/handoff`); spent by its
+   * exchange, replaced by the next one.
+   */
+  handoffTokenHash: text("handoff_token_hash").unique(),
   ticketExpiresAt: ms("ticket_expires_at"),
   returnUrl: text("return_url"),
   attempts: integer("attempts").notNull().default(0),
