@@ -70,7 +70,10 @@ const InstructionBody = z.object({
   networkId: z.string().max(32).optional().openapi({ description: "bnb or arbitrum" }),
   token: z.string().max(16).optional().openapi({ description: "USDT or USDC (billing.payment.tokens)" }),
   payerAddress: z.string().max(128).optional().openapi({ description: "0x and 40 hex: the wallet that pays" }),
-  returnUrl: z.string().url().max(2048).optional(),
+  returnUrl: z.string().url().max(2048).optional().openapi({
+    description: "Any method: the payment page's back button (https, an origin registered in the contract, else " +
+      "403 RETURN_URL_NOT_ALLOWED).",
+  }),
 });
 const InvoiceSchema = z.object({
   invoiceId: z.string(),
@@ -92,8 +95,11 @@ const InstructionResponse = z.object({
   ...Owner,
   payment: PaymentSchema.optional().openapi({ description: "EVM_TRANSFER" }),
   invoice: InvoiceSchema.optional().openapi({ description: "DEPOSIT_INVOICE, instead of a payment" }),
-  paymentUrl: z.string().optional().openapi({
-    description: "VENUE_B_USD_SEND: the hosted page where the client signs the send (single-use, 15 minutes).",
+  paymentUrl: z.string().openapi({
+    description: "The hosted payment page, `{connect_url}/pay#<token>` (the single-use link token only in the " +
+      "fragment; it lives as long as the instruction). VENUE_B_USD_SEND: the client signs the send there. " +
+      "EVM_TRANSFER and DEPOSIT_INVOICE: a checkout with the exact amount, the recipient or invoice address, an " +
+      "EIP-681 QR code, payment through the browser's wallet and the transfer followed to its confirmation.",
   }),
   instructions: z.string().openapi({ description: "Ready to show, in Portuguese." }),
   requestId: RequestId,

@@ -4,18 +4,22 @@
  * obligation still owed, in the token's smallest units, plus a tag in the
  * trailing digits that no other open instruction of that token and network
  * carries, so the transfer that pays it names it. The recipient and its
- * version are frozen into the instruction; it expires after an hour.
+ * version are frozen into the instruction; it expires after an hour. Every
+ * instruction opens its hosted payment page (`paymentUrl`, the link token
+ * only in its fragment): the checkout for an EVM transfer or an invoice
+ * (checkout_page.ts), the signing page for a VENUE_B send.
  */
 import { and, eq } from "drizzle-orm";
 import type { Hex } from "viem";
 import { EVM_NETWORKS, type EvmNetwork, type EvmToken } from "../../config.ts";
 import { isUniqueViolation } from "../../db/client.ts";
 import { rowInsert } from "../../db/row_insert.ts";
-import { obligations, payments } from "../../db/schema.ts";
+import { obligations, partners, payments } from "../../db/schema.ts";
 import { CHAIN_IDS, NETWORK_NAMES } from "../../venues/evm/transfers.ts";
 import { formatDec } from "../../venues/decimal.ts";
 import { HOUR_MS, wallClockNow } from "../clock.ts";
-import { loadClient } from "../clients/load_client.ts";
+import { type ClientRow, loadClient } from "../clients/load_client.ts";
+import { allowedReturnUrl } from "../connect/return_url.ts";
 import { withPartnerTransaction } from "../credentials/partner_transaction.ts";
 import { type Ctx, partnerOf } from "../context.ts";
 import { ApiError } from "../errors.ts";
@@ -26,6 +30,8 @@ import { evmReaderOf } from "./evm_networks.ts";
 import { invoiceView, paymentView } from "./payment_view.ts";
 import { claimInvoiceAddress } from "./deposit_invoices.ts";
 import { createSendInstruction } from "./venue_b_send.ts";
+import { openPageSession } from "./payment_page_session.ts";
+import { brasiliaTime, ptBrAmount } from "./pt_br_text.ts";
 import { recipientOf } from "./recipients.ts";
 
 export const INSTRUCTION_TTL_MS = HOUR_MS;
@@ -71,6 +77,7 @@ export async function createPaymentInstructions(ctx: Ctx, input: InstructionInpu
   if (token !== owed.row.currency) {
     throw new ApiError("CURRENCY_MISMATCH", { message: `Esta cobrança é em ${owed.row.currency}, não em ${token}.` });
   }
+  const back = await pageReturnUrl(ctx, client, input.returnUrl);
   assertOpen(owed);
   const recipient = invoice ? null : await recipientOf(ctx.db.read, network);
   if (!invoice && !recipient) throw new ApiError("RECIPIENT_NOT_CONFIGURED");
@@ -113,6 +120,7 @@ export async function createPaymentInstructions(ctx: Ctx, input: InstructionInpu
           externalUserId: client.externalUserId,
           tenantId: client.tenantId,
           ...(invoice ? { invoice: invoiceView(row) } : { payment: paymentView(row) }),
+          paymentUrl: await openPageSession(ctx, tx, row, back),
           instructions: sentence(row, token, network),
         };
         await ctx.idempotency?.record(tx, result);
@@ -137,6 +145,13 @@ async function clientObligation(ctx: Ctx, clientId: number, obligationId: string
 interface OwedObligation {
   row: typeof obligations.$inferSelect;
   remainingMicros: number;
+}
+
+/** The partner's back button on the payment page: only to an origin its contract registered. */
+async function pageReturnUrl(ctx: Ctx, client: ClientRow, returnUrl: string | undefined): Promise<string | null> {
+  if (returnUrl === undefined) return null;
+  const [partner] = await ctx.db.read.select().from(partners).where(eq(partners.partnerId, client.partnerId));
+  return allowedReturnUrl(returnUrl, partner.returnUrlOrigins);
 }
 
 /** Only an open obligation takes a new instruction (OBLIGATION_NOT_OPEN says what became of it). */
@@ -189,6 +204,7 @@ function uniqueTag(decimals: number): bigint {
   return 1n + random % space;
 }
 
+/** The instruction in one pt-BR sentence: the exact amount in Brazilian digits, the expiry on Brasília's clock. */
 function sentence(
   row: {
     tokenAmount: string | null;
@@ -200,13 +216,13 @@ function sentence(
   token: string,
   network: EvmNetwork,
 ): string {
-  const exact = formatDec({ units: BigInt(row.tokenAmount!), scale: row.tokenDecimals! });
-  const until = new Date(row.expiresAt).toISOString().replace("T", " ").slice(0, 16);
+  const exact = ptBrAmount(formatDec({ units: BigInt(row.tokenAmount!), scale: row.tokenDecimals! }));
   const from = row.payerAddress ? `da carteira ${row.payerAddress} ` : "de qualquer carteira ";
   const warning = row.payerAddress
     ? "Outro valor, outra rede ou outra carteira não quitam esta cobrança."
     : "Este endereço é exclusivo desta fatura; outro valor ou outra rede não a quitam.";
   return `Envie exatamente ${exact} ${token} (${row.tokenAmount} na menor unidade do token) na rede ` +
     `${NETWORK_NAMES[network]} (chain id ${CHAIN_IDS[network]}), ${from}para ${row.recipient}, ` +
-    `até ${until} UTC. ${warning}`;
+    `até ${brasiliaTime(row.expiresAt)}. ${warning} Ou abra o link de pagamento, que mostra tudo isso com um ` +
+    "QR code e acompanha a confirmação.";
 }

@@ -279,7 +279,7 @@ async function logsTo(
 }
 
 /** Does the log name this instruction: its token to its recipient, and for a transfer its payer and exact amount. */
-function names(payment: PaymentRow, log: TransferLog): boolean {
+export function logNames(payment: PaymentRow, log: TransferLog): boolean {
   if (payment.tokenAddress !== log.token || payment.recipient !== log.to) return false;
   // An invoice's address is its own: any wallet, any transfer to it (verification sums the transaction's).
   if (payment.payerAddress === null) return true;
@@ -299,7 +299,7 @@ async function creditMatches(
   const spent = new Set<string>();
   let credited = 0;
   for (const log of logs) {
-    for (const payment of ranked.filter((candidate) => names(candidate, log))) {
+    for (const payment of ranked.filter((candidate) => logNames(candidate, log))) {
       if (spent.has(log.txHash)) break;
       if (paid.has(payment.paymentId)) continue;
       try {

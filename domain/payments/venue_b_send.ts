@@ -13,21 +13,30 @@
 import { and, eq, gt, inArray, ne } from "drizzle-orm";
 import { type Tx, withTransaction } from "../../db/client.ts";
 import { rowInsert } from "../../db/row_insert.ts";
-import { clients, partners, payments, paymentSessions, settings } from "../../db/schema.ts";
+import { partners, payments, paymentSessions, settings } from "../../db/schema.ts";
 import { cmp, formatDec, isDecimal } from "../../venues/decimal.ts";
 import type { HexAddress, LedgerEntry, UserSignedAction, VenueAdapter } from "../../venues/types.ts";
 import { VenueError } from "../../venues/types.ts";
 import { findAccount } from "../accounts/load_account.ts";
-import { MINUTE_MS, wallClockNow } from "../clock.ts";
+import { iso, MINUTE_MS, wallClockNow } from "../clock.ts";
 import type { ClientRow } from "../clients/load_client.ts";
 import { allowedReturnUrl } from "../connect/return_url.ts";
 import { withPartnerTransaction } from "../credentials/partner_transaction.ts";
 import type { Ctx } from "../context.ts";
 import { ApiError } from "../errors.ts";
-import { newId, randomSecret, sha256Hex } from "../ids.ts";
+import { newId } from "../ids.ts";
 import { callVenue } from "../venues/call_venue.ts";
-import { creditPayment, staleInstruction } from "./confirm_payment.ts";
+import { creditPayment } from "./confirm_payment.ts";
 import { type PaymentRow, paymentView } from "./payment_view.ts";
+import {
+  openPageSession,
+  partnerOfPayment,
+  sessionOfTicket,
+  type SessionRow,
+  tokenAmountOf,
+  usableSession,
+} from "./payment_page_session.ts";
+import { brasiliaTime, ptBrAmount } from "./pt_br_text.ts";
 import { obligationNotOpen } from "./superseded_instructions.ts";
 
 const SESSION_TTL_MS = 15 * MINUTE_MS;
@@ -37,9 +46,6 @@ const USDC = "USDC";
 /** The ledger is read from a little before the instruction: venue and service clocks differ. */
 const LEDGER_MARGIN_MS = MINUTE_MS;
 const paymentInsert = rowInsert(payments);
-const sessionInsert = rowInsert(paymentSessions);
-
-type SessionRow = typeof paymentSessions.$inferSelect;
 
 /** Operator: the platform wallet that receives VENUE_B sends (`PUT /operator/v1/venue-b-payment-wallet`). */
 export async function setVenueBPaymentWallet(ctx: Ctx, address: string) {
@@ -75,7 +81,6 @@ export async function createSendInstruction(
   if (owed.row.status !== "OPEN") throw obligationNotOpen(owed.row.status);
   const account = await findAccount(ctx.db.read, client.id, "VENUE_B");
   if (!account?.accountAddress || account.connection === "REVOKED") throw new ApiError("API_NOT_CONFIGURED");
-  const token = randomSecret(32);
   const issuedAt = ctx.clock.now();
   return await withPartnerTransaction(ctx, async (tx) => {
     const wallet = await platformWallet(tx);
@@ -99,21 +104,15 @@ export async function createSendInstruction(
       expiresAt: issuedAt + SESSION_TTL_MS,
       updatedAt: issuedAt,
     });
-    await sessionInsert.insert(tx, {
-      paymentId: payment.paymentId,
-      tokenHash: sha256Hex(token),
-      status: "OPEN",
-      returnUrl: back,
-      expiresAt: payment.expiresAt,
-    });
+    const paymentUrl = await openPageSession(ctx, tx, payment, back);
     const result = {
       externalUserId: client.externalUserId,
       tenantId: client.tenantId,
       payment: paymentView(payment),
-      paymentUrl: `${ctx.config.connectUrl}/pay#${token}`,
+      paymentUrl,
       instructions: `Abra o link de pagamento e assine, com a carteira ${account.accountAddress}, o envio de ` +
-        `${formatDec({ units: BigInt(owed.remainingMicros), scale: 6 })} USDC da sua conta VENUE_B para ` +
-        `${wallet} até ${new Date(payment.expiresAt).toISOString().replace("T", " ").slice(0, 16)} UTC. ` +
+        `${ptBrAmount(tokenAmountOf(payment))} USDC da sua conta VENUE_B para ` +
+        `${wallet} até ${brasiliaTime(payment.expiresAt)}. ` +
         "Cada cobrança precisa da sua assinatura; nenhum valor é debitado sem ela.",
     };
     await ctx.idempotency?.record(tx, result);
@@ -124,49 +123,23 @@ export async function createSendInstruction(
 // ---------------------------------------------------------------- the page
 
 /** What the page shows: who asks, how much, from which wallet to which. */
-export interface SendPage {
-  partnerName: string;
-  amount: string;
-  token: "USDC";
-  from: string;
-  to: string;
-  expiresAt: number;
-  returnUrl: string | null;
-}
-
-/** Exchange the link token for a page ticket (each load replaces the previous ticket). */
-export async function exchangePaymentToken(ctx: Ctx, token: string): Promise<{ ticket: string; page: SendPage }> {
-  const ticket = randomSecret(32);
-  return await withTransaction(ctx.db, async (tx) => {
-    const [session] = await tx.select().from(paymentSessions)
-      .where(eq(paymentSessions.tokenHash, sha256Hex(token)));
-    const payment = await usableSession(ctx, tx, session).catch(async (error) => {
-      throw await namedRefusal(tx, session!, error);
-    });
-    await tx.update(paymentSessions).set({ ticketHash: sha256Hex(ticket) })
-      .where(eq(paymentSessions.paymentId, session.paymentId));
-    return { ticket, page: await pageOf(tx, session, payment) };
-  });
-}
-
-/**
- * A link its obligation left behind (settled, or reduced since) still says
- * who asked and for how much, so the page can tell the client so and lead
- * back to the partner; no ticket is issued for it.
- */
-async function namedRefusal(tx: Tx, session: SessionRow, error: unknown) {
-  if (!(error instanceof ApiError) || !["OBLIGATION_NOT_OPEN", "PAYMENT_SUPERSEDED"].includes(error.code)) return error;
-  const [payment] = await tx.select().from(payments).where(eq(payments.paymentId, session.paymentId));
-  const { partnerName, amount, token, returnUrl } = await pageOf(tx, session, payment);
-  return new ApiError(error.code, {
-    message: error.message,
-    extra: { ...error.extra, payment: { partnerName, amount, token, returnUrl } },
-  });
+export async function sendPage(ctx: Ctx, session: SessionRow, payment: PaymentRow) {
+  const partner = await partnerOfPayment(ctx.db.read, payment);
+  return {
+    method: "VENUE_B_USD_SEND" as const,
+    partnerName: partner.name,
+    amount: tokenAmountOf(payment),
+    token: "USDC" as const,
+    from: payment.payerAddress!,
+    to: payment.recipient!,
+    expiresAt: iso(session.expiresAt),
+    returnUrl: session.returnUrl,
+  };
 }
 
 /** The connected wallet must be the account's principal; answers the message it signs. */
 export async function startSend(ctx: Ctx, ticket: string, input: { walletAddress: string; chainId: HexAddress }) {
-  const { session, payment } = await sessionOfTicket(ctx, ticket);
+  const { session, payment } = await sessionOfTicket(ctx, ticket, "VENUE_B_USD_SEND");
   const wallet = input.walletAddress.toLowerCase();
   if (wallet !== payment.payerAddress) throw new ApiError("WALLET_MISMATCH");
   const approvals = venueB(ctx).walletApprovals!;
@@ -203,7 +176,7 @@ export async function submitSendSignature(
   ticket: string,
   input: { signature: string },
 ): Promise<SendOutcome> {
-  const { session, payment } = await sessionOfTicket(ctx, ticket);
+  const { session, payment } = await sessionOfTicket(ctx, ticket, "VENUE_B_USD_SEND");
   if (!session.pendingAction) {
     throw new ApiError("VALIDATION_ERROR", { message: "Conecte a carteira antes de enviar uma assinatura." });
   }
@@ -391,43 +364,4 @@ function venueB(ctx: Ctx): VenueAdapter {
     throw new ApiError("WRONG_SCHEME");
   }
   return adapter;
-}
-
-/** The open session a page ticket names, with its payment; anything else is PAYMENT_TICKET_INVALID. */
-async function sessionOfTicket(ctx: Ctx, ticket: string) {
-  const [session] = await ctx.db.read.select().from(paymentSessions)
-    .where(eq(paymentSessions.ticketHash, sha256Hex(ticket)));
-  const payment = await usableSession(ctx, ctx.db.read, session);
-  return { session, payment };
-}
-
-/**
- * The session's payment, while it still asks for money: anything else is
- * PAYMENT_TICKET_INVALID, except an instruction its obligation left behind
- * (settled: 409 OBLIGATION_NOT_OPEN; reduced: 409 PAYMENT_SUPERSEDED), said
- * so before any wallet is asked to sign.
- */
-async function usableSession(ctx: Ctx, db: Tx | Ctx["db"]["read"], session: SessionRow | undefined) {
-  if (!session || session.status !== "OPEN" || ctx.clock.now() >= session.expiresAt) {
-    throw new ApiError("PAYMENT_TICKET_INVALID");
-  }
-  const [payment] = await db.select().from(payments).where(eq(payments.paymentId, session.paymentId));
-  if (payment.status !== "PENDING" && payment.status !== "SUPERSEDED") throw new ApiError("PAYMENT_TICKET_INVALID");
-  const stale = await staleInstruction(db, payment);
-  if (stale) throw stale;
-  return payment;
-}
-
-async function pageOf(tx: Tx, session: SessionRow, payment: PaymentRow): Promise<SendPage> {
-  const [client] = await tx.select().from(clients).where(eq(clients.id, payment.clientId));
-  const [partner] = await tx.select().from(partners).where(eq(partners.partnerId, client.partnerId));
-  return {
-    partnerName: partner.name,
-    amount: formatDec({ units: BigInt(payment.tokenAmount!), scale: 6 }),
-    token: "USDC",
-    from: payment.payerAddress!,
-    to: payment.recipient!,
-    expiresAt: session.expiresAt,
-    returnUrl: session.returnUrl,
-  };
 }

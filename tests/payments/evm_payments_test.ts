@@ -151,7 +151,10 @@ Deno.test("EVM payments: instructions, exact payment credited once, and every re
         second.payment.tokenAmount,
         "no two open instructions share an amount",
       );
-      assert.match(first.instructions, /^Envie exatamente 49\.9\d{0,5} USDT .* Arbitrum One \(chain id 42161\)/);
+      assert.match(first.instructions, /^Envie exatamente 49,9\d{0,5} USDT .* Arbitrum One \(chain id 42161\)/);
+      assert.match(first.instructions, / até \d{2}\/\d{2}\/\d{4} às \d{2}:\d{2} \(horário de Brasília\)\./);
+      assert.match(first.paymentUrl, /\/pay#[A-Za-z0-9_-]{43}$/, "the checkout's link, the token in the fragment");
+      assert.notEqual(first.paymentUrl, second.paymentUrl);
       assert.ok(first.instructions.includes(w.payer) && first.instructions.includes(RECIPIENT));
     });
 
