@@ -507,6 +507,25 @@ Deno.test("VENUE_A a protection FINISHED with nothing executed is CANCELED; one 
   assert.equal((await adapter.getAccount(keys.credentials)).positions.length, 0);
 });
 
+Deno.test("VENUE_A a reduce-only stop larger than the position is FILLED with what it closed, not CANCELED", async () => {
+  await using h = await startVenueA();
+  const keys = await h.account();
+  const adapter = h.adapter();
+  await adapter.placeOrder(keys.credentials, market("entry", "BUY", "0.020"));
+  await adapter.placeProtection(keys.credentials, longStop("sl-whole", "0.020"));
+  // A scale-out closes half; the stop keeps its quantity and the venue cuts it to what is left when it fires.
+  await adapter.placeOrder(keys.credentials, market("scale-out", "SELL", "0.010", true));
+  await h.control("PUT", "/markets/BTCUSDT", { markPrice: "59990" });
+  const fired = await adapter.getOrder(keys.credentials, "BTCUSDT", "sl-whole");
+  assert.deepEqual([fired?.status, fired?.quantity, fired?.filledQuantity, fired?.averagePrice], [
+    "FILLED",
+    "0.020",
+    "0.010",
+    "59989.9",
+  ]);
+  assert.equal((await adapter.getAccount(keys.credentials)).positions.length, 0);
+});
+
 Deno.test("VENUE_A getFills and getFunding report commission, realized PnL and funding", async () => {
   await using h = await startVenueA();
   const keys = await h.account({ balances: { USDT: "10000", BNB: "1" }, feeBurn: true });

@@ -450,6 +450,43 @@ Deno.test("simulator algo outcomes: FINISHED with nothing executed, REJECTED for
   assert.match((await bad.json()).error, /stage/);
 });
 
+Deno.test("simulator a reduce-only stop larger than the position FINISHES with what it closed, its order FILLED", async () => {
+  await using h = await startVenueA();
+  const keys = await h.account();
+  await h.signed("POST", "/fapi/v1/order", { symbol: "ETHUSDT", side: "BUY", type: "MARKET", quantity: "1.000" }, keys);
+  await h.signed("POST", "/fapi/v1/algoOrder", {
+    algoType: "CONDITIONAL",
+    symbol: "ETHUSDT",
+    side: "SELL",
+    type: "STOP_MARKET",
+    triggerPrice: "3100",
+    quantity: "1.000",
+    reduceOnly: "true",
+    clientAlgoId: "sl-big",
+  }, keys);
+  await h.control("PUT", "/algo-hold", { hold: true, stage: "TRIGGERED" });
+  await h.control("PUT", "/markets/ETHUSDT", { markPrice: "3090" });
+  // Part of the position is closed by hand while the stop's order waits in the engine.
+  await h.signed("POST", "/fapi/v1/order", {
+    symbol: "ETHUSDT",
+    side: "SELL",
+    type: "MARKET",
+    quantity: "0.400",
+    reduceOnly: "true",
+  }, keys);
+  await h.control("PUT", "/algo-hold", { hold: false });
+  const finished = (await h.signed("GET", "/fapi/v1/algoOrder", { clientAlgoId: "sl-big" }, keys)).body;
+  assert.deepEqual([finished.algoStatus, finished.quantity, finished.actualQty], ["FINISHED", "1.000", "0.600"]);
+  // The engine cut the reduce-only order to what was left to close and filled it: FILLED, not a partial EXPIRED.
+  const child = (await h.signed("GET", "/fapi/v1/order", {
+    symbol: "ETHUSDT",
+    orderId: String(finished.actualOrderId),
+  }, keys)).body;
+  assert.deepEqual([child.status, child.origQty, child.executedQty], ["FILLED", "0.600", "0.600"]);
+  const position = await h.signed("GET", "/fapi/v2/positionRisk", { symbol: "ETHUSDT" }, keys);
+  assert.equal((position.body as unknown as { positionAmt: string }[])[0].positionAmt, "0.000");
+});
+
 Deno.test("simulator account settings, margin modes and v2/v3 differences", async () => {
   await using h = await startVenueA();
   const keys = await h.account();

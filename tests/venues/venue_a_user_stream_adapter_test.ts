@@ -488,6 +488,10 @@ Deno.test("toAccountPush reads the venue's documented event examples", () => {
   });
   const finished = push({ ...algo, o: { ...algo.o, X: "FINISHED", aq: "0.01" } });
   assert.equal(finished?.kind === "ORDER" && finished.status, "FILLED", "FINISHED with all executed is a fill");
+  const cut = push({ ...algo, o: { ...algo.o, X: "FINISHED", q: "0.02", aq: "0.01" } });
+  assert.equal(cut?.kind === "ORDER" && cut.status, "FILLED", "FINISHED with less than its quantity is still a fill");
+  const empty = push({ ...algo, o: { ...algo.o, X: "FINISHED", aq: "0.00000" } });
+  assert.equal(empty?.kind === "ORDER" && empty.status, "CANCELED", "FINISHED with nothing executed is not");
   assert.deepEqual(push(funding), { kind: "FUNDING", at: 1564745798939 });
   assert.deepEqual(push({ ...funding, a: { m: "DEPOSIT" } }), { kind: "ACCOUNT", at: 1564745798939 });
   assert.equal(push({ ...funding, a: { m: "ORDER" } }), null);

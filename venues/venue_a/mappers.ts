@@ -167,26 +167,27 @@ export function toOrder(wire: WireOrder): Order {
  *   order is in the engine) are working, not filled: NEW, or PARTIALLY_FILLED
  *   once the engine reports an execution. Not TRIGGER_PENDING, which would say
  *   the order can still be cancelled before it fires; it no longer can.
- * - FINISHED means the engine's order is done, filled or cancelled: FILLED when
- *   it executed the whole quantity (any execution for a close-position order,
- *   which has none), CANCELED otherwise, with whatever it executed.
+ * - FINISHED means the engine's order is done, filled or cancelled (docs,
+ *   "Event: Algo Order Update"; ccxt 4.5.84 binance.js parseOrderStatus reads
+ *   FINISHED as closed): FILLED as soon as it executed anything, with what it
+ *   executed as the filled quantity; CANCELED when it executed nothing. A
+ *   reduce-only stop larger than what was left of the position is cut to it by
+ *   the engine and FINISHES with `actualQty` below its `quantity`: it closed
+ *   the position, a fill, not a cancellation.
  * - REJECTED is the engine refusing the order at trigger time (e.g. margin);
  *   EXPIRED the system cancelling it.
  * `actualQty` / `actualPrice` are the engine order's executed quantity and
  * average price, present on queries once the order reached the engine.
  */
-function algoStatus(status: string, quantity: string | undefined, executed: string): OrderStatus {
+function algoStatus(status: string, executed: string): OrderStatus {
   switch (status) {
     case "NEW":
       return "TRIGGER_PENDING";
     case "TRIGGERING":
     case "TRIGGERED":
       return isZero(executed) ? "NEW" : "PARTIALLY_FILLED";
-    case "FINISHED": {
-      if (isZero(executed)) return "CANCELED";
-      const ordered = amount(quantity);
-      return isZero(ordered) || cmp(executed, ordered) >= 0 ? "FILLED" : "CANCELED";
-    }
+    case "FINISHED":
+      return isZero(executed) ? "CANCELED" : "FILLED";
     case "CANCELED":
     case "REJECTED":
     case "EXPIRED":
@@ -203,7 +204,7 @@ function amount(value: string | undefined): string {
 
 export function toProtectionOrder(wire: WireAlgoOrder): Order {
   const executed = amount(wire.actualQty);
-  const status = algoStatus(wire.algoStatus, wire.quantity, executed);
+  const status = algoStatus(wire.algoStatus, executed);
   return {
     orderId: String(wire.algoId),
     clientOrderId: wire.clientAlgoId || null,
@@ -249,7 +250,7 @@ export function toAccountPush(event: WireUserEvent): AccountPush | null {
     case "ALGO_UPDATE": {
       const { o } = event as Extract<WireUserEvent, { e: "ALGO_UPDATE" }>;
       if (!o?.s) return null;
-      const status = algoStatus(o.X, o.q, amount(o.aq));
+      const status = algoStatus(o.X, amount(o.aq));
       return { kind: "ORDER", symbol: o.s, clientOrderId: o.caid || null, status, at: event.E };
     }
     case "ACCOUNT_UPDATE": {

@@ -8,7 +8,7 @@
  * move that fired them; `/_control/algo-hold` stops fired orders at TRIGGERING
  * or TRIGGERED so the intermediate states can be observed.
  */
-import { abs, cmp, div, isZero, min, toFixed } from "../../decimal.ts";
+import { abs, cmp, div, isZero, toFixed } from "../../decimal.ts";
 import {
   checkClientId,
   checkPositionSide,
@@ -147,13 +147,18 @@ export function cancelOpenAlgoOrders(state: SimState, account: SimAccount, symbo
  * TRIGGERING -> TRIGGERED: the MARKET order goes to the engine, which checks
  * margin only now. A refusal there is REJECTED; nothing left to close for a
  * reduce-only or close-position order is the system cancelling it (EXPIRED).
+ * A reduce-only order goes with its own quantity: the engine, not the algo
+ * service, cuts it to the position (see `fillOrder`), so a stop larger than
+ * what is left FINISHES with `actualQty` below its `quantity`, its order FILLED.
  */
 function handToEngine(state: SimState, account: SimAccount, algo: SimAlgoOrder): void {
   const position = positionOf(account, algo.symbol);
   const reduces = !isZero(position.amt) && position.amt.startsWith("-") === (algo.side === "BUY");
   const closing = reduces ? abs(position.amt) : "0";
-  const quantity = algo.closePosition ? closing : algo.reduceOnly ? min(algo.quantity, closing) : algo.quantity;
-  if (isZero(quantity)) return setStatus(state, account, algo, "EXPIRED", "Reduce Only reject");
+  const quantity = algo.closePosition ? closing : algo.quantity;
+  if ((algo.closePosition || algo.reduceOnly) && isZero(closing)) {
+    return setStatus(state, account, algo, "EXPIRED", "Reduce Only reject");
+  }
   let order: SimOrder;
   try {
     order = submitOrder(state, account, {

@@ -4,7 +4,7 @@
  * that crosses the touch fills there as taker; otherwise it rests and fills
  * at its own price as maker once the mark price moves through it.
  */
-import { abs, cmp, decimalPlaces, isDecimal, isMultipleOf, isZero, min, mul, sub } from "../../decimal.ts";
+import { abs, add, cmp, decimalPlaces, isDecimal, isMultipleOf, isZero, min, mul, sub } from "../../decimal.ts";
 import { errors } from "./errors.ts";
 import { applyFill, availableBalance, marginFor, openingQuantity } from "./ledger.ts";
 import { type MarketDef, type MarketState, MULTIPLIER_DOWN, MULTIPLIER_UP } from "./markets.ts";
@@ -87,7 +87,11 @@ function expire(state: SimState, account: SimAccount, order: SimOrder, reason: s
 
 /**
  * Fills what is left of `order` at `price`. A reduce-only order never flips
- * the position: it is cut to what is left to close, and expires when nothing is.
+ * the position: the engine reduces its quantity to what is left to close
+ * (`origQty` shrinks, so the order ends FILLED with that quantity, as the
+ * venue reports it: nautechsystems/nautilus_trader#3983 saw a reduce-only
+ * order's venue quantity drop below the one sent), and expires it when
+ * nothing is left to close.
  */
 export function fillOrder(state: SimState, account: SimAccount, order: SimOrder, price: string, maker: boolean): void {
   order.reservedMargin = "0";
@@ -97,10 +101,10 @@ export function fillOrder(state: SimState, account: SimAccount, order: SimOrder,
     // A BUY reduces a short and a SELL a long; anything else has nothing to reduce.
     const reduces = !isZero(position.amt) && position.amt.startsWith("-") === (order.side === "BUY");
     quantity = reduces ? min(quantity, abs(position.amt)) : "0";
+    if (!isZero(quantity)) order.origQty = add(order.executedQty, quantity);
   }
   if (isZero(quantity)) return expire(state, account, order, EXPIRED_REDUCE_ONLY);
   applyFill(state, account, order, price, quantity, maker);
-  if (order.reduceOnly && order.status === "PARTIALLY_FILLED") expire(state, account, order, EXPIRED_REDUCE_ONLY);
 }
 
 /**
