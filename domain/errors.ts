@@ -56,6 +56,16 @@ export const ERROR_CATALOG = {
   CONNECT_ALREADY_USED: { status: 409, message: "Este link de conexão já foi utilizado." },
   CONNECT_NOT_ACTIVE: { status: 409, message: "Esta sessão de conexão não está mais ativa." },
   CONNECT_ATTEMPTS_EXHAUSTED: { status: 409, message: "Tentativas esgotadas para este link. Solicite um novo." },
+  /** The connect page's own (not in the spec's table): a later exchange of the link, in another tab or device, replaced this tab's ticket. */
+  CONNECT_OPENED_ELSEWHERE: {
+    status: 409,
+    message: "Este link foi aberto em outra aba ou aparelho. Continue por lá.",
+  },
+  /** The connect page's own (not in the spec's table): the wallet has never deposited at the venue, which knows no account for it. */
+  WALLET_NOT_ON_VENUE: {
+    status: 422,
+    message: "Esta carteira ainda não tem conta no provedor. Deposite primeiro e tente de novo.",
+  },
   WRONG_SCHEME: { status: 400, message: "Este link pertence ao fluxo de outro provedor." },
   PROVIDER_CREDENTIAL_REJECTED: { status: 400, message: "O provedor recusou a credencial." },
   AGENT_APPROVAL_REJECTED: { status: 400, message: "A aprovação do agente foi recusada." },

@@ -3,8 +3,10 @@
  * secret; the service seals the secret for the account row it will live in,
  * tests the key read-only at the venue and connects only a key it can trade
  * with. Withdrawal permission and a missing IP restriction are warnings the
- * page shows; settings the service cannot trade with refuse the key and count
- * as an attempt, as does a key the venue rejects.
+ * page shows. A key the venue rejects counts as an attempt; settings the
+ * service cannot trade with refuse the key (ACCOUNT_SETTINGS_INVALID, with
+ * the `problems` to fix) but cost no attempt: the client changes them at the
+ * exchange and tests the same key again on the same link.
  */
 import { withTransaction } from "../../db/client.ts";
 import { accountSecretBinding, findAccount } from "../accounts/load_account.ts";
@@ -13,15 +15,22 @@ import type { ApiError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { callVenue } from "../venues/call_venue.ts";
 import { type CredentialProblem, type ProviderId, VenueError } from "../../venues/types.ts";
-import { assertFlow, completeSession, recordRefusedAttempt, sessionOfTicket } from "./hosted_session.ts";
+import {
+  assertFlow,
+  completeSession,
+  recordFixableRefusal,
+  recordRefusedAttempt,
+  sessionOfTicket,
+} from "./hosted_session.ts";
 import { storeConnectedAccount } from "./store_account.ts";
 
-/** Settings the service cannot trade with, and what the client must change at the venue. */
+/** Settings the service cannot trade with, and what the client must change at the venue (the page shows how). */
 const BLOCKING: Partial<Record<CredentialProblem, string>> = {
   FUTURES_DISABLED: "ative a permissão de Futuros da chave",
   HEDGE_MODE_ENABLED: "mude a conta de Futuros para o modo de posição única (One-way)",
   MULTI_ASSETS_MARGIN_ENABLED: "desative o modo de margem Multi-Assets (use margem de ativo único)",
 };
+const isBlocking = (problem: CredentialProblem) => problem in BLOCKING;
 
 export interface ApiKeyConnected {
   permissions: { canRead: boolean; canFutures: boolean; canWithdraw: boolean };
@@ -57,9 +66,14 @@ export async function connectApiKey(
       "O provedor recusou a chave. Confira a chave e o segredo (sem espaços) e se a chave está ativa.",
     );
   }
-  const fixes = check.problems.flatMap((problem) => BLOCKING[problem] ?? []);
-  if (fixes.length) {
-    throw await refuse("PROVIDER_CREDENTIAL_REJECTED", `A chave não pode operar ainda: ${fixes.join("; ")}.`);
+  const blocking = check.problems.filter(isBlocking);
+  if (blocking.length) {
+    throw await recordFixableRefusal(ctx, session, "ACCOUNT_SETTINGS_INVALID", {
+      message: `A chave está certa, mas a conta ainda não pode operar: ${
+        blocking.map((problem) => BLOCKING[problem]).join("; ")
+      }. Depois, teste de novo: isso não gasta tentativa.`,
+      extra: { problems: blocking },
+    });
   }
   const now = ctx.clock.now();
   await withTransaction(ctx.db, async (tx) => {

@@ -10,6 +10,11 @@
  * approved that much yet. Purpose BUILDER_APPROVAL runs only BUILDER, for the
  * wallet of the connected account. A zero fee needs no approval.
  *
+ * Refusals the client fixes without a new link cost no attempt: the wrong
+ * wallet connected before anything was signed (the answer names the expected
+ * one), and a wallet the venue does not know yet (never deposited: the venue
+ * answers "Must deposit before performing actions", our INSUFFICIENT_MARGIN).
+ *
  * A signature relayed again (the page retrying after the process that relayed
  * it died, or after a lost answer) finds its nonce spent at the venue: it is
  * settled by asking the venue whether the step holds, never relayed anew.
@@ -31,16 +36,35 @@ import {
   VenueError,
   type WalletApprovals,
 } from "../../venues/types.ts";
-import { assertFlow, completeSession, recordRefusedAttempt, sessionOfTicket } from "./hosted_session.ts";
+import {
+  assertFlow,
+  checksummed,
+  completeSession,
+  recordFixableRefusal,
+  recordRefusedAttempt,
+  sessionOfTicket,
+} from "./hosted_session.ts";
 import type { ConnectSessionRow } from "./session_view.ts";
 import { storeConnectedAccount } from "./store_account.ts";
 
 type Step = "AGENT" | "BUILDER";
 
-/** What the page shows next: a message to sign, or the end. */
+/**
+ * What the page shows next: a message to sign with what it approves (shown
+ * before the wallet opens), or the end. Addresses in checksum casing, as
+ * wallets show them.
+ */
 export type WalletNext =
-  | { step: Step; typedData: Record<string, unknown>; builderFeeTenthsBps: number }
-  | { status: "CONNECTED"; builderFeeTenthsBps: number };
+  | {
+    step: Step;
+    typedData: Record<string, unknown>;
+    builderFeeTenthsBps: number;
+    walletAddress: string;
+    /** AGENT: the agent the wallet approves, by address and the name the venue lists it under. */
+    agent: { address: string; name: string } | null;
+    builderAddress: string;
+  }
+  | { status: "CONNECTED"; builderFeeTenthsBps: number; walletAddress: string };
 
 interface PendingAction {
   step: Step;
@@ -64,7 +88,14 @@ export async function startWalletFlow(
   if (session.purpose === "BUILDER_APPROVAL") {
     const account = await findAccount(ctx.db.read, session.clientId, session.providerId as ProviderId);
     if (account?.connection !== "CONNECTED") throw new ApiError("API_NOT_CONFIGURED");
-    if (account.accountAddress !== wallet) throw await refuse(ctx, session, "WALLET_MISMATCH");
+    if (account.accountAddress !== wallet) {
+      // Nothing was signed: the client connects the right wallet on the same link.
+      const expected = checksummed(account.accountAddress!);
+      throw await recordFixableRefusal(ctx, session, "WALLET_MISMATCH", {
+        message: `Esta não é a carteira da conta conectada. Conecte a carteira ${expected} e tente de novo.`,
+        extra: { expectedAddress: expected },
+      });
+    }
     const approved = await approvedFee(ctx, adapter, wallet);
     if (fee === 0 || (approved !== null && approved >= fee)) {
       await finish(
@@ -72,7 +103,7 @@ export async function startWalletFlow(
         session,
         async (tx) => await recordApprovedFee(tx, account.accountId, approved, ctx.clock.now()),
       );
-      return { status: "CONNECTED", builderFeeTenthsBps: fee };
+      return { status: "CONNECTED", builderFeeTenthsBps: fee, walletAddress: checksummed(wallet) };
     }
     return await ask(ctx, session, { walletAddress: wallet }, {
       step: "BUILDER",
@@ -139,7 +170,7 @@ export async function submitWalletSignature(
   } else {
     await connectAgent(ctx, session, approved);
   }
-  return { status: "CONNECTED", builderFeeTenthsBps: fee };
+  return { status: "CONNECTED", builderFeeTenthsBps: fee, walletAddress: checksummed(wallet) };
 }
 
 /**
@@ -171,6 +202,7 @@ async function relayStep(
     const lost = error instanceof ApiError && error.uncertain === true;
     if (!spent && !lost) {
       if (!(error instanceof VenueError)) throw error;
+      if (error.kind === "INSUFFICIENT_MARGIN") throw await walletNotOnVenue(ctx, session);
       throw await refuse(ctx, session, rejectionOf(step));
     }
     const held = await heldAtVenue(ctx, session, step, fee);
@@ -204,6 +236,16 @@ async function heldAtVenue(
     (venue) => venue.getMaxBuilderFee!(wallet, ctx.config.venueBBuilderAddress),
   );
   return { holds: approved >= fee, approvedFee: approved };
+}
+
+/** The venue knows no account for the wallet until it deposits: nothing took effect, and it costs no attempt. */
+function walletNotOnVenue(ctx: Ctx, session: ConnectSessionRow): Promise<ApiError> {
+  const venue = ctx.venues[session.providerId as ProviderId].name;
+  return recordFixableRefusal(ctx, session, "WALLET_NOT_ON_VENUE", {
+    message: `A carteira ${checksummed(session.walletAddress!)} ainda não tem conta na ${venue}: ` +
+      `a ${venue} só aceita autorizações de carteiras que já depositaram. ` +
+      `Deposite USDC na ${venue} com esta carteira e tente de novo.`,
+  });
 }
 
 function rejectionOf(step: Step): ErrorCode {
@@ -256,7 +298,15 @@ async function ask(
     await tx.update(connectSessions).set({ ...fields, pendingAction: { ...pending } })
       .where(eq(connectSessions.sessionId, session.sessionId));
   });
-  return { step: pending.step, typedData: approvals.typedDataForWallet(pending.action), builderFeeTenthsBps: fee };
+  const action = pending.action as { agentAddress?: string; agentName?: string };
+  return {
+    step: pending.step,
+    typedData: approvals.typedDataForWallet(pending.action),
+    builderFeeTenthsBps: fee,
+    walletAddress: checksummed((fields.walletAddress ?? session.walletAddress)!),
+    agent: pending.step === "AGENT" ? { address: checksummed(action.agentAddress!), name: action.agentName! } : null,
+    builderAddress: checksummed(ctx.config.venueBBuilderAddress),
+  };
 }
 
 async function finish(

@@ -2,7 +2,8 @@
  * The JSON API the connect page's script calls (`/connect/api/*`). It only
  * relays: the link token is exchanged for a page ticket, and every later call
  * names the ticket in its Authorization header, never in a URL. Errors use the
- * API's envelope; refusals that count as an attempt add `attemptsLeft`.
+ * API's envelope; refusals that count as an attempt add `attemptsLeft`, a
+ * refused body names its `field`.
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -11,35 +12,59 @@ import { startWalletFlow, submitWalletSignature } from "../../domain/connect/con
 import { qaTestCredentials } from "../../domain/qa/test_credentials.ts";
 import {
   exchangeLinkToken,
+  issueHandoff,
   type PageSession,
-  pageSessionOf,
-  sessionOfTicket,
+  pageSessionOfTicket,
 } from "../../domain/connect/hosted_session.ts";
 import { iso } from "../../domain/clock.ts";
+import { ApiError } from "../../domain/errors.ts";
 import { type AppEnv, hostedPageCtx } from "../../routes/env.ts";
 import { json } from "../../routes/respond.ts";
-import { parse, ticketOf } from "../page_api.ts";
+import { ticketOf } from "../page_api.ts";
 
-const TOKEN = z.string().regex(/^[A-Za-z0-9_-]{43}$/, "link inválido");
+// Each message says, in plain words, what to do; the refusal names its field (`field`) so the page puts it there.
+const TOKEN = z.string({
+  error: "Este link está incompleto ou foi alterado. Abra de novo o link completo que você recebeu.",
+}).regex(/^[A-Za-z0-9_-]{43}$/);
 const ExchangeBody = z.object({ token: TOKEN });
-const ApiKeyBody = z.object({
-  apiKey: z.string().trim().min(16, "chave curta demais").max(256).regex(/^[\x21-\x7e]+$/, "a chave contém espaços"),
-  apiSecret: z.string().trim().min(16, "segredo curto demais").max(256).regex(
-    /^[\x21-\x7e]+$/,
-    "o segredo contém espaços",
-  ),
-});
 
-const HEX_ADDRESS = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "endereço de carteira inválido")
+/** A key or secret as the exchange shows it: printable, no spaces, 16 to 256 characters. */
+function pastedKey(name: string) {
+  const copyAgain = `Copie de novo a ${name} inteira na corretora e cole aqui.`;
+  return z.string({ error: `Cole a ${name}.` }).trim()
+    .min(1, `Cole a ${name}.`)
+    .min(16, `A ${name} parece incompleta. ${copyAgain}`)
+    .max(256, `Isto é mais longo que uma ${name}. ${copyAgain}`)
+    .regex(/^[\x21-\x7e]+$/, `A ${name} tem espaços ou caracteres que não fazem parte dela. ${copyAgain}`);
+}
+const ApiKeyBody = z.object({ apiKey: pastedKey("API Key"), apiSecret: pastedKey("Secret Key") });
+
+const HEX_ADDRESS = z.string({ error: "A carteira enviou um endereço que não conseguimos ler. Conecte-a de novo." })
+  .regex(/^0x[0-9a-fA-F]{40}$/)
   .transform((value) => value.toLowerCase() as `0x${string}`);
 const WalletStartBody = z.object({
   walletAddress: HEX_ADDRESS,
-  chainId: z.string().regex(/^0x[0-9a-fA-F]{1,16}$/, "chainId inválido").transform((value) =>
-    value.toLowerCase() as `0x${string}`
-  ),
+  chainId: z.string({ error: "A carteira informou uma rede que não conseguimos ler. Conecte-a de novo." })
+    .regex(/^0x[0-9a-fA-F]{1,16}$/)
+    .transform((value) => value.toLowerCase() as `0x${string}`),
 });
 const TestCredentialsBody = z.object({ walletAddress: HEX_ADDRESS.optional() });
-const WalletSignatureBody = z.object({ signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, "assinatura inválida") });
+const WalletSignatureBody = z.object({
+  signature: z.string({ error: "A carteira devolveu uma assinatura que não conseguimos ler. Assine de novo." })
+    .regex(/^0x[0-9a-fA-F]{130}$/),
+});
+
+/**
+ * The body against its schema, or VALIDATION_ERROR with the first problem's
+ * message as it is (written for the client, see above) and its `field`.
+ */
+function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const result = schema.safeParse(body ?? {});
+  if (result.success) return result.data;
+  const [issue] = result.error.issues;
+  const field = issue.path.map(String).join(".");
+  throw new ApiError("VALIDATION_ERROR", { message: issue.message, extra: field ? { field } : {} });
+}
 
 function sessionWire(session: PageSession, qa: boolean) {
   return { ...session, expiresAt: iso(session.expiresAt), qa };
@@ -50,20 +75,27 @@ export function connectApi(): Hono<AppEnv> {
 
   api.post("/session", async (c) => {
     const ctx = hostedPageCtx(c);
-    const { token } = parse(ExchangeBody, c.get("jsonBody"));
+    const { token } = parseBody(ExchangeBody, c.get("jsonBody"));
     const { ticket, session } = await exchangeLinkToken(ctx, token);
     return json(c, { ticket, session: sessionWire(session, ctx.config.serviceEnv === "qa") }, 200);
   });
 
+  // Also after the session ended (its `status` says how), so a reload shows the outcome again.
   api.get("/session", async (c) => {
     const ctx = hostedPageCtx(c);
-    const session = await pageSessionOf(ctx, await sessionOfTicket(ctx, ticketOf(c, "CONNECT_INVALID")));
+    const session = await pageSessionOfTicket(ctx, ticketOf(c, "CONNECT_INVALID"));
     return json(c, { session: sessionWire(session, ctx.config.serviceEnv === "qa") }, 200);
+  });
+
+  // A single-use link to open this session in another browser (a wallet's); its exchange ends this tab's ticket.
+  api.post("/handoff", async (c) => {
+    const handoff = await issueHandoff(hostedPageCtx(c), ticketOf(c, "CONNECT_INVALID"));
+    return json(c, { url: handoff.url, expiresAt: iso(handoff.expiresAt) }, 200);
   });
 
   api.post("/api-key", async (c) => {
     const ctx = hostedPageCtx(c);
-    const input = parse(ApiKeyBody, c.get("jsonBody"));
+    const input = parseBody(ApiKeyBody, c.get("jsonBody"));
     const connected = await connectApiKey(ctx, ticketOf(c, "CONNECT_INVALID"), input);
     return json(c, { status: "CONNECTED", ...connected }, 200);
   });
@@ -72,7 +104,7 @@ export function connectApi(): Hono<AppEnv> {
     const next = await startWalletFlow(
       hostedPageCtx(c),
       ticketOf(c, "CONNECT_INVALID"),
-      parse(WalletStartBody, c.get("jsonBody")),
+      parseBody(WalletStartBody, c.get("jsonBody")),
     );
     return json(c, next, 200);
   });
@@ -81,14 +113,14 @@ export function connectApi(): Hono<AppEnv> {
     const next = await submitWalletSignature(
       hostedPageCtx(c),
       ticketOf(c, "CONNECT_INVALID"),
-      parse(WalletSignatureBody, c.get("jsonBody")),
+      parseBody(WalletSignatureBody, c.get("jsonBody")),
     );
     return json(c, next, 200);
   });
 
   // QA only (the domain answers 404 elsewhere): test credentials, like a payment sandbox's test cards.
   api.post("/qa/test-credentials", async (c) => {
-    const input = parse(TestCredentialsBody, c.get("jsonBody") ?? {});
+    const input = parseBody(TestCredentialsBody, c.get("jsonBody") ?? {});
     return json(c, await qaTestCredentials(hostedPageCtx(c), ticketOf(c, "CONNECT_INVALID"), input), 200);
   });
 

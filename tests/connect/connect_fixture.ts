@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { signRequest } from "../../venues/venue_a/auth.ts";
 import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
 import { call, createPartner, expectJson, type TestPartner } from "../_helpers/http.ts";
 
@@ -131,4 +132,21 @@ export function signAsWallet(wallet: Wallet, typedData: any) {
     primaryType: typedData.primaryType,
     message: typedData.message,
   });
+}
+
+/** What the client does at the exchange after a settings refusal: the futures account back to one-way mode. */
+export async function switchToOneWay(env: TestEnv, keys: { apiKey: string; apiSecret: string }) {
+  const { body } = signRequest({
+    method: "POST",
+    params: { dualSidePosition: false },
+    secret: keys.apiSecret,
+    timestamp: Date.now(),
+    recvWindow: 60_000,
+  });
+  const response = await fetch(`${env.venueUrls.venueA}/fapi/v1/positionSide/dual`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", "x-mbx-apikey": keys.apiKey },
+    body,
+  });
+  assert.equal(response.status, 200, await response.text());
 }

@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { connectSessions, events, providerAccounts } from "../../db/schema.ts";
 import { startTestEnv } from "../_helpers/env.ts";
 import { call, createPartner, expectError, expectJson } from "../_helpers/http.ts";
-import { exchange, openLink, setUp, simulatorAccount, submitKey } from "./connect_fixture.ts";
+import { getAddress } from "viem";
+import { exchange, openLink, setUp, simulatorAccount, submitKey, switchToOneWay } from "./connect_fixture.ts";
 
 Deno.test("a VENUE_A key pasted on the page connects the account, sealed, with provider.connected", async () => {
   const { env, partner } = await setUp();
@@ -70,9 +71,7 @@ Deno.test("refused keys count as attempts; the fifth fails the session with prov
       assert.equal(state.status, "PENDING");
       assert.equal(state.failureCode, "PROVIDER_CREDENTIAL_REJECTED");
     }
-    const futuresOff = await simulatorAccount(env, { enableFutures: false });
-    const last = await expectError(await submitKey(env, ticket, futuresOff), 400, "PROVIDER_CREDENTIAL_REJECTED");
-    assert.match(last.error.message, /Futuros/);
+    const last = await expectError(await submitKey(env, ticket, wrongSecret), 400, "PROVIDER_CREDENTIAL_REJECTED");
     assert.equal(last.attemptsLeft, 0);
     const failed = await expectJson(
       await partner.call("GET", `/v1/users/ana/connect-sessions/${session.sessionId}`),
@@ -173,7 +172,11 @@ Deno.test("one address gets at most 60 hosted-page requests a minute, then 429 T
       assert.equal(response.status, 404);
       await response.body?.cancel();
     }
-    const limited = await expectError(await call(env, "GET", "/connect"), 429, "TOO_MANY_REQUESTS");
+    const limited = await expectError(
+      await call(env, "POST", "/connect/api/session", { body: { token: "C".repeat(43) } }),
+      429,
+      "TOO_MANY_REQUESTS",
+    );
     assert.ok(limited.error.message);
     env.clock.freeze(env.clock.now() + 60_000);
     const page = await call(env, "GET", "/connect");
@@ -243,5 +246,234 @@ Deno.test("QA test credentials: a funded simulator key that connects, funds for 
     );
   } finally {
     await production.close();
+  }
+});
+
+Deno.test("a settings refusal (hedge mode) costs no attempt: fixed at the exchange, the same key connects", async () => {
+  const { env, partner } = await setUp();
+  try {
+    const { session, token } = await openLink(env, partner);
+    const { ticket } = await exchange(env, token);
+    const hedge = await simulatorAccount(env, { dualSidePosition: true });
+    // More refusals than a link has attempts: none of them counts.
+    for (let i = 0; i < 6; i++) {
+      const refused = await expectError(await submitKey(env, ticket, hedge), 422, "ACCOUNT_SETTINGS_INVALID");
+      assert.deepEqual(refused.problems, ["HEDGE_MODE_ENABLED"]);
+      assert.equal(refused.attemptsLeft, undefined);
+      assert.match(refused.error.message, /One-way/);
+    }
+    const state = await expectJson(
+      await partner.call("GET", `/v1/users/ana/connect-sessions/${session.sessionId}`),
+      200,
+    );
+    assert.equal(state.status, "PENDING");
+    assert.equal(state.failureCode, "ACCOUNT_SETTINGS_INVALID", "the partner sees why the client is stuck");
+    const [row] = await env.deps.db.read.select().from(connectSessions);
+    assert.equal(row.attempts, 0);
+
+    await switchToOneWay(env, hedge);
+    const connected = await expectJson(await submitKey(env, ticket, hedge), 200);
+    assert.equal(connected.status, "CONNECTED");
+    // A wrong key still counts (the refused-keys test above covers the fifth).
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("a refused body names its field, in plain words and without the field's name in the text", async () => {
+  const { env, partner } = await setUp();
+  try {
+    const { ticket } = await exchange(env, (await openLink(env, partner)).token);
+    const short = await expectError(
+      await submitKey(env, ticket, { apiKey: "abc", apiSecret: "s".repeat(20) }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    assert.equal(short.field, "apiKey");
+    assert.equal(
+      short.error.message,
+      "A API Key parece incompleta. Copie de novo a API Key inteira na corretora e cole aqui.",
+    );
+    const spaced = await expectError(
+      await submitKey(env, ticket, { apiKey: "k".repeat(20), apiSecret: "abc def ghi jkl mno" }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    assert.equal(spaced.field, "apiSecret");
+    assert.doesNotMatch(spaced.error.message, /apiSecret/);
+    const missing = await expectError(
+      await call(env, "POST", "/connect/api/api-key", { body: {}, headers: { authorization: `Bearer ${ticket}` } }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    assert.equal(missing.field, "apiKey");
+    assert.equal(missing.error.message, "Cole a API Key.");
+    const link = await expectError(
+      await call(env, "POST", "/connect/api/session", { body: { token: "short" } }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    assert.equal(link.field, "token");
+    assert.match(link.error.message, /Abra de novo o link completo/);
+    const [row] = await env.deps.db.read.select().from(connectSessions);
+    assert.equal(row.attempts, 0, "a refused body is no attempt");
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("a handoff link is single-use, replaces the previous one, and supersedes the tab that asked for it", async () => {
+  const { env, partner } = await setUp();
+  try {
+    const { token } = await openLink(env, partner, "VENUE_B");
+    const first = await exchange(env, token);
+    const ask = (ticket: string) =>
+      call(env, "POST", "/connect/api/handoff", { headers: { authorization: `Bearer ${ticket}` } });
+    const old = await expectJson(await ask(first.ticket), 200);
+    const handoff = await expectJson(await ask(first.ticket), 200);
+    const handoffToken = handoff.url.split("#t=")[1] as string;
+    const oldToken = old.url.split("#t=")[1] as string;
+    env.watchedSecrets.add("handoff token", handoffToken);
+    env.watchedSecrets.add("handoff token", oldToken);
+    assert.equal(handoff.url, `${env.deps.config.connectUrl}/connect#t=${handoffToken}`);
+    assert.match(handoffToken, /^[A-Za-z0-9_-]{43}$/);
+    assert.notEqual(handoffToken, token, "never the partner's link token");
+    assert.equal(handoff.expiresAt, first.session.expiresAt, "it expires with the session");
+    const [stored] = await env.deps.db.read.select().from(connectSessions);
+    assert.notEqual(stored.handoffTokenHash, handoffToken, "stored hashed");
+
+    // Issuing a new one replaced the first.
+    await expectError(
+      await call(env, "POST", "/connect/api/session", { body: { token: oldToken } }),
+      404,
+      "CONNECT_INVALID",
+    );
+    // The wallet's browser exchanges it: it works like the link token, once.
+    const wallet = await exchange(env, handoffToken);
+    assert.equal(wallet.session.providerId, "VENUE_B");
+    await expectError(
+      await call(env, "POST", "/connect/api/session", { body: { token: handoffToken } }),
+      404,
+      "CONNECT_INVALID",
+    );
+    // The tab that asked for it is told the link was opened elsewhere, for a read and for an action alike.
+    const elsewhere = await expectError(
+      await call(env, "GET", "/connect/api/session", { headers: { authorization: `Bearer ${first.ticket}` } }),
+      409,
+      "CONNECT_OPENED_ELSEWHERE",
+    );
+    assert.match(elsewhere.error.message, /outra aba ou aparelho/);
+    await expectError(await ask(first.ticket), 409, "CONNECT_OPENED_ELSEWHERE");
+    await expectJson(
+      await call(env, "GET", "/connect/api/session", { headers: { authorization: `Bearer ${wallet.ticket}` } }),
+      200,
+    );
+    // A handoff expires with its session.
+    const late = await expectJson(await ask(wallet.ticket), 200);
+    env.watchedSecrets.add("handoff token", late.url.split("#t=")[1]);
+    env.clock.freeze(env.clock.now() + 15 * 60_000);
+    await expectError(
+      await call(env, "POST", "/connect/api/session", { body: { token: late.url.split("#t=")[1] } }),
+      409,
+      "CONNECT_EXPIRED",
+    );
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("the same link opened in a second tab: the first tab's ticket answers CONNECT_OPENED_ELSEWHERE", async () => {
+  const { env, partner } = await setUp();
+  try {
+    const { token } = await openLink(env, partner);
+    const first = await exchange(env, token);
+    const second = await exchange(env, token);
+    const keys = await simulatorAccount(env);
+    await expectError(await submitKey(env, first.ticket, keys), 409, "CONNECT_OPENED_ELSEWHERE");
+    // Not a ticket of this session at all: still "invalid".
+    await expectError(await submitKey(env, "D".repeat(43), keys), 404, "CONNECT_INVALID");
+    await expectJson(await submitKey(env, second.ticket, keys), 200);
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("after the end, the last ticket reads the final state (and nothing more) until an hour past expiry", async () => {
+  const { env, partner } = await setUp();
+  try {
+    const { token } = await openLink(env, partner);
+    const { ticket } = await exchange(env, token);
+    const read = () => call(env, "GET", "/connect/api/session", { headers: { authorization: `Bearer ${ticket}` } });
+    assert.equal((await expectJson(await read(), 200)).session.status, "PENDING");
+    const keys = await simulatorAccount(env);
+    await expectJson(await submitKey(env, ticket, keys), 200);
+
+    const after = await expectJson(await read(), 200);
+    assert.equal(after.session.status, "CONNECTED");
+    assert.equal(after.session.partnerName, "Corretora Exemplo");
+    assert.equal(after.session.returnUrl, "https://app.partner.example/volta");
+    // Nothing else works with it.
+    await expectError(await submitKey(env, ticket, keys), 409, "CONNECT_ALREADY_USED");
+    await expectError(
+      await call(env, "POST", "/connect/api/handoff", { headers: { authorization: `Bearer ${ticket}` } }),
+      409,
+      "CONNECT_ALREADY_USED",
+    );
+    // The partner's link opened again says the account is connected, with who asked.
+    const spent = await expectError(
+      await call(env, "POST", "/connect/api/session", { body: { token } }),
+      409,
+      "CONNECT_ALREADY_USED",
+    );
+    assert.equal(
+      spent.error.message,
+      "Este link já foi usado: sua conta Venue A já está conectada a Corretora Exemplo.",
+    );
+    assert.deepEqual(spent.session, {
+      providerName: "Venue A",
+      partnerName: "Corretora Exemplo",
+      purpose: "CONNECT",
+      returnUrl: "https://app.partner.example/volta",
+      status: "CONNECTED",
+    });
+
+    env.clock.freeze(env.clock.now() + 15 * 60_000 + 59 * 60_000);
+    assert.equal((await expectJson(await read(), 200)).session.status, "CONNECTED");
+    env.clock.freeze(env.clock.now() + 60_000);
+    await expectError(await read(), 409, "CONNECT_EXPIRED");
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("an expired session's ticket reads EXPIRED; the page session carries the egress addresses", async () => {
+  const env = await startTestEnv({ env: { EGRESS_ADDRESSES: "203.0.113.7,2001:db8::1" } });
+  try {
+    const partner = await createPartner(env, { name: "Corretora Exemplo" });
+    await expectJson(
+      await partner.call("POST", "/v1/users", {
+        body: { externalUserId: "ana" },
+        headers: { "idempotency-key": "ana-00001" },
+      }),
+      201,
+    );
+    const page = await exchange(env, (await openLink(env, partner)).token);
+    assert.deepEqual(page.session.egressAddresses, ["203.0.113.7", "2001:db8::1"]);
+    assert.equal(page.session.builder, null);
+    env.clock.freeze(env.clock.now() + 15 * 60_000);
+    const read = await expectJson(
+      await call(env, "GET", "/connect/api/session", { headers: { authorization: `Bearer ${page.ticket}` } }),
+      200,
+    );
+    assert.equal(read.session.status, "EXPIRED");
+
+    const wallet = await exchange(env, (await openLink(env, partner, "VENUE_B")).token);
+    assert.deepEqual(wallet.session.egressAddresses, []);
+    assert.deepEqual(wallet.session.builder, {
+      address: getAddress(env.deps.config.venueBBuilderAddress),
+      feeTenthsBps: 25,
+    });
+  } finally {
+    await env.close();
   }
 });

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { ConfigError, parseConfig, QA_BUILDER_ADDRESS } from "../../config.ts";
-import { events, providerAccounts } from "../../db/schema.ts";
+import { connectSessions, events, providerAccounts } from "../../db/schema.ts";
 import { approveBuilderFeeAction, signUserSignedAction } from "../../venues/venue_b/signing.ts";
 import { connectWallet, fund, openPage, signAsWallet, walletSetUp as setUp } from "./connect_fixture.ts";
 import { expectError, expectJson } from "../_helpers/http.ts";
@@ -21,6 +21,13 @@ Deno.test("a wallet approves the agent and the builder fee; the account connects
     );
     assert.equal(agentStep.step, "AGENT");
     assert.equal(agentStep.typedData.primaryType, "HyperliquidTransaction:ApproveAgent");
+    // What the page shows before the wallet opens: the agent by address and name, the builder, the fee.
+    assert.equal(agentStep.walletAddress, wallet.address);
+    assert.equal(agentStep.agent.name, agentStep.typedData.message.agentName);
+    assert.equal(agentStep.agent.address.toLowerCase(), agentStep.typedData.message.agentAddress);
+    assert.match(agentStep.agent.address, /^0x(?=.*[a-f])(?=.*[A-F])[0-9a-fA-F]{40}$/, "checksum casing");
+    assert.equal(agentStep.builderAddress.toLowerCase(), QA_BUILDER_ADDRESS.toLowerCase());
+    assert.equal(agentStep.builderFeeTenthsBps, 25);
     assert.equal(agentStep.typedData.domain.chainId, 0x66eee);
     const builderStep = await expectJson(
       await request("/wallet/sign", { signature: await signAsWallet(wallet, agentStep.typedData) }),
@@ -105,7 +112,7 @@ Deno.test("another wallet's signature is WALLET_MISMATCH and counts as an attemp
   }
 });
 
-Deno.test("BUILDER_APPROVAL runs only the builder step, for the connected wallet only", async () => {
+Deno.test("BUILDER_APPROVAL runs only the builder step, for the connected wallet only; another wallet, before signing, is named and costs no attempt", async () => {
   const { env, partner, wallet } = await setUp(0);
   try {
     await connectWallet((await openPage(env, partner)).request, wallet);
@@ -113,11 +120,19 @@ Deno.test("BUILDER_APPROVAL runs only the builder step, for the connected wallet
     await env.deps.db.writer.run(`UPDATE partners SET builder_fee_tenths_bps = 40`);
     const approval = await openPage(env, partner, "BUILDER_APPROVAL");
     const stranger = privateKeyToAccount(generatePrivateKey());
-    await expectError(
-      await approval.request("/wallet/start", { walletAddress: stranger.address, chainId: "0xa4b1" }),
-      403,
-      "WALLET_MISMATCH",
-    );
+    for (let i = 0; i < 6; i++) {
+      const refused = await expectError(
+        await approval.request("/wallet/start", { walletAddress: stranger.address, chainId: "0xa4b1" }),
+        403,
+        "WALLET_MISMATCH",
+      );
+      assert.equal(refused.expectedAddress, wallet.address, "named as wallets show it (checksum casing)");
+      assert.match(refused.error.message, new RegExp(`Conecte a carteira ${wallet.address}`));
+      assert.equal(refused.attemptsLeft, undefined, "nothing was signed: no attempt");
+    }
+    const [row] = (await env.deps.db.read.select().from(connectSessions))
+      .filter((session) => session.purpose === "BUILDER_APPROVAL");
+    assert.equal(row.attempts, 0);
     const builderStep = await expectJson(
       await approval.request("/wallet/start", { walletAddress: wallet.address, chainId: "0xa4b1" }),
       200,
@@ -154,23 +169,42 @@ Deno.test("one VENUE_B network for adapter and simulator: testnet in QA, mainnet
   assert.throws(() => parseConfig({ VENUE_B_NETWORK: "devnet" }), ConfigError);
 });
 
-Deno.test("the venue refusing the agent or the builder approval answers AGENT_/BUILDER_APPROVAL_REJECTED as attempts", async () => {
+Deno.test("a wallet the venue does not know (never deposited) is told to deposit first, costing no attempt", async () => {
   const { env, partner } = await setUp();
   try {
-    // An agent approval signed by a wallet the venue has never seen (no deposit) is refused by the venue.
     const unfunded = privateKeyToAccount(generatePrivateKey());
-    const first = await openPage(env, partner);
+    const { session, request } = await openPage(env, partner);
     const agentStep = await expectJson(
-      await first.request("/wallet/start", { walletAddress: unfunded.address, chainId: "0xa4b1" }),
+      await request("/wallet/start", { walletAddress: unfunded.address, chainId: "0xa4b1" }),
       200,
     );
-    const refusedAgent = await expectError(
-      await first.request("/wallet/sign", { signature: await signAsWallet(unfunded, agentStep.typedData) }),
-      400,
-      "AGENT_APPROVAL_REJECTED",
+    const refused = await expectError(
+      await request("/wallet/sign", { signature: await signAsWallet(unfunded, agentStep.typedData) }),
+      422,
+      "WALLET_NOT_ON_VENUE",
     );
-    assert.equal(refusedAgent.attemptsLeft, 4);
+    assert.equal(refused.attemptsLeft, undefined);
+    assert.match(refused.error.message, new RegExp(`${unfunded.address}.*Deposite USDC na Venue B`));
+    const [row] = await env.deps.db.read.select().from(connectSessions);
+    assert.equal(row.attempts, 0);
+    assert.equal(row.status, "PENDING");
+    const state = await expectJson(
+      await partner.call("GET", `/v1/users/ana/connect-sessions/${session.sessionId}`),
+      200,
+    );
+    assert.equal(state.failureCode, "WALLET_NOT_ON_VENUE", "the partner sees why the client is stuck");
 
+    // Deposited, the same link connects.
+    await fund(env, unfunded.address, "100");
+    await connectWallet(request, unfunded);
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("the venue refusing the builder approval answers BUILDER_APPROVAL_REJECTED as an attempt", async () => {
+  const { env, partner } = await setUp();
+  try {
     // A wallet that already approved the venue's maximum number of builders cannot approve ours.
     const privateKey = generatePrivateKey();
     const crowded = privateKeyToAccount(privateKey);

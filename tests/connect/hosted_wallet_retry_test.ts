@@ -59,7 +59,7 @@ Deno.test("POST /connect/api/wallet/sign of an agent approval the venue already 
       await request("/wallet/sign", { signature: await signAsWallet(wallet, builderStep.typedData) }),
       200,
     );
-    assert.deepEqual(done, { status: "CONNECTED", builderFeeTenthsBps: 25 });
+    assert.deepEqual(done, { status: "CONNECTED", builderFeeTenthsBps: 25, walletAddress: wallet.address });
 
     const row = await sessionRow(env, session.sessionId);
     assert.equal(row.status, "CONNECTED");
@@ -96,7 +96,7 @@ Deno.test("POST /connect/api/wallet/sign of a builder fee approval the venue alr
     await relayAsTheDeadProcess(env, session.sessionId, signature);
 
     const done = await expectJson(await request("/wallet/sign", { signature }), 200);
-    assert.deepEqual(done, { status: "CONNECTED", builderFeeTenthsBps: 25 });
+    assert.deepEqual(done, { status: "CONNECTED", builderFeeTenthsBps: 25, walletAddress: wallet.address });
     const [account] = await env.deps.db.read.select().from(providerAccounts);
     assert.equal(account.connection, "CONNECTED");
     assert.equal(account.approvedBuilderFeeTenthsBps, 25);
