@@ -1,6 +1,14 @@
 /**
  * `GET /v1/users/:id/account` and `/positions`: read live from the provider
  * with the client's stored credentials, never cached (spec, Balance view).
+ *
+ * The view's orders are the regular open orders and the conditional ones
+ * waiting for their trigger (stops and targets, with `triggerPrice` and
+ * `reduceOnly`): the venues keep these apart. VENUE_A lists them on its algo
+ * endpoint (`GET /fapi/v1/openAlgoOrders` without a symbol, IP weight 40, on
+ * top of the account read's 55 to 65); VENUE_B's trigger orders come from
+ * `frontendOpenOrders` again (weight 20). Both go through the adapters'
+ * request paths, so the egress budget pays for them like any other read.
  */
 import type { Ctx } from "../context.ts";
 import { div, isZero, mul } from "../../venues/decimal.ts";
@@ -10,6 +18,25 @@ import { clientAccount, requireAccount } from "./client_provider.ts";
 
 export async function getBalanceView(ctx: Ctx, input: { externalUserId: string; providerId: ProviderId }) {
   const { account } = await clientAccount(ctx, input.externalUserId, input.providerId);
+  // One call, so a refused credential is judged once for both reads. A view
+  // without the conditional orders would show a protected position as
+  // unprotected, so either read failing fails the view.
+  const [snapshot, conditional] = await callWithAccount(
+    ctx,
+    requireAccount(account),
+    (venue, credentials) => Promise.all([venue.getAccount(credentials), venue.listProtections(credentials)]),
+  );
+  return {
+    providerId: input.providerId,
+    balances: snapshot.balances.map(balanceWire),
+    positions: snapshot.positions.map((position) => positionWire(position, input.providerId)),
+    orders: [...snapshot.openOrders, ...conditional].map((order) => orderWire(order, input.providerId)),
+  };
+}
+
+/** Positions alone: the account read, without the conditional orders the balance view adds. */
+export async function getPositions(ctx: Ctx, input: { externalUserId: string; providerId: ProviderId }) {
+  const { account } = await clientAccount(ctx, input.externalUserId, input.providerId);
   const snapshot = await callWithAccount(
     ctx,
     requireAccount(account),
@@ -17,15 +44,8 @@ export async function getBalanceView(ctx: Ctx, input: { externalUserId: string; 
   );
   return {
     providerId: input.providerId,
-    balances: snapshot.balances.map(balanceWire),
     positions: snapshot.positions.map((position) => positionWire(position, input.providerId)),
-    orders: snapshot.openOrders.map((order) => orderWire(order, input.providerId)),
   };
-}
-
-export async function getPositions(ctx: Ctx, input: { externalUserId: string; providerId: ProviderId }) {
-  const view = await getBalanceView(ctx, input);
-  return { providerId: input.providerId, positions: view.positions };
 }
 
 function balanceWire(balance: Balance) {
