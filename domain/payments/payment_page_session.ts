@@ -25,6 +25,7 @@ import { ApiError } from "../errors.ts";
 import { randomSecret, sha256Hex } from "../ids.ts";
 import { staleInstruction } from "./confirm_payment.ts";
 import type { PaymentRow } from "./payment_view.ts";
+import { OPEN_STATUSES } from "./superseded_instructions.ts";
 
 export type SessionRow = typeof paymentSessions.$inferSelect;
 type Db = Tx | Ctx["db"]["read"];
@@ -94,11 +95,13 @@ export async function exchangeLink(ctx: Ctx, token: string) {
 /** The open session a page ticket names, with its payment, while it may still be paid through the page. */
 export async function sessionOfTicket(ctx: Ctx, ticket: string, method: PaymentRow["method"]) {
   const session = await ticketSession(ctx.db.read, ticket);
+  // A ticket the page holds and no session has: another exchange of the link replaced it.
+  if (!session) throw linkRefused("REPLACED");
   const payment = await usableSession(ctx, ctx.db.read, session);
   if (payment.method !== method) {
     throw new ApiError("PAYMENT_METHOD_MISMATCH", { message: "Este link é de outra forma de pagamento." });
   }
-  return { session: session!, payment };
+  return { session, payment };
 }
 
 /**
@@ -135,7 +138,8 @@ export async function usableSession(ctx: Ctx, db: Db, session: SessionRow | unde
   const stale = await staleInstruction(db, payment);
   if (stale) throw stale;
   if (ctx.clock.now() >= session.expiresAt) throw linkRefused("EXPIRED");
-  if (payment.status !== "PENDING" && payment.status !== "SUPERSEDED") throw linkRefused("USED");
+  // SUBMITTED: an on-chain transfer named for it awaits its confirmations; the page follows it.
+  if (!OPEN_STATUSES.includes(payment.status)) throw linkRefused("USED");
   return payment;
 }
 

@@ -12,9 +12,22 @@
  * await wallet.useAccount(otherKey);                       // the user switches to another account
  * wallet.signed[0].typedData.primaryType;                  // what the page had signed
  * ```
+ *
+ * With a node (an anvil URL per chain, `nodes`) it also sends transactions:
+ * `eth_sendTransaction` is signed here with the account's key (viem) and sent
+ * raw to the node of the chain the wallet is on, as a wallet does; reads such
+ * as `eth_blockNumber` or `eth_getTransactionReceipt` go to that node too.
+ * With `knownChains` it knows only those networks: switching to another
+ * answers 4902 until the page adds it with `wallet_addEthereumChain`
+ * (MetaMask's behaviour).
+ *
+ * ```ts
+ * const wallet = await injectWallet(page, { privateKey, nodes: { "0xa4b1": chain.url }, knownChains: ["0x1"] });
+ * wallet.sent[0].hash;                                      // the transaction the page had sent
+ * ```
  */
 import type { Page } from "puppeteer-core";
-import type { Hex } from "viem";
+import { createWalletClient, defineChain, type Hex, http } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 
 export interface TestWalletOptions {
@@ -29,6 +42,23 @@ export interface TestWalletOptions {
   connected?: boolean;
   /** The wallet's name in its EIP-6963 announcement. */
   name?: string;
+  /** A node per chain id (hex, e.g. anvil's URL for "0xa4b1"): transactions and reads on that chain go there. */
+  nodes?: Record<string, string>;
+  /**
+   * The networks the wallet knows (hex chain ids; the current one is always
+   * known). Default: every network, so switching always succeeds.
+   */
+  knownChains?: Hex[];
+}
+
+/** eth_sendTransaction as the page sent it, and the hash the node answered. */
+export interface SentTransaction {
+  from: Hex;
+  to: Hex;
+  data: Hex | undefined;
+  value: bigint;
+  chainId: Hex;
+  hash: Hex;
 }
 
 /** eth_signTypedData_v4 as the page sent it, and what the wallet answered. */
@@ -54,7 +84,7 @@ export interface TypedDataJson {
 }
 
 /** What a user can refuse in the wallet's pop-up. */
-export type Refusable = "signature" | "accounts" | "switchChain";
+export type Refusable = "signature" | "accounts" | "switchChain" | "addChain" | "transaction";
 
 export interface TestWallet {
   /** The current account. */
@@ -65,6 +95,10 @@ export interface TestWallet {
   signed: SignedTypedData[];
   /** Every personal_sign signature the wallet made, in order. */
   signedMessages: SignedMessage[];
+  /** Every transaction the wallet sent, in order. */
+  sent: SentTransaction[];
+  /** Every network the page added with wallet_addEthereumChain, as it described it. */
+  addedChains: Record<string, unknown>[];
   /** Every request the page made, with how it ended. */
   calls: { method: string; params: unknown[]; outcome: "answered" | "rejected" | "error" }[];
   /** The next request of that kind (default: a signature) is refused as a user would: EIP-1193 code 4001. Calls add up. */
@@ -76,6 +110,20 @@ export interface TestWallet {
 type Answer = { result: unknown } | { error: { code: number; message: string } };
 
 const USER_REJECTED = { code: 4001, message: "User rejected the request." };
+const HEX_CHAIN = /^0x[0-9a-f]+$/i;
+/** Reads a wallet passes to its node for the page. */
+const NODE_READS = new Set([
+  "eth_blockNumber",
+  "eth_getTransactionReceipt",
+  "eth_getTransactionByHash",
+  "eth_call",
+  "eth_estimateGas",
+  "eth_getBalance",
+  "eth_gasPrice",
+]);
+
+/** The canonical hex form of a chain id ("0xA4B1" and "0xa4b1" are one chain). */
+const chainKey = (chainId: string) => `0x${BigInt(chainId).toString(16)}` as Hex;
 
 let injected = 0;
 
@@ -84,6 +132,16 @@ export async function injectWallet(page: Page, options: TestWalletOptions = {}):
   let account: PrivateKeyAccount = privateKeyToAccount(options.privateKey ?? generatePrivateKey());
   let chainId: Hex = options.chainId ?? "0xa4b1";
   let authorized = options.connected ?? false;
+  const nodes = new Map(Object.entries(options.nodes ?? {}).map(([id, url]) => [chainKey(id), url]));
+  const known = options.knownChains ? new Set(options.knownChains.map(chainKey)) : null;
+  known?.add(chainKey(chainId));
+  const nodeOf = (id: Hex) => nodes.get(chainKey(id));
+  const switchTo = async (wanted: string) => {
+    if (Number(wanted) !== Number(chainId)) {
+      chainId = chainKey(wanted);
+      await emit("chainChanged", chainId);
+    }
+  };
   const refusals = new Map<Refusable, number>();
   // Several wallets may live in one browser (one per page); each gets its own binding.
   const binding = `__testWallet${++injected}`;
@@ -124,16 +182,59 @@ export async function injectWallet(page: Page, options: TestWalletOptions = {}):
       case "net_version":
         return { result: String(Number(chainId)) };
       case "wallet_switchEthereumChain": {
-        if (refused("switchChain")) return { error: USER_REJECTED };
         const wanted = (params[0] as { chainId?: string } | undefined)?.chainId;
-        if (typeof wanted !== "string" || !/^0x[0-9a-f]+$/i.test(wanted)) {
+        if (typeof wanted !== "string" || !HEX_CHAIN.test(wanted)) {
           return { error: { code: -32602, message: "Expected [{ chainId: hex }]" } };
         }
-        if (Number(wanted) !== Number(chainId)) {
-          chainId = `0x${Number(wanted).toString(16)}`;
-          await emit("chainChanged", chainId);
+        // MetaMask answers an unknown network before asking the user anything.
+        if (known && !known.has(chainKey(wanted))) {
+          return {
+            error: {
+              code: 4902,
+              message: `Unrecognized chain ID "${wanted}". Try adding the chain using wallet_addEthereumChain first.`,
+            },
+          };
         }
+        if (refused("switchChain")) return { error: USER_REJECTED };
+        await switchTo(wanted);
         return { result: null };
+      }
+      case "wallet_addEthereumChain": {
+        const network = params[0] as { chainId?: string; chainName?: string; rpcUrls?: unknown } | undefined;
+        if (
+          typeof network?.chainId !== "string" || !HEX_CHAIN.test(network.chainId) ||
+          typeof network.chainName !== "string" || !Array.isArray(network.rpcUrls) || !network.rpcUrls.length
+        ) {
+          return { error: { code: -32602, message: "Expected [{ chainId: hex, chainName, rpcUrls: [url], ... }]" } };
+        }
+        if (refused("addChain")) return { error: USER_REJECTED };
+        wallet.addedChains.push(network);
+        known?.add(chainKey(network.chainId));
+        // Once added, the wallet offers to switch to it, and the user accepts.
+        await switchTo(network.chainId);
+        return { result: null };
+      }
+      case "eth_sendTransaction": {
+        const request = params[0] as { from?: string; to?: string; data?: Hex; value?: Hex; gas?: Hex } | undefined;
+        if (!authorized || unauthorized(request?.from)) {
+          return { error: { code: 4100, message: `The account ${request?.from} is not authorized by the user` } };
+        }
+        if (typeof request?.to !== "string") {
+          return { error: { code: -32602, message: "Expected [{ from, to, ... }]" } };
+        }
+        const node = nodeOf(chainId);
+        if (!node) return { error: { code: -32603, message: `The test wallet has no node for chain ${chainId}` } };
+        if (refused("transaction")) return { error: USER_REJECTED };
+        const hash = await sendTransaction(node, request as TransactionRequest);
+        wallet.sent.push({
+          from: account.address,
+          to: request.to as Hex,
+          data: request.data,
+          value: BigInt(request.value ?? 0),
+          chainId,
+          hash,
+        });
+        return { result: hash };
       }
       case "eth_signTypedData_v4": {
         const [address, json] = params;
@@ -172,9 +273,29 @@ export async function injectWallet(page: Page, options: TestWalletOptions = {}):
         wallet.signedMessages.push({ address: account.address, message, signature });
         return { result: signature };
       }
-      default:
+      default: {
+        const node = NODE_READS.has(method) ? nodeOf(chainId) : undefined;
+        if (node) return await nodeRead(node, method, params);
         return { error: { code: 4200, message: `The test wallet does not support ${method}` } };
+      }
     }
+  };
+
+  /** Sign the transaction here with the account's key and hand the raw bytes to the node (viem does both). */
+  const sendTransaction = async (node: string, request: TransactionRequest): Promise<Hex> => {
+    const chain = defineChain({
+      id: Number(chainId),
+      name: `test-${Number(chainId)}`,
+      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      rpcUrls: { default: { http: [node] } },
+    });
+    const client = createWalletClient({ account, chain, transport: http(node) });
+    return await client.sendTransaction({
+      to: request.to,
+      data: request.data,
+      value: request.value === undefined ? undefined : BigInt(request.value),
+      gas: request.gas === undefined ? undefined : BigInt(request.gas),
+    });
   };
 
   const wallet: TestWallet = {
@@ -186,6 +307,8 @@ export async function injectWallet(page: Page, options: TestWalletOptions = {}):
     },
     signed: [],
     signedMessages: [],
+    sent: [],
+    addedChains: [],
     calls: [],
     rejectNext: (what = "signature") => void refusals.set(what, (refusals.get(what) ?? 0) + 1),
     async useAccount(privateKey) {
@@ -265,4 +388,21 @@ export async function injectWallet(page: Page, options: TestWalletOptions = {}):
     },
   );
   return wallet;
+}
+
+interface TransactionRequest {
+  to: Hex;
+  data?: Hex;
+  value?: Hex;
+  gas?: Hex;
+}
+
+/** A read passed to the node as is, its JSON-RPC error (if any) answered as the wallet's. */
+async function nodeRead(node: string, method: string, params: unknown[]): Promise<Answer> {
+  const answer = await fetch(node, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  }).then((response) => response.json());
+  return answer.error ? { error: answer.error } : { result: answer.result };
 }

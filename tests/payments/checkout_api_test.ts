@@ -9,110 +9,31 @@
  */
 import assert from "node:assert/strict";
 import type { Hex } from "viem";
-import { HDKey } from "@scure/bip32";
+import { withTransaction } from "../../db/client.ts";
+import { performanceFeeSource, reduceOpenObligations } from "../../domain/billing/fee_obligations.ts";
 import { formatDec } from "../../venues/decimal.ts";
 import { DAY_MS, HOUR_MS } from "../../domain/clock.ts";
-import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
-import { call, createPartner, expectError, expectJson, operator, type TestPartner } from "../_helpers/http.ts";
-import { startChain, type TestChain } from "../_helpers/evm/chain.ts";
+import { call, expectError, expectJson } from "../_helpers/http.ts";
+import {
+  exchange,
+  instruct,
+  later,
+  obligation,
+  openPage,
+  PAYER,
+  RECIPIENT,
+  REQUIRED,
+  RETURN_URL,
+  runPayments,
+  status,
+  statusOf,
+  stop,
+  STRANGER,
+  tokenOf,
+  world,
+} from "./checkout_fixture.ts";
 import { ik } from "../setup/setup_fixture.ts";
-import { clientIdOf } from "../performance/trade_fixture.ts";
-import { openObligation } from "./obligation_fixture.ts";
 import { decodeQrDataUrl } from "./qr_decode.ts";
-
-const RECIPIENT = "0x00000000000000000000000000000000000fee01";
-const RETURN_URL = "https://app.partner.example/billing";
-const PAYER = 1;
-const STRANGER = 2;
-const XPUB = HDKey.fromMasterSeed(new Uint8Array(32).fill(9)).derive("m/44'/60'/0'").publicExtendedKey;
-/** Arbitrum's confirmations in this world: enough to watch a transfer go 1, 2, 3 of 3. */
-const REQUIRED = 3;
-
-interface World {
-  env: TestEnv;
-  partner: TestPartner;
-  clientId: number;
-  chain: TestChain;
-  usdt: Hex;
-  payer: Hex;
-}
-
-async function world(): Promise<World> {
-  const chain = await startChain(42161);
-  const usdt = await chain.deployToken("USDT", 6);
-  const payer = chain.wallet(PAYER).address;
-  await chain.mint(usdt, payer, 10_000n * 10n ** 6n);
-  await chain.mint(usdt, chain.wallet(STRANGER).address, 10_000n * 10n ** 6n);
-  const env = await startTestEnv({
-    env: {
-      EVM_RPC_ARBITRUM: chain.url,
-      EVM_TOKENS: JSON.stringify({ arbitrum: { USDT: usdt } }),
-      EVM_CONFIRMATIONS: JSON.stringify({ arbitrum: REQUIRED }),
-    },
-  });
-  const partner = await createPartner(env, { partnerId: "payer" });
-  await expectJson(await partner.call("POST", "/v1/users", { body: { externalUserId: "ana" }, headers: ik() }), 201);
-  await expectJson(await operator(env, "PUT", "/operator/v1/payment-recipients/arbitrum", { address: RECIPIENT }), 200);
-  await expectJson(await operator(env, "PUT", "/operator/v1/deposit-xpub/arbitrum", { xpub: XPUB }), 200);
-  return { env, partner, clientId: await clientIdOf(env, "ana", "payer"), chain, usdt, payer };
-}
-
-async function stop(w: World) {
-  await w.env.close();
-  await w.chain.stop();
-}
-
-function obligation(w: World, reference: string) {
-  return openObligation(w.env, {
-    partnerId: "payer",
-    clientId: w.clientId,
-    reference,
-    providerId: "VENUE_A",
-    source: "MONTHLY_SUBSCRIPTION",
-  });
-}
-
-function instruct(w: World, obligationId: string, body: Record<string, unknown> = {}, headers = ik()) {
-  return w.partner.call("POST", `/v1/users/ana/obligations/${obligationId}/payment-instructions`, {
-    body: { networkId: "arbitrum", token: "USDT", payerAddress: w.payer, returnUrl: RETURN_URL, ...body },
-    headers,
-  });
-}
-
-function tokenOf(paymentUrl: string): string {
-  const match = /^http[^#]*\/pay#([A-Za-z0-9_-]{43})$/.exec(paymentUrl);
-  assert.ok(match, `a page link with the token in the fragment: ${paymentUrl}`);
-  return match[1];
-}
-
-function exchange(w: World, token: string) {
-  w.env.watchedSecrets.add("payment token", token);
-  return call(w.env, "POST", "/pay/api/session", { body: { token } });
-}
-
-/** The page opened from its link: its ticket and the payment's view. */
-async function openPage(w: World, paymentUrl: string) {
-  const page = await expectJson(await exchange(w, tokenOf(paymentUrl)), 200);
-  w.env.watchedSecrets.add("payment ticket", page.ticket);
-  return page;
-}
-
-function status(w: World, ticket: string) {
-  return call(w.env, "GET", "/pay/api/status", { headers: { authorization: `Bearer ${ticket}` } });
-}
-
-async function statusOf(w: World, ticket: string) {
-  return await expectJson(await status(w, ticket), 200);
-}
-
-/** The service's clock moves on by `ms` (the chain's stays on real time). */
-function later(w: World, ms: number) {
-  w.env.clock.freeze(w.env.clock.now() + ms);
-}
-
-async function runPayments(w: World) {
-  return (await expectJson(await operator(w.env, "POST", "/operator/v1/jobs/payments/run"), 200)).summary;
-}
 
 Deno.test("checkout API: the instruction's page link, the view with exact amounts, and the link's refusals", async (t) => {
   const w = await world();
@@ -210,6 +131,30 @@ Deno.test("checkout API: the instruction's page link, the view with exact amount
       );
       const bare = await expectJson(await instruct(w, owed.obligationId, { returnUrl: undefined }), 200);
       assert.equal((await openPage(w, bare.paymentUrl)).payment.returnUrl, null);
+    });
+
+    await t.step("the charge reduced since: SUPERSEDED, the link asks for a new one", async () => {
+      const fee = await obligation(w, "reduced", performanceFeeSource("MONTHLY"));
+      const issued = await expectJson(await instruct(w, fee.obligationId), 200);
+      const page = await openPage(w, issued.paymentUrl);
+      await withTransaction(
+        w.env.deps.db,
+        (tx) =>
+          reduceOpenObligations(
+            tx,
+            { clientId: w.clientId, providerId: "VENUE_A" },
+            10_000_000,
+            [fee.obligationId],
+            "stmt_checkout",
+            w.env.clock.now(),
+          ),
+      );
+      assert.equal((await statusOf(w, page.ticket)).status, "SUPERSEDED");
+      const refused = await expectError(await exchange(w, tokenOf(issued.paymentUrl)), 409, "PAYMENT_SUPERSEDED");
+      assert.deepEqual(
+        [refused.payment.amount, refused.payment.receipt],
+        [formatDec({ units: BigInt(issued.payment.tokenAmount), scale: 6 }), null],
+      );
     });
 
     await t.step("expired: the ticket says so, the link is refused as expired", async () => {
