@@ -31,6 +31,8 @@ import { type PaymentRow, paymentView } from "./payment_view.ts";
 import {
   openPageSession,
   partnerOfPayment,
+  type Receipt,
+  receiptOf,
   sessionOfTicket,
   type SessionRow,
   tokenAmountOf,
@@ -128,6 +130,7 @@ export async function sendPage(ctx: Ctx, session: SessionRow, payment: PaymentRo
   return {
     method: "VENUE_B_USD_SEND" as const,
     partnerName: partner.name,
+    reference: payment.paymentId,
     amount: tokenAmountOf(payment),
     token: "USDC" as const,
     from: payment.payerAddress!,
@@ -162,6 +165,8 @@ export interface SendOutcome {
   /** REVIEW: the send arrived after the obligation was settled (relayed before that); it paid nothing. */
   status: "CONFIRMED" | "SUBMITTED" | "REVIEW";
   code?: string;
+  /** CONFIRMED: what was paid, when, under which ledger hash. */
+  receipt?: Receipt;
   returnUrl: string | null;
 }
 
@@ -295,9 +300,9 @@ export async function checkSendLedger(ctx: Ctx, payment: PaymentRow, nonce: numb
     }
     const now = ctx.clock.now();
     const credited = await withTransaction(ctx.db, (tx) => creditPayment(tx, payment, bound.hash, exact, now));
-    if (credited) return sendOutcomeOf(credited.payment);
+    if (credited) return sendOutcomeOf(ctx, credited.payment);
     const [current] = await ctx.db.read.select().from(payments).where(eq(payments.paymentId, payment.paymentId));
-    return sendOutcomeOf(current);
+    return sendOutcomeOf(ctx, current);
   }
   if (toPlatform.some((entry) => sameAmount(entry.amount, owed))) {
     return await pending(
@@ -330,13 +335,17 @@ function sameAmount(amount: string, owed: string): boolean {
   return isDecimal(amount) && cmp(amount, owed) === 0;
 }
 
-/** A send the ledger showed: it paid the obligation (an excess, if it was reduced since, reviewed) or is held for review. */
-function sendOutcomeOf(payment: PaymentRow) {
+/**
+ * A send the ledger showed: it paid the obligation (an excess, if it was
+ * reduced since, reviewed; with the receipt the page shows and keeps for a
+ * reload) or is held for review.
+ */
+function sendOutcomeOf(ctx: Ctx, payment: PaymentRow) {
   switch (payment.status) {
     case "CONFIRMED":
       return payment.review
-        ? { status: "CONFIRMED" as const, code: "PAYMENT_OVERPAID_MANUAL_REVIEW" }
-        : { status: "CONFIRMED" as const };
+        ? { status: "CONFIRMED" as const, code: "PAYMENT_OVERPAID_MANUAL_REVIEW", receipt: receiptOf(ctx, payment) }
+        : { status: "CONFIRMED" as const, receipt: receiptOf(ctx, payment) };
     case "REVIEW":
       return { status: "REVIEW" as const, code: "OBLIGATION_ALREADY_SETTLED" };
     default:
