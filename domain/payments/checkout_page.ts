@@ -10,6 +10,7 @@ import { CHAIN_IDS, NETWORK_NAMES } from "../../venues/evm/transfers.ts";
 import { formatDec } from "../../venues/decimal.ts";
 import { iso } from "../clock.ts";
 import type { Ctx } from "../context.ts";
+import { ApiError } from "../errors.ts";
 import { checkoutStatusOf } from "./checkout_status.ts";
 import { partnerOfPayment, type SessionRow, tokenAmountOf } from "./payment_page_session.ts";
 import type { PaymentRow } from "./payment_view.ts";
@@ -34,7 +35,10 @@ export async function checkoutView(ctx: Ctx, session: SessionRow, payment: Payme
   const uri = paymentUri(payment);
   // The page asks again at once and then every few seconds: a node that cannot answer now is no reason to refuse
   // the page, and AWAITING claims nothing.
-  const { status } = await checkoutStatusOf(ctx, payment).catch(() => ({ status: "AWAITING" as const }));
+  const { status } = await checkoutStatusOf(ctx, payment).catch((error) => {
+    if (error instanceof ApiError && error.code === "PROVIDER_DOWN") return { status: "AWAITING" as const };
+    throw error;
+  });
   return {
     method: payment.method as "EVM_TRANSFER" | "DEPOSIT_INVOICE",
     partnerName: partner.name,

@@ -23,15 +23,22 @@ import { linkRefused } from "../../domain/payments/payment_page_session.ts";
 import { startSend, submitSendSignature } from "../../domain/payments/venue_b_send.ts";
 import { type AppEnv, hostedPageCtx } from "../../routes/env.ts";
 import { json } from "../../routes/respond.ts";
-import { parse, ticketOf } from "../page_api.ts";
+import { ApiError } from "../../domain/errors.ts";
+import { ticketOf } from "../page_api.ts";
 
 const LINK_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 const WalletBody = z.object({
-  walletAddress: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "endereço de carteira inválido"),
-  chainId: z.string().regex(/^0x[0-9a-fA-F]{1,16}$/, "chainId inválido")
-    .transform((value) => value.toLowerCase() as `0x${string}`),
+  walletAddress: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
+  chainId: z.string().regex(/^0x[0-9a-fA-F]{1,16}$/).transform((value) => value.toLowerCase() as `0x${string}`),
 });
-const SignatureBody = z.object({ signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, "assinatura inválida") });
+const SignatureBody = z.object({ signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/) });
+
+/** What the wallet handed the page, checked; refused in the page's words (the page shows them), no field names. */
+function fromWallet<T>(schema: z.ZodType<T>, body: unknown, message: string): T {
+  const result = schema.safeParse(body);
+  if (!result.success) throw new ApiError("VALIDATION_ERROR", { message });
+  return result.data;
+}
 
 /** The link token of the exchange's body; anything else is a link the page cannot use (said in plain words). */
 function linkToken(body: unknown): string {
@@ -46,11 +53,19 @@ export function payApi(): Hono<AppEnv> {
     return json(c, await openPaymentPage(hostedPageCtx(c), linkToken(c.get("jsonBody"))), 200);
   });
   api.post("/wallet", async (c) => {
-    const input = parse(WalletBody, c.get("jsonBody"));
+    const input = fromWallet(
+      WalletBody,
+      c.get("jsonBody"),
+      "A carteira informou um endereço ou uma rede que não reconhecemos. Conecte a carteira de novo.",
+    );
     return json(c, await startSend(hostedPageCtx(c), ticketOf(c, "PAYMENT_TICKET_INVALID"), input), 200);
   });
   api.post("/signature", async (c) => {
-    const input = parse(SignatureBody, c.get("jsonBody"));
+    const input = fromWallet(
+      SignatureBody,
+      c.get("jsonBody"),
+      "A carteira devolveu uma assinatura que não reconhecemos. Nada foi enviado; assine de novo.",
+    );
     return json(c, await submitSendSignature(hostedPageCtx(c), ticketOf(c, "PAYMENT_TICKET_INVALID"), input), 200);
   });
   api.get("/status", async (c) => {

@@ -120,6 +120,19 @@ Deno.test("checkout API: the instruction's page link, the view with exact amount
         assert.ok(!refused.error.message.includes("token"));
       }
       await expectError(await status(w, "y".repeat(43)), 400, "PAYMENT_TICKET_INVALID");
+      // What a wallet hands the page, malformed: said without field names either.
+      for (const [path, body] of [["/wallet", { walletAddress: "0x12", chainId: "0xa4b1" }], ["/signature", {}]]) {
+        const refused = await expectError(
+          await call(w.env, "POST", `/pay/api${path}`, {
+            body,
+            headers: { authorization: `Bearer ${"z".repeat(43)}` },
+          }),
+          400,
+          "VALIDATION_ERROR",
+        );
+        assert.match(refused.error.message, /^A carteira (informou|devolveu) /);
+        assert.ok(!/walletAddress|signature|chainId/.test(refused.error.message));
+      }
       await expectError(await call(w.env, "GET", "/pay/api/status"), 400, "PAYMENT_TICKET_INVALID");
     });
 
