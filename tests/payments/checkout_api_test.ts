@@ -193,7 +193,7 @@ Deno.test("checkout API: the status follows a transfer, N of M confirmations, th
     const older = await expectJson(await instruct(w, owed.obligationId), 200);
     const olderPage = await openPage(w, older.paymentUrl);
     const instruction = await expectJson(await instruct(w, owed.obligationId), 200);
-    const page = await openPage(w, instruction.paymentUrl);
+    let page = await openPage(w, instruction.paymentUrl);
     const exact = BigInt(instruction.payment.tokenAmount);
     let hash: Hex;
 
@@ -214,6 +214,9 @@ Deno.test("checkout API: the status follows a transfer, N of M confirmations, th
         ["CONFIRMING", 1, REQUIRED, hash, null],
       );
       assert.equal((await runPayments(w)).detected, 0, "under the confirmations nothing is credited");
+      // The link opened again meanwhile (another tab): its view says the transfer is confirming, not to pay again.
+      page = await openPage(w, instruction.paymentUrl);
+      assert.equal(page.payment.status, "CONFIRMING");
       await w.chain.mine(1);
       assert.deepEqual(
         [(await statusOf(w, page.ticket)).status, (await statusOf(w, page.ticket)).confirmations],
