@@ -609,6 +609,42 @@ Deno.test("VENUE_A maps venue rejections to error kinds without leaking secrets"
   assert.equal(revoked.detail.venueCode, -2015);
 });
 
+Deno.test("VENUE_A a -2015 counts as a refused key only once the spot host confirms it", async () => {
+  await using h = await startVenueA();
+  const keys = await h.account();
+  const log: Sent[] = [];
+  const adapter = h.adapter({ fetch: recording(log) });
+  await adapter.getAccount(keys.credentials);
+  // The venue's temporary block: the futures host refuses a key that is still valid.
+  await h.control("POST", `/accounts/${keys.apiKey}/block`, { ms: 600_000 });
+  log.length = 0;
+  const blocked = await rejects(adapter.getAccount(keys.credentials), "RATE_LIMITED", [keys.apiSecret]);
+  assert.deepEqual([blocked.detail.venueCode, blocked.detail.retryAfterMs], [-2015, 60_000]);
+  assert.match(blocked.message, /blocked it for a while/);
+  assert.ok(log.some((s) => new URL(s.url).pathname === "/sapi/v1/account/apiRestrictions"), "confirmed on spot");
+  const order = await rejects(adapter.placeOrder(keys.credentials, limit("b", "BUY", "0.01", "64000")), "RATE_LIMITED");
+  assert.equal(order.detail.venueCode, -2015, "an order refused so is definitely not placed, not OUTCOME_UNKNOWN");
+  await h.control("POST", `/accounts/${keys.apiKey}/block`, { ms: 0 });
+  assert.equal((await adapter.getAccount(keys.credentials)).positions.length, 0, "the same key works again");
+
+  // Refused on the spot host too (revoked): confirmed.
+  await h.control("DELETE", `/accounts/${keys.apiKey}`);
+  const revoked = await rejects(adapter.getAccount(keys.credentials), "CREDENTIAL_REJECTED", [keys.apiSecret]);
+  assert.equal(revoked.detail.venueCode, -2015);
+  // A key the spot host accepts without the futures permission: confirmed as well.
+  const noFutures = await h.account({ enableFutures: false });
+  const withdrawn = await rejects(adapter.getAccount(noFutures.credentials), "CREDENTIAL_REJECTED");
+  assert.match(withdrawn.message, /no longer has the futures permission/);
+  // The spot host cannot be read: the refusal stays unconfirmed.
+  const other = await h.account();
+  await h.control("POST", `/accounts/${other.apiKey}/block`, { ms: 600_000 });
+  const spotDown = h.adapter({
+    fetch: (input, init) =>
+      String(input).includes("/sapi/") ? Promise.reject(new TypeError("connection refused")) : fetch(input, init),
+  });
+  assert.equal((await rejects(spotDown.getAccount(other.credentials), "UNAVAILABLE")).detail.venueCode, -2015);
+});
+
 Deno.test("VENUE_A resynchronises its clock with /fapi/v1/time after a -1021", async () => {
   for (const skew of [-120_000, 5_000]) {
     const t = T0;

@@ -626,6 +626,26 @@ Deno.test("simulator faults: DOWN, SLOW, LOSE_RESPONSE keeps the order, REJECT_K
   assert.equal((await h.signed("GET", "/fapi/v3/account", {}, keys)).status, 200);
 });
 
+Deno.test("simulator a temporary block answers -2015 on the futures host only, until it lifts", async () => {
+  let t = Date.UTC(2026, 0, 5, 12, 0, 0);
+  await using h = await startVenueA({ now: () => t });
+  const keys = await h.account();
+  assert.equal((await h.signed("GET", "/fapi/v3/account", {}, keys)).status, 200);
+  await h.control("POST", `/accounts/${keys.apiKey}/block`, { ms: 120_000 });
+  const blocked = await h.signed("GET", "/fapi/v3/account", {}, keys);
+  assert.deepEqual([blocked.status, blocked.body.code], [401, -2015]);
+  const spot = await h.signed("GET", "/sapi/v1/account/apiRestrictions", {}, keys);
+  assert.deepEqual([spot.status, spot.body.enableFutures], [200, true], "the key itself is still valid");
+  t += 120_000;
+  assert.equal((await h.signed("GET", "/fapi/v3/account", {}, keys)).status, 200, "the block lifted");
+  const unknown = await fetch(`${h.baseUrl}/_control/accounts/${"x".repeat(64)}/block`, {
+    method: "POST",
+    body: JSON.stringify({ ms: 1000 }),
+  });
+  assert.equal(unknown.status, 404);
+  await unknown.body?.cancel();
+});
+
 Deno.test("simulator control routes validate their input and keep per-instance state", async () => {
   await using h = await startVenueA();
   await using other = await startVenueA();

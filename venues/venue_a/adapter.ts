@@ -43,6 +43,7 @@ import {
 import { type AdapterContext, hasVenueCode } from "./context.ts";
 import { ALREADY_SET_CODES, localError } from "./errors.ts";
 import { getFills, getFunding } from "./history.ts";
+import { confirmingKeyRefusals } from "./key_refusal.ts";
 import {
   type MarketRules,
   orderLimitsOf,
@@ -124,8 +125,8 @@ export function createVenueAAdapter(deps: VenueAAdapterDeps): VenueAdapter {
     timeUrl: `${deps.baseUrl.replace(/\/+$/, "")}${PATHS.time}`,
     budget: deps.budget,
   };
-  const fapi = createVenueAClient({ ...transport, baseUrl: deps.baseUrl });
   const spot = createVenueAClient({ ...transport, baseUrl: deps.spotBaseUrl });
+  const fapi = confirmingKeyRefusals(createVenueAClient({ ...transport, baseUrl: deps.baseUrl }), spot);
 
   // exchangeInfo is read at most once per MARKETS_TTL_MS, whatever the number of orders: every placement
   // needs the rules, and concurrent callers on a cold or stale cache (a fan-out's first orders) share one read.

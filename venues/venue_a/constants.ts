@@ -29,6 +29,14 @@ export const DEFAULT_WEIGHT_LIMIT_1M = 2400;
  */
 export const WEIGHT_BUDGET_SHARE = 0.9;
 
+/**
+ * How long a caller waits after a -2015 the spot host did not confirm (a
+ * valid key with futures allowed: the venue's temporary block, key_refusal.ts).
+ * The venue does not say how long such a block lasts; its IP bans start at
+ * 2 minutes (general-info, LIMITS), so one minute between tries is cautious.
+ */
+export const TEMPORARY_BLOCK_RETRY_MS = 60_000;
+
 /** Backoff between attempts of a read that failed transiently (the venue docs suggest doubling from 200 ms). */
 export const READ_RETRY_DELAYS_MS = [200, 400] as const;
 

@@ -15,6 +15,8 @@ export const CODES = {
   invalidListenKey: -1125,
   invalidTimestamp: -1021,
   meRecvWindow: -5028,
+  /** "Invalid API-key, IP, or permissions for action.": confirmed before it counts (key_refusal.ts). */
+  rejectedKey: -2015,
   cancelRejected: -2011,
   noSuchOrder: -2013,
   duplicatedClientOrderId: -4116,

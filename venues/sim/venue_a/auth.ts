@@ -36,6 +36,7 @@ export function authenticateKey(state: SimState, apiKey: string | null, futures 
   if (!account || account.revoked || state.fault.mode === "REJECT_KEYS" || (futures && !account.enableFutures)) {
     throw errors.rejectedKey();
   }
+  if (futures && account.blockedUntil > state.now()) throw errors.rejectedKey();
   return account;
 }
 

@@ -48,6 +48,8 @@ const BulkAccountsBody = z.object({
   balances: AccountBody.shape.balances,
 });
 
+/** How long the futures host refuses a valid key with -2015, the venue's temporary block. */
+const BlockBody = z.object({ ms: z.number().int().min(0).max(86_400_000) });
 const FundingBody = z.object({ symbol: z.string(), rate: SignedDecimal });
 const LimitsBody = z.object({
   requestWeightPerMinute: z.number().int().min(1).optional(),
@@ -129,6 +131,19 @@ export function controlRoutes(state: SimState, streams: UserStreams): Hono {
     if (!account) return c.json({ error: "Unknown API key" }, 404);
     account.revoked = true;
     return c.json({ revoked: true });
+  });
+
+  /**
+   * Blocks `apiKey` on the futures host for `ms` (0 lifts it): -2015 there, as
+   * for a revoked key, while the key stays valid and readable on the spot host.
+   */
+  app.post("/accounts/:apiKey/block", async (c) => {
+    const account = state.accounts.get(c.req.param("apiKey"));
+    if (!account) return c.json({ error: "Unknown API key" }, 404);
+    const input = await body(c.req.raw, BlockBody);
+    if (!input.ok) return c.json({ error: input.error }, 400);
+    account.blockedUntil = input.data.ms === 0 ? 0 : state.now() + input.data.ms;
+    return c.json({ blockedUntil: account.blockedUntil });
   });
 
   /** A transfer into (positive) or out of (negative) the futures wallet: ACCOUNT_UPDATE DEPOSIT or WITHDRAW. */

@@ -104,6 +104,13 @@ export interface SimAccount {
   apiKey: string;
   apiSecret: string;
   revoked: boolean;
+  /**
+   * Until when the futures host answers this key -2015 although the key is
+   * valid: the venue's temporary block (ccxt 4.5.84 binance.js handleErrors
+   * reads a -2015 after earlier successful calls as DDoSProtection). The spot
+   * host still accepts the key meanwhile.
+   */
+  blockedUntil: number;
   createTime: number;
   canWithdraw: boolean;
   enableFutures: boolean;
@@ -232,6 +239,7 @@ export function createAccount(state: SimState, options: AccountOptions): SimAcco
     apiKey: randomKey(),
     apiSecret: randomKey(),
     revoked: false,
+    blockedUntil: 0,
     createTime: time,
     canWithdraw: options.canWithdraw ?? false,
     enableFutures: options.enableFutures ?? true,
