@@ -17,6 +17,8 @@ import {
   pageSessionOfTicket,
 } from "../../domain/connect/hosted_session.ts";
 import { iso } from "../../domain/clock.ts";
+import type { Ctx } from "../../domain/context.ts";
+import { qrSvgDataUrl } from "../../domain/payments/qr_svg.ts";
 import { ApiError } from "../../domain/errors.ts";
 import { type AppEnv, hostedPageCtx } from "../../routes/env.ts";
 import { json } from "../../routes/respond.ts";
@@ -66,8 +68,13 @@ function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   throw new ApiError("VALIDATION_ERROR", { message: issue.message, extra: field ? { field } : {} });
 }
 
-function sessionWire(session: PageSession, qa: boolean) {
-  return { ...session, expiresAt: iso(session.expiresAt), qa };
+/**
+ * `secondsLeft` is what the page counts down from: a phone's own clock may be
+ * minutes off, so the page measures only the time since it read this.
+ */
+function sessionWire(session: PageSession, ctx: Ctx) {
+  const secondsLeft = Math.max(0, Math.ceil((session.expiresAt - ctx.clock.now()) / 1000));
+  return { ...session, expiresAt: iso(session.expiresAt), secondsLeft, qa: ctx.config.serviceEnv === "qa" };
 }
 
 export function connectApi(): Hono<AppEnv> {
@@ -77,20 +84,21 @@ export function connectApi(): Hono<AppEnv> {
     const ctx = hostedPageCtx(c);
     const { token } = parseBody(ExchangeBody, c.get("jsonBody"));
     const { ticket, session } = await exchangeLinkToken(ctx, token);
-    return json(c, { ticket, session: sessionWire(session, ctx.config.serviceEnv === "qa") }, 200);
+    return json(c, { ticket, session: sessionWire(session, ctx) }, 200);
   });
 
   // Also after the session ended (its `status` says how), so a reload shows the outcome again.
   api.get("/session", async (c) => {
     const ctx = hostedPageCtx(c);
     const session = await pageSessionOfTicket(ctx, ticketOf(c, "CONNECT_INVALID"));
-    return json(c, { session: sessionWire(session, ctx.config.serviceEnv === "qa") }, 200);
+    return json(c, { session: sessionWire(session, ctx) }, 200);
   });
 
   // A single-use link to open this session in another browser (a wallet's); its exchange ends this tab's ticket.
+  // The QR code, drawn here, lets a desktop hand the link to a phone's wallet with no third-party request.
   api.post("/handoff", async (c) => {
     const handoff = await issueHandoff(hostedPageCtx(c), ticketOf(c, "CONNECT_INVALID"));
-    return json(c, { url: handoff.url, expiresAt: iso(handoff.expiresAt) }, 200);
+    return json(c, { url: handoff.url, expiresAt: iso(handoff.expiresAt), qr: qrSvgDataUrl(handoff.url) }, 200);
   });
 
   api.post("/api-key", async (c) => {
