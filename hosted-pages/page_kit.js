@@ -12,6 +12,9 @@ globalThis.ApiFailure = class ApiFailure extends Error {
     this.code = code;
     this.status = status;
     this.attemptsLeft = extras.attemptsLeft;
+    // The refused field of a form (its input shows the message), and why a link cannot be used (e.g. REPLACED).
+    this.field = extras.field;
+    this.reason = extras.reason;
     // A payment link its obligation left behind: how it was settled, and who asked for how much.
     this.obligationStatus = extras.obligationStatus;
     this.payment = extras.payment;
