@@ -1,7 +1,8 @@
 /**
  * The payment page: its shell and assets (hosted-pages/page_shell.tsx) with
- * the connect page's look plus the few rules only this page needs; the flow
- * itself is pay.js.
+ * the connect page's look plus the few rules only this page needs. pay.js
+ * exchanges the link and shows the VENUE_B send; checkout.js (loaded first,
+ * called by pay.js) the on-chain checkout of EVM_TRANSFER and DEPOSIT_INVOICE.
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../../routes/env.ts";
@@ -11,14 +12,16 @@ export const payAssets = assetsHandler({
   ...SHARED_ASSETS,
   "pay.js": await script(new URL("./pay.js", import.meta.url)),
   "pay.css": await stylesheet(new URL("./pay.css", import.meta.url)),
+  "checkout.js": await script(new URL("./checkout.js", import.meta.url)),
+  "checkout.css": await stylesheet(new URL("./checkout.css", import.meta.url)),
 });
 
 export function payPage(c: Context<AppEnv>) {
   return renderShell(c, {
     base: "/pay",
     title: "Pagamento",
-    stylesheets: ["connect.css", "pay.css"],
-    scripts: ["pay.js"],
+    stylesheets: ["connect.css", "pay.css", "checkout.css"],
+    scripts: ["checkout.js", "pay.js"],
     noscript: "Esta página precisa de JavaScript para fazer o pagamento com segurança.",
   });
 }

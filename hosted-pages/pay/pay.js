@@ -1,102 +1,142 @@
-// The payment page's script (VENUE_B_USD_SEND). It reads the single-use token
-// from the URL fragment, removes it from the address bar at once, exchanges it
-// for a page ticket (kept in this tab's sessionStorage, with the payment's
-// public details, so a reload keeps working; the token itself is never
-// stored), then walks the client through connecting the paying wallet and
-// signing the send the service built. Neither token nor ticket ever goes into
-// a URL or the console: the token travels only in the exchange's body, the
-// ticket only in an Authorization header.
+// The payment page's script: what every payment link shares, and the VENUE_B
+// send (VENUE_B_USD_SEND). It reads the single-use token from the URL
+// fragment, removes it from the address bar at once, exchanges it for a page
+// ticket (kept in this tab's sessionStorage with the payment's public details,
+// so a reload keeps working; the token itself is never stored), then shows the
+// payment its method asks for: the send signed in the client's wallet here,
+// the on-chain checkout in checkout.js. A screen after which the link can do
+// nothing more is kept too, so a reload or Back shows it again. Neither token
+// nor ticket ever goes into a URL or the console: the token travels only in
+// the exchange's body, the ticket only in an Authorization header.
 "use strict";
 
 (() => {
   const app = document.getElementById("app");
   const TICKET_KEY = "pay-ticket";
   const PAYMENT_KEY = "pay-payment";
+  const FINAL_KEY = "pay-final";
   const TOKEN = /^[A-Za-z0-9_-]{43}$/;
   const state = { ticket: null, payment: null };
 
   // ------------------------------------------------------------------ DOM helpers (hosted-pages/page_kit.js)
 
   const kit = globalThis.pageKit(app);
-  const { el, show, feedbackArea, message, say, busy, shortAddress, timeOf } = kit;
+  const { el, show, feedbackArea, message, say, busy, shortAddress, tap, Tap } = kit;
   const sameAddress = (a, b) => typeof a === "string" && typeof b === "string" && a.toLowerCase() === b.toLowerCase();
 
-  /**
-   * The API's decimal string in pt-BR, digit for digit (no float on the way):
-   * "49.9" -> "49,90", "1250.000001" -> "1.250,000001".
-   */
-  function formatAmount(decimal) {
-    const [whole, fraction = ""] = String(decimal).split(".");
-    return `${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ".")},${fraction.padEnd(2, "0")}`;
-  }
+  const amountText = (payment = state.payment) => `${kit.formatAmount(payment.amount)} ${payment.token}`;
 
-  const amountText = () => `${formatAmount(state.payment.amount)} ${state.payment.token}`;
-
-  // ------------------------------------------------------------------ the page API
+  // ------------------------------------------------------------------ the page API and this tab's memory
 
   /** Nothing was decided on the server: the same request may be made again. */
   const retryable = (error) => error.code === "NETWORK" || error.status === 429 || error.status >= 500;
 
   const api = pageApi("/pay", () => state.ticket);
 
-  function forget() {
-    sessionStorage.removeItem(TICKET_KEY);
-    sessionStorage.removeItem(PAYMENT_KEY);
+  function keep() {
+    sessionStorage.setItem(TICKET_KEY, state.ticket);
+    sessionStorage.setItem(PAYMENT_KEY, JSON.stringify(state.payment));
+    sessionStorage.removeItem(FINAL_KEY);
   }
 
-  // ------------------------------------------------------------------ frame: who asks, until when, the way back
+  /**
+   * The link can do nothing more in this tab: its ticket is dropped, and the
+   * screen (`name` in FINAL_SCREENS, with `data`) kept for a reload or Back.
+   */
+  function settle(name, data) {
+    sessionStorage.removeItem(TICKET_KEY);
+    sessionStorage.removeItem(PAYMENT_KEY);
+    sessionStorage.setItem(FINAL_KEY, JSON.stringify({ name, data, payment: state.payment }));
+  }
 
-  function header({ open = true } = {}) {
+  // ------------------------------------------------------------------ frame: who asks, the way back
+
+  function header() {
     const payment = state.payment;
-    const detail = open
-      ? `Pagamento em ${payment?.token} · este link vale até as ${timeOf(payment?.expiresAt)}`
-      : "Pagamento";
-    return kit.header(payment?.partnerName, detail, "Pagamento seguro");
+    const network = payment?.networkName ? ` na rede ${payment.networkName}` : "";
+    return kit.header(payment?.partnerName, `Pagamento em ${payment?.token}${network}`, "Pagamento seguro");
+  }
+
+  /** A screen: the frame, its heading, and the tab's title saying the same (with who asks). */
+  function screen(title, ...children) {
+    const who = state.payment?.partnerName;
+    document.title = who ? `${title} · ${who}` : title;
+    show(header(), el("h1", {}, title), ...children);
   }
 
   const backButton = () => kit.backButton(state.payment);
+  const backOrClose = () => backButton() ?? el("p", { class: "muted" }, "Você já pode fechar esta página.");
 
-  function showFinal(title, text) {
-    forget();
-    const who = state.payment?.partnerName;
-    kit.finalScreen(
-      header({ open: false }),
+  /** A term (text, or text and its hint) and its value, in a summary's `<dl>`. */
+  function detail(term, ...value) {
+    return [el("dt", {}, term), el("dd", {}, ...value)];
+  }
+
+  const dateTimeOf = (iso) => new Date(iso).toLocaleString("pt-BR", { dateStyle: "short", timeStyle: "short" });
+
+  /** What was paid, when, through what, in which transaction: the receipt the service answered. */
+  function receiptCard(receipt) {
+    return el(
+      "section",
+      { class: "card receipt", "aria-labelledby": "receipt-title" },
+      el("h2", { id: "receipt-title" }, "Comprovante"),
+      el(
+        "dl",
+        { class: "summary" },
+        detail("Valor pago", el("strong", {}, `${kit.formatAmount(receipt.amount)} ${receipt.token}`)),
+        detail("Pago em", dateTimeOf(receipt.paidAt)),
+        detail("Pago via", receipt.networkName),
+        detail("Referência", el("code", { class: "address" }, receipt.reference)),
+      ),
+      receipt.txHash ? kit.copyable("Transação", receipt.txHash) : null,
+    );
+  }
+
+  // ------------------------------------------------------------------ screens after which the link does nothing more
+
+  const NEW_LINK = (who) =>
+    who
+      ? `Se a cobrança ainda estiver em aberto, volte para ${who} e peça um novo link de pagamento.`
+      : "Se a cobrança ainda estiver em aberto, peça um novo link de pagamento a quem enviou este.";
+
+  /**
+   * The link or ticket cannot be used (the API's `reason`, its words in
+   * `message`): another tab took the link over, or it is unknown, expired or spent.
+   */
+  function showRefused({ reason, message: text }) {
+    settle("refused", { reason, message: text });
+    if (reason === "REPLACED") {
+      return screen("Link aberto em outra aba", message("info", text), backOrClose());
+    }
+    const title = reason === "UNKNOWN" ? "Link inválido" : "Link expirado ou já usado";
+    screen(
       title,
-      text,
-      who
-        ? `Se a cobrança ainda estiver em aberto, volte para ${who} e peça um novo link de pagamento.`
-        : "Se a cobrança ainda estiver em aberto, peça um novo link de pagamento a quem enviou este.",
+      message("error", text),
+      el("p", { class: "muted" }, NEW_LINK(state.payment?.partnerName)),
       backButton(),
     );
   }
 
-  function showLinkUsed() {
-    showFinal(
-      "Link expirado ou já usado",
-      "Este link de pagamento expirou ou já foi usado. Cada link de pagamento vale uma única vez e por pouco tempo.",
-    );
-  }
+  const refusalOf = (error) => ({ reason: error.reason, message: error.message });
 
-  /** The link's obligation moved on (paid, cancelled or reduced since): nothing is to be signed with it. */
+  /** The link's obligation moved on (paid, cancelled or reduced since): nothing is to be paid with it. */
   const leftBehind = (error) =>
     error instanceof ApiFailure && (error.code === "OBLIGATION_NOT_OPEN" || error.code === "PAYMENT_SUPERSEDED");
 
-  function showLeftBehind(error) {
-    forget();
+  /** `code` and `obligationStatus` of the refusal; `payment` is who asked for how much, with the receipt once paid. */
+  function showLeftBehind({ code, obligationStatus, payment }) {
     // Refused at the link's exchange, the page learns who asked from the refusal itself.
-    state.payment = state.payment ?? error.payment ?? null;
-    const payment = state.payment;
-    const who = payment?.partnerName;
+    state.payment = state.payment ?? payment ?? null;
+    settle("leftBehind", { code, obligationStatus, payment });
+    const who = state.payment?.partnerName;
     const nothingSent = el("strong", {}, "Nada foi enviado da sua conta.");
-    const back = backButton() ?? el("p", { class: "muted" }, "Você já pode fechar esta página.");
-    if (error.code === "PAYMENT_SUPERSEDED") {
-      return show(
-        header({ open: false }),
-        el("h1", {}, "O valor desta cobrança mudou"),
+    if (code === "PAYMENT_SUPERSEDED") {
+      return screen(
+        "O valor desta cobrança mudou",
         message(
           "warning",
           nothingSent,
-          payment
+          state.payment
             ? ` Este link pedia ${amountText()}, mas a cobrança foi alterada depois que ele foi criado e não vale mais.`
             : " A cobrança foi alterada depois que este link foi criado, e ele não vale mais.",
         ),
@@ -107,31 +147,51 @@
             ? `Volte para ${who} e peça um novo link de pagamento, com o valor atualizado.`
             : "Peça um novo link de pagamento, com o valor atualizado, a quem enviou este.",
         ),
-        back,
+        backOrClose(),
       );
     }
-    if (error.obligationStatus === "CANCELLED") {
-      return show(
-        header({ open: false }),
-        el("h1", {}, "Não há nada a pagar"),
+    if (obligationStatus === "CANCELLED") {
+      return screen(
+        "Não há nada a pagar",
         message("success", nothingSent, " Esta cobrança foi cancelada e não precisa mais ser paga."),
-        back,
+        backOrClose(),
       );
     }
-    return show(
-      header({ open: false }),
-      el("h1", {}, "Esta cobrança já está paga"),
+    const receipt = payment?.receipt;
+    screen(
+      "Esta cobrança já foi paga",
       message(
         "success",
         el("strong", {}, "Você não precisa pagar de novo."),
-        " Esta cobrança já foi paga, por outro link ou outro meio de pagamento. Nada foi enviado da sua conta agora.",
+        receipt
+          ? " Este é o comprovante do pagamento que quitou a cobrança. Nada foi enviado da sua conta agora."
+          : " Esta cobrança já foi paga, por outro link ou outro meio de pagamento. Nada foi enviado da sua conta agora.",
       ),
+      receipt ? receiptCard(receipt) : null,
       who ? el("p", { class: "muted" }, `Em caso de dúvida, fale com ${who}.`) : null,
-      back,
+      backOrClose(),
     );
   }
 
-  // ------------------------------------------------------------------ the payment
+  /** What checkout.js shares with this page. */
+  const frame = {
+    kit,
+    api,
+    state,
+    retryable,
+    keep,
+    screen,
+    detail,
+    receiptCard,
+    backButton,
+    backOrClose,
+    showRefused,
+    refusalOf,
+    leftBehind,
+    showLeftBehind,
+  };
+
+  // ------------------------------------------------------------------ the VENUE_B send
 
   /** The wallet's own errors (EIP-1193 numeric codes), in words for the client. */
   function walletErrorText(error, phase) {
@@ -148,7 +208,6 @@
   }
 
   function mismatchText(connected) {
-    const payer = state.payment.from;
     return [
       el(
         "strong",
@@ -158,43 +217,30 @@
           : "A assinatura veio de outra carteira, não da que paga esta cobrança.",
       ),
       " Na sua carteira, troque para a conta ",
-      el("code", { class: "address" }, payer),
-      " e toque em Conectar carteira de novo. Nada foi enviado.",
+      el("code", { class: "address" }, state.payment.from),
+      ` e ${tap} em Conectar carteira de novo. Nada foi enviado.`,
     ];
   }
 
-  function detail(term, ...value) {
-    return [el("dt", {}, term), el("dd", {}, ...value)];
-  }
-
-  function showPayment() {
+  function showSend() {
     const payment = state.payment;
     const feedback = feedbackArea();
-    const actions = el("div", { class: "actions" });
+    const actions = kit.actionBar();
     // What the wallet was asked so far: the connected account, the message to sign, a signature not yet relayed.
     const flow = { walletAddress: null, chainId: null, typedData: null, signature: null, uncertain: false };
+    /** Once a signature is on its way the screen stays, whatever the clock says: only the answer decides. */
+    let relaying = false;
 
-    const connectButton = () => {
-      const button = el("button", { type: "button", class: "button primary", onClick: () => connect(button) }, [
-        "Conectar carteira",
-      ]);
-      return button;
+    const button = (label, onClick) => {
+      const node = el("button", { type: "button", class: "button primary", onClick: () => onClick(node) }, label);
+      return node;
     };
-    const signButton = () => {
-      const button = el("button", { type: "button", class: "button primary", onClick: () => sign(button) }, [
-        `Assinar envio de ${amountText()}`,
-      ]);
-      return button;
-    };
-    const resendButton = () => {
-      const button = el("button", { type: "button", class: "button primary", onClick: () => submit(button) }, [
-        "Tentar de novo",
-      ]);
-      return button;
-    };
-    const setAction = (button, focus = false) => {
-      actions.replaceChildren(button);
-      if (focus) button.focus();
+    const connectButton = () => button("Conectar carteira", connect);
+    const signButton = () => button(`Assinar envio de ${amountText()}`, sign);
+    const resendButton = () => button("Tentar de novo", submit);
+    const setAction = (node, focus = false) => {
+      actions.replaceChildren(node);
+      if (focus) node.focus();
     };
 
     /** Back to the first step: the next try asks the service for a new message (a new nonce). */
@@ -206,7 +252,7 @@
       setAction(connectButton());
     }
 
-    async function connect(button) {
+    async function connect(node) {
       const ethereum = globalThis.ethereum;
       if (!ethereum?.request) {
         say(
@@ -216,7 +262,7 @@
         );
         return;
       }
-      const done = busy(button, "Aguardando a carteira…");
+      const done = busy(node, "Aguardando a carteira…");
       let accounts;
       let chainId;
       try {
@@ -251,9 +297,9 @@
       setAction(signButton(), true);
     }
 
-    async function sign(button) {
+    async function sign(node) {
       const ethereum = globalThis.ethereum;
-      const done = busy(button, "Aguardando a assinatura…");
+      const done = busy(node, "Aguardando a assinatura…");
       try {
         // The service checks again that the charge is still owed (another link may have paid it since the
         // wallet connected) and builds the message afresh: the wallet is never asked to sign for nothing.
@@ -286,24 +332,27 @@
         return;
       }
       done();
-      await submit(button);
+      await submit(node);
     }
 
     /** Relays the signature; after an answer that never came, the same signature again (never a new one). */
-    async function submit(button) {
-      const done = busy(button, "Enviando o pagamento…");
+    async function submit(node) {
+      const done = busy(node, "Enviando o pagamento…");
       say(feedback, "info", "Assinatura recebida. Enviando o pagamento à corretora…");
+      relaying = true;
       try {
-        showOutcome(await api("/signature", { body: { signature: flow.signature } }), flow.walletAddress);
+        showSendOutcome({ outcome: await api("/signature", { body: { signature: flow.signature } }) });
       } catch (error) {
         done();
         if (error instanceof ApiFailure && retryable(error)) {
           // The send may have gone through: only this signature may be tried again, and a refusal then says so.
           flow.uncertain = flow.uncertain || error.code === "NETWORK" || error.status >= 500;
-          say(feedback, "error", error.message, " Não assine de novo: toque em Tentar de novo.");
+          say(feedback, "error", error.message, ` Não assine de novo: ${tap} em Tentar de novo.`);
           return setAction(resendButton(), true);
         }
         handleRefusal(error, { connected: null });
+      } finally {
+        relaying = false;
       }
     }
 
@@ -314,7 +363,7 @@
       switch (error.code) {
         case "PAYMENT_TICKET_INVALID":
           if (flow.uncertain) return showUncertain();
-          return showLinkUsed();
+          return showRefused(refusalOf(error));
         case "WALLET_MISMATCH":
           say(feedback, "error", ...mismatchText(connected));
           return restart();
@@ -325,19 +374,25 @@
             el("strong", {}, "A corretora recusou o envio. Nenhum valor saiu da sua conta."),
             ` Confira se há ${amountText()} disponíveis na conta da carteira ${
               shortAddress(payment.from)
-            } e toque em Conectar carteira para assinar um novo envio.`,
+            } e ${tap} em Conectar carteira para assinar um novo envio.`,
           );
           return restart();
         default:
           if (retryable(error)) say(feedback, "error", error.message);
-          else say(feedback, "error", error.message, " Toque em Conectar carteira para começar de novo.");
+          else say(feedback, "error", error.message, ` ${Tap} em Conectar carteira para começar de novo.`);
           return restart();
       }
     }
 
-    show(
-      header(),
-      el("h1", {}, `Pagar ${amountText()}`),
+    const expired = () => {
+      if (!relaying && !flow.uncertain) {
+        showRefused({ reason: "EXPIRED", message: "Este link de pagamento expirou. Nada foi enviado da sua conta." });
+      }
+    };
+
+    screen(
+      `Pagar ${amountText()}`,
+      kit.validFor(payment.endsAt, { onExpire: expired }),
       el(
         "p",
         {},
@@ -352,8 +407,14 @@
           { class: "summary" },
           detail("Valor", el("strong", { class: "amount" }, amountText())),
           detail("Cobrado por", payment.partnerName),
-          detail("Carteira que paga", el("code", { class: "address" }, payment.from)),
-          detail("Carteira de destino", el("code", { class: "address" }, payment.to)),
+          detail(
+            ["Carteira que paga", kit.hint("a carteira principal da sua conta na corretora")],
+            el("code", { class: "address" }, payment.from),
+          ),
+          detail(
+            ["Carteira de destino", kit.hint(`a carteira de ${payment.partnerName} que recebe o pagamento`)],
+            el("code", { class: "address" }, payment.to),
+          ),
         ),
       ),
       el(
@@ -370,6 +431,7 @@
             "Assine, na carteira, o envio de ",
             el("strong", {}, `exatamente ${amountText()}`),
             ` para a carteira de destino (${shortAddress(payment.to)}).`,
+            kit.hint("assinar é aprovar na carteira; a assinatura autoriza só este envio"),
           ),
           el(
             "li",
@@ -387,22 +449,18 @@
     // The wallet switched accounts after connecting: the message to sign belongs to the old one.
     globalThis.ethereum?.on?.("accountsChanged", (accounts) => {
       if (!flow.walletAddress || flow.signature || sameAddress(accounts?.[0], flow.walletAddress)) return;
-      say(feedback, "info", "A conta da carteira mudou. Toque em Conectar carteira para continuar.");
+      say(feedback, "info", `A conta da carteira mudou. ${Tap} em Conectar carteira para continuar.`);
       restart();
     });
   }
 
-  // ------------------------------------------------------------------ the end
-
-  function showOutcome(outcome, walletAddress) {
-    forget();
+  /** The relayed send's outcome (`/signature`), with the receipt once confirmed. */
+  function showSendOutcome({ outcome }) {
+    settle("sendOutcome", { outcome });
     const payment = state.payment;
-    const from = walletAddress ? el("p", { class: "muted" }, `Carteira ${shortAddress(walletAddress)}`) : null;
-    const end = backButton() ?? el("p", { class: "muted" }, "Você já pode fechar esta página.");
     if (outcome.status === "CONFIRMED") {
-      return show(
-        header({ open: false }),
-        el("h1", {}, "Pagamento confirmado"),
+      return screen(
+        "Pagamento confirmado",
         message(
           "success",
           `Pronto! Seu envio de ${amountText()} foi confirmado e a cobrança de ${payment.partnerName} está paga.`,
@@ -415,15 +473,14 @@
             `A cobrança foi reduzida depois que este link foi criado; a diferença enviada será conferida por uma pessoa, e ${payment.partnerName} avisará você.`,
           )
           : null,
-        from,
-        end,
+        outcome.receipt ? receiptCard(outcome.receipt) : null,
+        backOrClose(),
       );
     }
     if (outcome.status === "REVIEW") {
       // Sent before another payment settled the charge: it paid nothing and waits for a person.
-      return show(
-        header({ open: false }),
-        el("h1", {}, "Esta cobrança já estava paga"),
+      return screen(
+        "Esta cobrança já estava paga",
         message(
           "warning",
           el("strong", {}, `Seu envio de ${amountText()} chegou depois que a cobrança já tinha sido paga.`),
@@ -434,14 +491,12 @@
           { class: "muted" },
           `Não envie de novo. ${payment.partnerName} avisará você quando a conferência terminar.`,
         ),
-        from,
-        end,
+        backOrClose(),
       );
     }
     if (outcome.code === "PAYMENT_LEDGER_BINDING_AMBIGUOUS" || outcome.code === "PAYMENT_AMOUNT_MISMATCH") {
-      return show(
-        header({ open: false }),
-        el("h1", {}, "Pagamento em análise"),
+      return screen(
+        "Pagamento em análise",
         message(
           "warning",
           el("strong", {}, "Seu envio foi entregue à corretora, mas precisa ser conferido por uma pessoa."),
@@ -454,32 +509,28 @@
           { class: "muted" },
           `Não envie de novo. ${payment.partnerName} avisará você quando a conferência terminar.`,
         ),
-        from,
-        end,
+        backOrClose(),
       );
     }
     // PAYMENT_AWAITING_LEDGER (or a status with no code): relayed, not yet in the venue's ledger.
-    return show(
-      header({ open: false }),
-      el("h1", {}, "Pagamento enviado"),
+    screen(
+      "Pagamento enviado",
       message(
         "info",
         el("strong", {}, `Seu envio de ${amountText()} foi assinado e entregue à corretora.`),
         ` A confirmação pode levar alguns minutos; ${payment.partnerName} verá o pagamento assim que ele aparecer no extrato da conta.`,
       ),
       el("p", { class: "muted" }, "Não assine outro envio para esta cobrança."),
-      from,
-      end,
+      backOrClose(),
     );
   }
 
   /** A signature whose answer was lost, then the link said it is spent: the send may have happened. */
   function showUncertain() {
-    forget();
+    settle("uncertain", {});
     const who = state.payment.partnerName;
-    show(
-      header({ open: false }),
-      el("h1", {}, "Confirme antes de pagar de novo"),
+    screen(
+      "Confirme antes de pagar de novo",
       message(
         "warning",
         el("strong", {}, "Não conseguimos confirmar o resultado do seu envio."),
@@ -492,37 +543,66 @@
 
   // ------------------------------------------------------------------ start
 
+  /** The screens kept by `settle`, shown again on a reload or Back. */
+  const FINAL_SCREENS = {
+    refused: showRefused,
+    leftBehind: showLeftBehind,
+    sendOutcome: showSendOutcome,
+    uncertain: showUncertain,
+  };
+
+  /** The payment's own flow, by its method. */
+  function showPayment() {
+    if (state.payment.method === "VENUE_B_USD_SEND") return showSend();
+    globalThis.showCheckout(frame);
+  }
+
+  /** A reload or Back: the fragment is gone, what this tab kept is shown again. */
+  function resume() {
+    state.ticket = sessionStorage.getItem(TICKET_KEY);
+    state.payment = JSON.parse(sessionStorage.getItem(PAYMENT_KEY) ?? "null");
+    if (state.ticket && state.payment) return showPayment();
+    const final = JSON.parse(sessionStorage.getItem(FINAL_KEY) ?? "null");
+    if (final && FINAL_SCREENS[final.name]) {
+      state.payment = final.payment;
+      return FINAL_SCREENS[final.name](final.data);
+    }
+    screen(
+      "Link incompleto",
+      message("error", "Este endereço não traz o link de pagamento."),
+      el("p", { class: "muted" }, "Abra o link completo que você recebeu, do jeito que ele chegou até você."),
+    );
+  }
+
+  /**
+   * When the link ends on this device's clock, kept for a reload: counted from
+   * the seconds the service says are left, since a phone's clock may be off (a
+   * view without them, the checkout's for now, is read on the device's clock).
+   */
+  function endsAtOf(payment) {
+    if (payment.secondsLeft === undefined) return payment.expiresAt;
+    return new Date(Date.now() + payment.secondsLeft * 1000).toISOString();
+  }
+
   /** Exchange the token (in memory only, kept just long enough for a retry) for a page ticket. */
   async function open(token) {
     try {
-      if (token) {
-        const { ticket, payment } = await api("/session", { body: { token } });
-        state.ticket = ticket;
-        state.payment = payment;
-        sessionStorage.setItem(TICKET_KEY, ticket);
-        sessionStorage.setItem(PAYMENT_KEY, JSON.stringify(payment));
-      } else {
-        // A reload: the fragment is gone, the ticket and the payment's public details stayed in this tab.
-        state.ticket = sessionStorage.getItem(TICKET_KEY);
-        state.payment = JSON.parse(sessionStorage.getItem(PAYMENT_KEY) ?? "null");
-        if (!state.ticket || !state.payment) {
-          return showFinal(
-            "Link incompleto",
-            "Este endereço não traz o link de pagamento. Abra o link completo que você recebeu.",
-          );
-        }
-      }
+      const { ticket, payment } = await api("/session", { body: { token } });
+      state.ticket = ticket;
+      state.payment = { ...payment, endsAt: endsAtOf(payment) };
+      keep();
     } catch (error) {
-      if (error.code === "PAYMENT_TICKET_INVALID") return showLinkUsed();
+      if (!(error instanceof ApiFailure)) throw error;
+      if (error.code === "PAYMENT_TICKET_INVALID") return showRefused(refusalOf(error));
       if (leftBehind(error)) return showLeftBehind(error);
-      if (!retryable(error)) return showFinal("Link inválido", "Este link de pagamento não é válido.");
+      if (!retryable(error)) return showRefused({ reason: "UNKNOWN", message: error.message });
       // Nothing was decided: the same link can be tried again from this page.
       const retry = el(
         "button",
         { type: "button", class: "button primary", onClick: () => open(token) },
         "Tentar de novo",
       );
-      return show(header(), el("h1", {}, "Não foi possível abrir o link"), message("error", error.message), retry);
+      return screen("Não foi possível abrir o link", message("error", error.message), kit.actionBar(retry));
     }
     showPayment();
   }
@@ -533,11 +613,11 @@
     if (location.hash) history.replaceState(null, "", location.pathname + location.search);
     state.ticket = null;
     state.payment = null;
-    if (fragment && !TOKEN.test(fragment)) {
-      forget();
-      return showFinal("Link inválido", "Este link de pagamento está incompleto ou foi alterado.");
+    if (!fragment) return resume();
+    if (!TOKEN.test(fragment)) {
+      return showRefused({ reason: "UNKNOWN", message: "Este link de pagamento está incompleto ou foi alterado." });
     }
-    open(fragment || null);
+    open(fragment);
   }
 
   // A second link opened in the same tab changes only the fragment: no reload, so start again here.

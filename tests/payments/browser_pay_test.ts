@@ -3,8 +3,12 @@
  * the real service on a real HTTP origin and the VENUE_B simulator: the
  * client's principal wallet (EIP-1193, signing real EIP-712 typed data)
  * connects and signs the send the service built, and the obligation is paid
- * once; another wallet is refused; a spent link says so. Every page state is
- * screenshotted at desktop and phone width under tests/.screenshots/pay/.
+ * once, with its receipt, shown again after a reload or Back; another wallet
+ * is refused by name; a spent, unknown, incomplete or expired link, a link
+ * opened in another tab, a charge paid, reduced or cancelled meanwhile say
+ * so. Every page state: screenshots and axe-core (WCAG 2.2 AA) at desktop and
+ * phone (390×844, touch) under tests/.screenshots/pay/send/, the main action
+ * in sight on the phone.
  *
  * Where the link token and the page ticket go is checked on every page: never
  * in a request URL, a header (the ticket only in Authorization) or a console
@@ -12,7 +16,6 @@
  */
 import assert from "node:assert/strict";
 import { and, eq } from "drizzle-orm";
-import type { Page } from "puppeteer-core";
 import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { withTransaction } from "../../db/client.ts";
@@ -20,10 +23,9 @@ import { clients, payments, paymentSessions } from "../../db/schema.ts";
 import { reduceOpenObligations } from "../../domain/billing/fee_obligations.ts";
 import type { UserSignedAction } from "../../venues/types.ts";
 import { generateAgentKey } from "../../venues/venue_b/signing.ts";
-import { assertCleanPage, openBrowser, screenshots } from "../_helpers/browser.ts";
+import { assertCleanPage, openBrowser } from "../_helpers/browser.ts";
 import {
   assertOnlyExpectedErrors,
-  assertSecretsStayed,
   heading,
   newTab,
   open,
@@ -35,10 +37,11 @@ import { injectWallet, type TestWallet } from "../_helpers/eip1193_wallet.ts";
 import { startServedTestEnv, type TestEnv } from "../_helpers/env.ts";
 import { call, createPartner, expectError, expectJson, operator, type TestPartner } from "../_helpers/http.ts";
 import { connectWallet, fund, openPage, signAsWallet } from "../connect/connect_fixture.ts";
+import { backLink, clickButton } from "../connect/browser_fixture.ts";
 import { ik } from "../setup/setup_fixture.ts";
 import { openObligation } from "./obligation_fixture.ts";
+import { leaveAndComeBack, payScreens, reload, secretsStayed, storedTicket, watchTicket } from "./pay_page_fixture.ts";
 
-const GROUP = "pay";
 const RETURN_URL = "https://app.partner.example/billing";
 
 // ------------------------------------------------------------------ a service on a real origin
@@ -199,105 +202,113 @@ async function paidEvents(service: Service) {
 
 // ------------------------------------------------------------------ the page
 
-async function backLink(page: Page): Promise<string | null> {
-  return await page.$eval("main", (main) => {
-    const link = (main as unknown as { querySelector(s: string): { href: string } | null }).querySelector("a.back");
-    return link?.href ?? null;
-  });
-}
+const fitsThePhone = (tab: Tab) => tab.page.evaluate("document.documentElement.scrollWidth <= innerWidth");
 
-async function clickButton(page: Page, label: string) {
-  const buttons = await page.$$("main button");
-  for (const button of buttons) {
-    const text = await button.evaluate((node) => (node as unknown as { textContent: string }).textContent);
-    if (text.trim() === label) return await button.click();
+/** What the tab showed, for the states every step asserts. */
+async function assertSays(tab: Tab, wanted: (string | RegExp)[]) {
+  const text = await textOf(tab.page);
+  for (const line of wanted) {
+    if (typeof line === "string") assert.ok(text.includes(line), `the page says "${line}":\n${text}`);
+    else assert.match(text, line);
   }
-  throw new Error(`No button "${label}"; the page shows:\n${await textOf(page)}`);
 }
-
-/** The page ticket this tab holds (sessionStorage), watched in the service's log from now on. */
-async function watchTicket(service: Service, tab: Tab): Promise<string> {
-  const ticket = await tab.page.evaluate(`sessionStorage.getItem("pay-ticket")`) as string | null;
-  assert.ok(ticket, "the page keeps its ticket for a reload");
-  service.env.watchedSecrets.add("page ticket", ticket);
-  return ticket;
-}
-
-/** The link token and page ticket went only where they belong (tests/_helpers/page_tab.ts). */
-const secretsStayed = (service: Service, tab: Tab, token: string, ticket?: string) =>
-  assertSecretsStayed(tab, { origin: service.origin, exchangePath: "/pay/api/session" }, token, ticket);
 
 // ------------------------------------------------------------------ the steps
 
-Deno.test("the hosted payment page in headless Chromium", async (t) => {
-  // Each run leaves exactly the states it saw, none from an earlier version of this file.
-  await Deno.remove(new URL(`../.screenshots/${GROUP}/`, import.meta.url), { recursive: true }).catch(() => {});
+Deno.test("the hosted payment page (VENUE_B send) in headless Chromium", async (t) => {
+  const check = await payScreens("send");
   await using browser = await openBrowser();
   const service = await startService();
+  const stayed = (tab: Tab, token: string, ticket?: string) => secretsStayed(service.origin, tab, token, ticket);
   let paid: Link | undefined;
 
   try {
-    await t.step("the principal wallet connects and signs the exact send: the obligation is paid once", async () => {
-      const owed = await obligation(service, "2026-11");
-      const link = await payLink(service, owed.obligationId);
-      const tab = await newTab(browser);
-      const { page } = tab;
-      const wallet: TestWallet = await injectWallet(page, { privateKey: service.principalKey });
-      await open(tab, link.url);
-      assert.equal(new URL(page.url()).hash, "", "the fragment left the address bar");
-      assert.equal(await page.evaluate("history.length"), 2, "no history entry holds the token but the replaced one");
-      await waitForText(page, "Conectar carteira");
-      const ticket = await watchTicket(service, tab);
-      assert.equal(await heading(page), "Pagar 49,90 USDC");
-      const text = await textOf(page);
-      for (
-        const wanted of [
+    await t.step(
+      "the principal wallet signs the exact send; the receipt, again after a reload and after Back",
+      async () => {
+        const owed = await obligation(service, "2026-11");
+        const link = await payLink(service, owed.obligationId);
+        const tab = await newTab(browser);
+        const { page } = tab;
+        const wallet: TestWallet = await injectWallet(page, { privateKey: service.principalKey });
+        await open(tab, link.url);
+        assert.equal(new URL(page.url()).hash, "", "the fragment left the address bar");
+        assert.equal(await page.evaluate("history.length"), 2, "no history entry holds the token but the replaced one");
+        await waitForText(page, "Conectar carteira");
+        const ticket = await watchTicket(service.env, tab);
+        assert.equal(await heading(page), "Pagar 49,90 USDC");
+        assert.equal(await page.title(), "Pagar 49,90 USDC · Corretora Exemplo");
+        await assertSays(tab, [
           "Solicitado por Corretora Exemplo",
+          "Este link vale por mais 15:00",
           "49,90 USDC",
           wallet.address.toLowerCase(),
           service.platformWallet,
-          "Carteira que paga",
-          "Carteira de destino",
-        ]
-      ) assert.ok(text.includes(wanted), `the page says "${wanted}":\n${text}`);
-      assert.equal(await backLink(page), RETURN_URL);
-      await screenshots(page, GROUP, "start");
+          "Carteira que paga (a carteira principal da sua conta na corretora)",
+          "Carteira de destino (a carteira de Corretora Exemplo que recebe o pagamento)",
+          "assinar é aprovar na carteira",
+        ]);
+        assert.equal(await backLink(page), RETURN_URL);
+        // The countdown runs, from the seconds the service said are left (not from the browser's clock).
+        await waitForText(page, "14:5");
+        await check(page, "start");
 
-      // The user cancels the signature once in the wallet: nothing sent, the same message can be signed after.
-      await clickButton(page, "Conectar carteira");
-      await waitForText(page, "Assinar envio de 49,90 USDC");
-      await screenshots(page, GROUP, "connected");
-      wallet.rejectNext("signature");
-      await clickButton(page, "Assinar envio de 49,90 USDC");
-      await waitForText(page, "Assinatura cancelada na carteira");
-      assert.equal(await paymentStatus(service, link.paymentId), "PENDING");
-      await screenshots(page, GROUP, "signature-cancelled");
+        // The user cancels the signature once in the wallet: nothing sent, the same message can be signed after.
+        await clickButton(page, "Conectar carteira");
+        await waitForText(page, "Assinar envio de 49,90 USDC");
+        await check(page, "connected");
+        wallet.rejectNext("signature");
+        await clickButton(page, "Assinar envio de 49,90 USDC");
+        await waitForText(page, "Assinatura cancelada na carteira");
+        assert.equal(await paymentStatus(service, link.paymentId), "PENDING");
+        await check(page, "signature-cancelled");
 
-      await clickButton(page, "Assinar envio de 49,90 USDC");
-      await waitForText(page, "Pagamento confirmado");
-      assert.match(await textOf(page), /Seu envio de 49,90 USDC foi confirmado/);
-      assert.equal(await backLink(page), RETURN_URL);
-      assert.equal(new URL(page.url()).pathname, "/pay", "no automatic redirect");
-      assert.equal(await page.evaluate(`sessionStorage.getItem("pay-ticket")`), null, "the spent ticket is forgotten");
-      await screenshots(page, GROUP, "paid");
-      assert.equal(wallet.signed.length, 1);
-      const signed = wallet.signed[0].typedData;
-      assert.equal(signed.primaryType, "HyperliquidTransaction:SendAsset");
-      assert.deepEqual(
-        [signed.message.destination, signed.message.amount, signed.message.token !== undefined],
-        [service.platformWallet, "49.9", true],
-      );
+        await clickButton(page, "Assinar envio de 49,90 USDC");
+        await waitForText(page, "Pagamento confirmado");
+        const receipt = [
+          /Seu envio de 49,90 USDC foi confirmado/,
+          "Comprovante",
+          /Valor pago\s+49,90 USDC/,
+          /Pago via\s+Venue B/,
+          link.paymentId,
+          /Pago em\s+\d{2}\/\d{2}\/\d{4}/,
+        ];
+        await assertSays(tab, receipt);
+        assert.equal(await page.title(), "Pagamento confirmado · Corretora Exemplo");
+        assert.equal(await backLink(page), RETURN_URL);
+        assert.equal(new URL(page.url()).pathname, "/pay", "no automatic redirect");
+        assert.equal(await storedTicket(tab), null, "the spent ticket is forgotten");
+        await check(page, "paid", "a.back");
+        assert.equal(wallet.signed.length, 1);
+        const signed = wallet.signed[0].typedData;
+        assert.equal(signed.primaryType, "HyperliquidTransaction:SendAsset");
+        assert.deepEqual(
+          [signed.message.destination, signed.message.amount, signed.message.token !== undefined],
+          [service.platformWallet, "49.9", true],
+        );
 
-      assert.equal(await obligationStatus(service, owed.obligationId), "PAID");
-      assert.equal(await paymentStatus(service, link.paymentId), "CONFIRMED");
-      const events = await paidEvents(service);
-      assert.equal(events.length, 1);
-      secretsStayed(service, tab, link.token, ticket);
-      assertCleanPage(tab.record);
-      paid = link;
-    });
+        // A reload, then Back from elsewhere: the paid state again, never "Link incompleto".
+        await reload(tab);
+        assert.equal(await heading(page), "Pagamento confirmado");
+        await assertSays(tab, receipt);
+        assert.equal(await backLink(page), RETURN_URL);
+        await check(page, "paid-reloaded", "a.back");
+        await leaveAndComeBack(tab);
+        assert.equal(await heading(page), "Pagamento confirmado");
+        await assertSays(tab, receipt);
 
-    await t.step("on a phone, another wallet than the principal: WALLET_MISMATCH, nothing paid", async () => {
+        assert.equal(await obligationStatus(service, owed.obligationId), "PAID");
+        assert.equal(await paymentStatus(service, link.paymentId), "CONFIRMED");
+        assert.equal((await paidEvents(service)).length, 1);
+        assert.equal(wallet.signed.length, 1, "nothing was signed again");
+        stayed(tab, link.token, ticket);
+        assertCleanPage(tab.record);
+        paid = link;
+      },
+    );
+
+    await t.step("on a phone, another wallet than the principal: it names the expected one, nothing paid", async () => {
+      nextMinute(service);
       const owed = await obligation(service, "2026-12");
       const link = await payLink(service, owed.obligationId);
       const tab = await newTab(browser, "phone");
@@ -305,44 +316,145 @@ Deno.test("the hosted payment page in headless Chromium", async (t) => {
       const stranger = await injectWallet(page, { privateKey: generatePrivateKey() });
       await open(tab, link.url);
       await waitForText(page, "Conectar carteira");
-      const ticket = await watchTicket(service, tab);
-      assert.equal(await page.evaluate("document.documentElement.scrollWidth <= innerWidth"), true, "fits the phone");
+      const ticket = await watchTicket(service.env, tab);
+      assert.equal(await fitsThePhone(tab), true, "fits the phone");
       await clickButton(page, "Conectar carteira");
       await waitForText(page, "não é a carteira que paga esta cobrança");
-      const text = await textOf(page);
-      assert.ok(text.includes(stranger.address.slice(0, 6)), "names the wallet that connected");
-      assert.match(text, /troque para a conta 0x[0-9a-f]{40}/);
-      assert.ok(text.includes("Conectar carteira"), "the client can connect again");
+      const principal = privateKeyToAccount(service.principalKey).address.toLowerCase();
+      await assertSays(tab, [
+        stranger.address.slice(0, 6),
+        `troque para a conta ${principal}`,
+        "toque em Conectar carteira de novo. Nada foi enviado.",
+      ]);
       assert.equal(stranger.signed.length, 0, "nothing was offered for signature");
-      assert.equal(await page.evaluate("document.documentElement.scrollWidth <= innerWidth"), true, "the error fits");
-      await screenshots(page, GROUP, "wallet-mismatch");
+      assert.equal(await fitsThePhone(tab), true, "the error fits");
+      const error = await page.$eval(
+        ".feedback .message",
+        (node) => (node as unknown as { getAttribute(n: string): string }).getAttribute("role"),
+      );
+      assert.equal(error, "alert", "the error is announced");
+      await check(page, "wallet-mismatch");
 
       assert.equal(await obligationStatus(service, owed.obligationId), "OPEN");
       assert.equal(await paymentStatus(service, link.paymentId), "PENDING");
-      assert.equal((await paidEvents(service)).length, 1);
-      secretsStayed(service, tab, link.token, ticket);
+      stayed(tab, link.token, ticket);
       assertOnlyExpectedErrors(tab, [/403 POST .*\/pay\/api\/wallet/]);
     });
 
-    await t.step("the used link opened again: expired or used, no way back to a session it no longer has", async () => {
+    await t.step("the used link opened again: expired or used, and so after a reload", async () => {
       assert.ok(paid, "the first step paid");
+      nextMinute(service);
       const tab = await newTab(browser);
       const { page } = tab;
       await injectWallet(page, { privateKey: service.principalKey });
       await open(tab, paid.url);
-      await waitForText(page, "expirou ou já foi usado");
+      await waitForText(page, "já foi usado");
       assert.equal(await heading(page), "Link expirado ou já usado");
-      assert.match(await textOf(page), /peça um novo link de pagamento/);
-      assert.equal(await backLink(page), null);
+      await assertSays(tab, [/Cada link vale para um único pagamento/, /peça um novo link de pagamento/]);
       assert.equal(await page.$("main button"), null, "nothing to try");
-      await screenshots(page, GROUP, "link-used");
-      secretsStayed(service, tab, paid.token);
+      await check(page, "link-used", "h1");
+      await reload(tab);
+      assert.equal(await heading(page), "Link expirado ou já usado");
+      stayed(tab, paid.token);
+      assertOnlyExpectedErrors(tab, [/400 POST .*\/pay\/api\/session/]);
+    });
+
+    await t.step("a link that is no link, or none at all: invalid, incomplete", async () => {
+      nextMinute(service);
+      const tab = await newTab(browser, "phone");
+      const { page } = tab;
+      await open(tab, `${service.origin}/pay#nao-e-um-link`);
+      assert.equal(await heading(page), "Link inválido");
+      await assertSays(tab, ["Este link de pagamento está incompleto ou foi alterado."]);
+      await check(page, "link-malformed", "h1");
+
+      const unknown = "A".repeat(43);
+      await open(tab, `${service.origin}/pay#${unknown}`);
+      await waitForText(page, "não é válido");
+      assert.equal(await heading(page), "Link inválido");
+      await assertSays(tab, [/Confira se ele foi copiado inteiro/]);
+      await check(page, "link-unknown", "h1");
+
+      const bare = await newTab(browser);
+      await open(bare, `${service.origin}/pay`);
+      assert.equal(await heading(bare.page), "Link incompleto");
+      await assertSays(bare, ["Abra o link completo que você recebeu"]);
+      await check(bare.page, "link-incomplete", "h1");
+      assertOnlyExpectedErrors(tab, [/400 POST .*\/pay\/api\/session/]);
+      assertCleanPage(bare.record);
+    });
+
+    await t.step("the same link in two tabs: the first says it was opened in the other, which pays", async () => {
+      nextMinute(service);
+      const owed = await obligation(service, "2027-00");
+      const link = await payLink(service, owed.obligationId);
+      const first = await newTab(browser);
+      await injectWallet(first.page, { privateKey: service.principalKey });
+      await open(first, link.url);
+      await waitForText(first.page, "Conectar carteira");
+      const firstTicket = await watchTicket(service.env, first);
+
+      const second = await newTab(browser, "phone");
+      const wallet = await injectWallet(second.page, { privateKey: service.principalKey });
+      await open(second, link.url);
+      await waitForText(second.page, "Conectar carteira");
+      const secondTicket = await watchTicket(service.env, second);
+
+      await first.page.bringToFront();
+      await clickButton(first.page, "Conectar carteira");
+      await waitForText(first.page, "aberto em outra aba");
+      assert.equal(await heading(first.page), "Link aberto em outra aba");
+      assert.equal(await first.page.title(), "Link aberto em outra aba · Corretora Exemplo");
+      await assertSays(first, [/Continue por lá, ou abra o link de novo aqui/]);
+      assert.ok(!(await textOf(first.page)).includes("Link inválido"));
+      await check(first.page, "opened-elsewhere", "a.back");
+      await reload(first);
+      assert.equal(await heading(first.page), "Link aberto em outra aba");
+
+      await second.page.bringToFront();
+      await clickButton(second.page, "Conectar carteira");
+      await waitForText(second.page, "Assinar envio de 49,90 USDC");
+      await clickButton(second.page, "Assinar envio de 49,90 USDC");
+      await waitForText(second.page, "Pagamento confirmado");
+      assert.equal(wallet.signed.length, 1);
+      assert.equal(await obligationStatus(service, owed.obligationId), "PAID");
+      stayed(first, link.token, firstTicket);
+      stayed(second, link.token, secondTicket);
+      assertOnlyExpectedErrors(first, [/400 POST .*\/pay\/api\/wallet/]);
+      assertCleanPage(second.record);
+    });
+
+    await t.step("the link's time runs out on the open page: expired, nothing to sign", async () => {
+      nextMinute(service);
+      const owed = await obligation(service, "2027-0x");
+      const link = await payLink(service, owed.obligationId);
+      // Opened with 3 seconds left of its 15 minutes.
+      service.env.clock.freeze(service.env.clock.now() + 15 * 60_000 - 3_000);
+      const tab = await newTab(browser, "phone");
+      const wallet = await injectWallet(tab.page, { privateKey: service.principalKey });
+      await open(tab, link.url);
+      await waitForText(tab.page, "Este link vale por mais 0:0");
+      await waitForText(tab.page, "expirou", 6_000);
+      assert.equal(await heading(tab.page), "Link expirado ou já usado");
+      await assertSays(tab, ["Este link de pagamento expirou. Nada foi enviado da sua conta."]);
+      assert.equal(await tab.page.$("main button"), null);
+      assert.equal(await backLink(tab.page), RETURN_URL);
+      await check(tab.page, "expired", "a.back");
+      assert.equal(wallet.signed.length, 0);
+
+      // The service agrees: the link opened again is expired.
+      nextMinute(service);
+      await open(tab, link.url);
+      await waitForText(tab.page, "Este link de pagamento expirou. Peça um novo a quem o enviou.");
+      assert.equal(await heading(tab.page), "Link expirado ou já usado");
+      stayed(tab, link.token);
       assertOnlyExpectedErrors(tab, [/400 POST .*\/pay\/api\/session/]);
     });
 
     await t.step(
       "no wallet in the browser; the venue refuses a send the balance cannot cover, a new signature pays",
       async () => {
+        nextMinute(service);
         const owed = await obligation(service, "2027-01", 1_500_000_000);
         const link = await payLink(service, owed.obligationId);
 
@@ -350,8 +462,8 @@ Deno.test("the hosted payment page in headless Chromium", async (t) => {
         await open(bare, link.url);
         await clickButton(bare.page, "Conectar carteira");
         await waitForText(bare.page, "Nenhuma carteira encontrada");
-        await screenshots(bare.page, GROUP, "no-wallet");
-        secretsStayed(service, bare, link.token, await watchTicket(service, bare));
+        await check(bare.page, "no-wallet");
+        stayed(bare, link.token, await watchTicket(service.env, bare));
         assertCleanPage(bare.record);
 
         // The same link in the wallet's browser (a new exchange; the bare tab's ticket no longer works).
@@ -359,13 +471,16 @@ Deno.test("the hosted payment page in headless Chromium", async (t) => {
         const { page } = tab;
         const wallet = await injectWallet(page, { privateKey: service.principalKey });
         await open(tab, link.url);
-        const ticket = await watchTicket(service, tab);
+        const ticket = await watchTicket(service.env, tab);
         await clickButton(page, "Conectar carteira");
         await waitForText(page, "Assinar envio de 1.500,00 USDC");
         await clickButton(page, "Assinar envio de 1.500,00 USDC");
         await waitForText(page, "A corretora recusou o envio");
-        assert.match(await textOf(page), /Nenhum valor saiu da sua conta/);
-        await screenshots(page, GROUP, "payment-rejected");
+        await assertSays(tab, [
+          /Nenhum valor saiu da sua conta/,
+          /clique em Conectar carteira para assinar um novo envio/,
+        ]);
+        await check(page, "payment-rejected");
         assert.equal(await paymentStatus(service, link.paymentId), "PENDING");
         assert.equal(await obligationStatus(service, owed.obligationId), "OPEN");
 
@@ -375,17 +490,17 @@ Deno.test("the hosted payment page in headless Chromium", async (t) => {
         await waitForText(page, "Assinar envio de 1.500,00 USDC");
         await clickButton(page, "Assinar envio de 1.500,00 USDC");
         await waitForText(page, "Pagamento confirmado");
+        await assertSays(tab, [/Valor pago\s+1\.500,00 USDC/]);
         assert.equal(wallet.signed.length, 2);
         assert.notEqual(wallet.signed[0].typedData.message.nonce, wallet.signed[1].typedData.message.nonce);
         assert.equal(await obligationStatus(service, owed.obligationId), "PAID");
-        assert.equal((await paidEvents(service)).length, 2);
-        secretsStayed(service, tab, link.token, ticket);
+        stayed(tab, link.token, ticket);
         assertOnlyExpectedErrors(tab, [/400 POST .*\/pay\/api\/signature/]);
       },
     );
 
     await t.step(
-      "two links for one obligation: once one pays, the other says so and no wallet is asked to sign",
+      "two links for one obligation: once one pays, the other says so (with the receipt) and no wallet is asked to sign",
       async () => {
         nextMinute(service);
         const owed = await obligation(service, "2027-02");
@@ -400,44 +515,53 @@ Deno.test("the hosted payment page in headless Chromium", async (t) => {
         const wallet = await injectWallet(page, { privateKey: service.principalKey });
         await open(tab, second.url);
         await waitForText(page, "Conectar carteira");
-        const ticket = await watchTicket(service, tab);
+        const ticket = await watchTicket(service.env, tab);
         await clickButton(page, "Conectar carteira");
         await waitForText(page, "Assinar envio de 49,90 USDC");
         // ...when the first link pays the obligation elsewhere.
         const elsewhere = await signedElsewhere(service, first);
-        const paid = await expectJson(await elsewhere.request("/signature", { signature: elsewhere.signature }), 200);
-        assert.equal(paid.status, "CONFIRMED");
+        const paidElsewhere = await expectJson(
+          await elsewhere.request("/signature", { signature: elsewhere.signature }),
+          200,
+        );
+        assert.equal(paidElsewhere.status, "CONFIRMED");
+        assert.equal(paidElsewhere.receipt.reference, first.paymentId);
 
         await clickButton(page, "Assinar envio de 49,90 USDC");
-        await waitForText(page, "Esta cobrança já está paga");
+        await waitForText(page, "Esta cobrança já foi paga");
         assert.equal(wallet.signed.length, 0, "the wallet was never asked to sign");
-        assert.match(await textOf(page), /Você não precisa pagar de novo/);
+        await assertSays(tab, [/Você não precisa pagar de novo/]);
         assert.equal(await page.$("main button"), null, "nothing to sign or try");
         assert.equal(await backLink(page), RETURN_URL);
-        assert.equal(await page.evaluate(`sessionStorage.getItem("pay-ticket")`), null, "the ticket is forgotten");
-        await screenshots(page, GROUP, "already-paid-while-open");
-        secretsStayed(service, tab, second.token, ticket);
+        assert.equal(await storedTicket(tab), null, "the ticket is forgotten");
+        await check(page, "already-paid-while-open", "a.back");
+        await reload(tab);
+        assert.equal(await heading(page), "Esta cobrança já foi paga");
+        stayed(tab, second.token, ticket);
         assertOnlyExpectedErrors(tab, [/409 POST .*\/pay\/api\/wallet/]);
 
-        // The second link opened again, on a phone: the page says the charge is paid, from the first screen.
+        // The second link opened again, on a phone: paid, with the receipt of the payment that paid it, before
+        // any wallet prompt.
         const phone = await newTab(browser, "phone");
         const phoneWallet = await injectWallet(phone.page, { privateKey: service.principalKey });
         await open(phone, second.url);
-        await waitForText(phone.page, "Esta cobrança já está paga");
-        assert.equal(await heading(phone.page), "Esta cobrança já está paga");
-        const text = await textOf(phone.page);
-        assert.ok(text.includes("Solicitado por Corretora Exemplo"), text);
-        assert.ok(!text.includes("Pagar 49,90"), "no payment offered");
-        assert.equal(await phone.page.$("main button"), null);
+        await waitForText(phone.page, "Esta cobrança já foi paga");
+        assert.equal(await heading(phone.page), "Esta cobrança já foi paga");
+        await assertSays(phone, [
+          "Solicitado por Corretora Exemplo",
+          "Comprovante",
+          /Valor pago\s+49,90 USDC/,
+          /Pago via\s+Venue B/,
+          first.paymentId,
+          paidElsewhere.receipt.txHash,
+        ]);
+        assert.ok(!(await textOf(phone.page)).includes("Pagar 49,90"), "no payment offered");
+        assert.equal(await phone.page.$("main button.primary"), null, "nothing to pay");
         assert.equal(await backLink(phone.page), RETURN_URL);
-        assert.equal(
-          await phone.page.evaluate("document.documentElement.scrollWidth <= innerWidth"),
-          true,
-          "fits the phone",
-        );
-        await screenshots(phone.page, GROUP, "already-paid");
-        assert.equal(phoneWallet.signed.length, 0);
-        secretsStayed(service, phone, second.token);
+        assert.equal(await fitsThePhone(phone), true, "fits the phone");
+        await check(phone.page, "already-paid", "a.back");
+        assert.equal(phoneWallet.calls.length, 0, "the wallet was not even asked for accounts");
+        stayed(phone, second.token);
         assertOnlyExpectedErrors(phone, [/409 POST .*\/pay\/api\/session/]);
 
         assert.equal(await platformSends(service), sendsBefore + 1, "one send reached the venue");
@@ -462,22 +586,20 @@ Deno.test("the hosted payment page in headless Chromium", async (t) => {
         const wallet = await injectWallet(phone.page, { privateKey: service.principalKey });
         await open(phone, link.url);
         await waitForText(phone.page, "O valor desta cobrança mudou");
-        const text = await textOf(phone.page);
-        assert.match(text, /Nada foi enviado da sua conta\.\s+Este link pedia 49,90 USDC/);
-        assert.match(text, /peça um novo link de pagamento/);
+        await assertSays(phone, [/Nada foi enviado da sua conta\.\s+Este link pedia 49,90 USDC/, /peça um novo link/]);
         assert.equal(await backLink(phone.page), RETURN_URL);
         assert.equal(await phone.page.$("main button"), null);
-        await screenshots(phone.page, GROUP, "amount-changed");
-        secretsStayed(service, phone, link.token);
+        await check(phone.page, "amount-changed", "a.back");
+        stayed(phone, link.token);
         assertOnlyExpectedErrors(phone, [/409 POST .*\/pay\/api\/session/]);
 
         const tab = await newTab(browser);
         await injectWallet(tab.page, { privateKey: service.principalKey });
         await open(tab, goneLink.url);
         await waitForText(tab.page, "Não há nada a pagar");
-        assert.match(await textOf(tab.page), /Esta cobrança foi cancelada e não precisa mais ser paga/);
-        await screenshots(tab.page, GROUP, "nothing-to-pay");
-        secretsStayed(service, tab, goneLink.token);
+        await assertSays(tab, [/Esta cobrança foi cancelada e não precisa mais ser paga/]);
+        await check(tab.page, "nothing-to-pay", "a.back");
+        stayed(tab, goneLink.token);
         assertOnlyExpectedErrors(tab, [/409 POST .*\/pay\/api\/session/]);
         assert.equal(wallet.signed.length, 0);
         assert.deepEqual(
@@ -514,7 +636,7 @@ Deno.test("the hosted payment page in headless Chromium", async (t) => {
         const { page } = tab;
         const wallet = await injectWallet(page, { privateKey: service.principalKey });
         await open(tab, late.url);
-        const ticket = await watchTicket(service, tab);
+        const ticket = await watchTicket(service.env, tab);
         await clickButton(page, "Conectar carteira");
         await waitForText(page, "Assinar envio de 49,90 USDC");
         // The venue answers slowly: the late page's send is relayed while the obligation is still open, and the
@@ -532,9 +654,9 @@ Deno.test("the hosted payment page in headless Chromium", async (t) => {
         const text = await textOf(page);
         assert.match(text, /Seu envio de 49,90 USDC chegou depois que a cobrança já tinha sido paga/);
         assert.ok(!/Pagamento confirmado|está paga\./.test(text), "nothing calls it a payment of the charge");
-        await screenshots(page, GROUP, "arrived-after-paid");
+        await check(page, "arrived-after-paid", "a.back");
         assert.equal(wallet.signed.length, 1);
-        secretsStayed(service, tab, late.token, ticket);
+        stayed(tab, late.token, ticket);
         assertCleanPage(tab.record);
 
         const held =
