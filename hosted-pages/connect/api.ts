@@ -18,7 +18,7 @@ import {
 } from "../../domain/connect/hosted_session.ts";
 import { iso } from "../../domain/clock.ts";
 import type { Ctx } from "../../domain/context.ts";
-import { qrSvgDataUrl } from "../../domain/payments/qr_svg.ts";
+import { qrSvg } from "../../domain/payments/qr_svg.ts";
 import { ApiError } from "../../domain/errors.ts";
 import { type AppEnv, hostedPageCtx } from "../../routes/env.ts";
 import { json } from "../../routes/respond.ts";
@@ -95,10 +95,11 @@ export function connectApi(): Hono<AppEnv> {
   });
 
   // A single-use link to open this session in another browser (a wallet's); its exchange ends this tab's ticket.
-  // The QR code, drawn here, lets a desktop hand the link to a phone's wallet with no third-party request.
+  // The QR code, drawn here as SVG markup the page inlines, lets a desktop hand the link to a phone's wallet
+  // with no request at all (a data: image is still one).
   api.post("/handoff", async (c) => {
     const handoff = await issueHandoff(hostedPageCtx(c), ticketOf(c, "CONNECT_INVALID"));
-    return json(c, { url: handoff.url, expiresAt: iso(handoff.expiresAt), qr: qrSvgDataUrl(handoff.url) }, 200);
+    return json(c, { url: handoff.url, expiresAt: iso(handoff.expiresAt), qrSvg: qrSvg(handoff.url) }, 200);
   });
 
   api.post("/api-key", async (c) => {

@@ -654,6 +654,9 @@
   function showReview(ui, flow, done) {
     done();
     ui.review.replaceChildren(reviewCard(flow.next));
+    // The general explanation folds away: what the wallet will show is what to read now.
+    for (const details of app.querySelectorAll("details")) details.open = false;
+    ui.review.scrollIntoView({ block: "start" });
     const counter = flow.total > 1 ? ` (${flow.next.step === "AGENT" ? 1 : 2} de ${flow.total})` : "";
     ui.startLabel = `Assinar na carteira${counter}`;
     ui.button.textContent = ui.startLabel;
@@ -680,6 +683,17 @@
     // web3.okx.com, "App Universal Link": okx://wallet/dapp/url?dappUrl=<encoded URL>.
     ["OKX Wallet", (url) => `okx://wallet/dapp/url?dappUrl=${encodeURIComponent(url)}`],
   ];
+
+  /** The service's SVG of the handoff link's QR code, inlined (an image, even a data: one, would be a request). */
+  function qrCode(markup) {
+    const svg = new DOMParser().parseFromString(markup, "image/svg+xml").documentElement;
+    svg.setAttribute("class", "qr");
+    svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", "Código QR do link para abrir na carteira do celular");
+    svg.setAttribute("width", "184");
+    svg.setAttribute("height", "184");
+    return svg;
+  }
 
   async function showNoWallet() {
     const session = state.session;
@@ -740,13 +754,7 @@
               "continue no celular: leia o código abaixo com o leitor de QR da carteira (ou com a câmera) e abra o link no navegador da carteira.",
             ),
           ),
-          el("img", {
-            class: "qr",
-            src: handoff.qr,
-            alt: "Código QR do link para abrir no celular",
-            width: 184,
-            height: 184,
-          }),
+          qrCode(handoff.qrSvg),
           copy,
         ],
       message(
