@@ -63,7 +63,8 @@ export async function connectApiKey(
     if (!(error instanceof VenueError) || error.kind !== "CREDENTIAL_REJECTED") throw error;
     throw await refuse(
       "PROVIDER_CREDENTIAL_REJECTED",
-      "O provedor recusou a chave. Confira a chave e o segredo (sem espaços) e se a chave está ativa.",
+      `A ${ctx.venues[providerId].name} recusou a chave. Confira se copiou a API Key e a Secret Key inteiras ` +
+        "e se a chave está ativa.",
     );
   }
   const blocking = check.problems.filter(isBlocking);

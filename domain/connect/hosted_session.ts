@@ -18,7 +18,9 @@
  * Refused credentials or signatures count as attempts: the fifth refusal
  * fails the session (`provider.connect_failed`); a later use answers
  * CONNECT_ATTEMPTS_EXHAUSTED. While attempts remain the session stays PENDING
- * and `failureCode` tells the partner why the last one failed.
+ * and `failureCode` tells the partner why the last one failed. A refusal the
+ * client fixes outside the page (recordFixableRefusal) is recorded the same
+ * way but costs no attempt.
  */
 import { and, eq, or } from "drizzle-orm";
 import { getAddress } from "viem";

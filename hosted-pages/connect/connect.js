@@ -118,7 +118,7 @@
     CONNECT_EXPIRED: "Link expirado",
     CONNECT_NOT_ACTIVE: "Link substituído ou encerrado",
     CONNECT_ATTEMPTS_EXHAUSTED: "Tentativas esgotadas",
-    WRONG_SCHEME: "Link de outro provedor",
+    WRONG_SCHEME: "Link de outra corretora",
   };
   const ENDS_LINK = new Set([...Object.keys(FINAL), "CONNECT_ALREADY_USED", "CONNECT_OPENED_ELSEWHERE"]);
   const isFinal = (error) => error instanceof ApiFailure && (ENDS_LINK.has(error.code) || error.attemptsLeft === 0);
@@ -149,6 +149,14 @@
   /** What a refusal means for the screen: the end of the link, or a message and another try. */
   function handleRefusal(error, area) {
     if (isFinal(error)) return showError(error);
+    if (error.code === "PROVIDER_DOWN") {
+      // The API's message is the partner's ("Provedor indisponível…"); a retry here never acts twice.
+      return say(
+        area,
+        "error",
+        `A ${state.session.providerName} não respondeu agora. Tente de novo em instantes: nada será feito em dobro.`,
+      );
+    }
     say(area, "error", refusalText(error));
   }
 

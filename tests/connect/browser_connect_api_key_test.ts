@@ -90,7 +90,10 @@ Deno.test("the connect page's VENUE_A flow in headless Chromium", async (t) => {
         const wrong = await simulatorKey(service);
         await submitKey(page, { apiKey: wrong.apiKey, apiSecret: "x".repeat(64) });
         await waitForText(page, "Restam 4 tentativas");
-        assert.match(await textOf(page), /O provedor recusou a chave/);
+        assert.match(
+          await textOf(page),
+          /A Venue A recusou a chave. Confira se copiou a API Key e a Secret Key inteiras/,
+        );
         assert.equal(await page.$eval("#api-secret", (input) => (input as unknown as { value: string }).value), "");
         await check(page, "a-refused-wrong-key");
 
