@@ -504,7 +504,7 @@
           ),
         ]
         : null,
-      el("ul", { class: "steps" }, revokeLine(next.agent?.name)),
+      next.agent ? el("ul", { class: "steps" }, revokeLine(next.agent.name)) : null,
     );
   }
 

@@ -208,6 +208,10 @@ Deno.test("the connect page's VENUE_A flow in headless Chromium", async (t) => {
         assert.equal(await backLink(page), RETURN_URL);
         await check(page, "a-fifth-refusal");
         assert.equal((await sessionState(service, link)).status, "FAILED");
+        await page.reload({ waitUntil: "domcontentloaded" });
+        await waitForText(page, "As tentativas deste link acabaram");
+        assert.equal(await backLink(page), RETURN_URL);
+        await check(page, "a-failed-reloaded");
 
         await open(tab, link.url);
         await waitForText(page, "Tentativas esgotadas para este link");

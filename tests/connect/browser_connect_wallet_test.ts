@@ -153,6 +153,9 @@ Deno.test("the connect page's VENUE_B flow in headless Chromium", async (t) => {
         await waitForText(page, "Taxa aprovada");
         assert.equal(wallet.signed.length, 2);
         await check(page, "b-builder-fee-approved");
+        await page.reload({ waitUntil: "domcontentloaded" });
+        await waitForText(page, "A taxa da plataforma foi aprovada");
+        await check(page, "b-builder-fee-approved-reloaded");
       }),
   );
 
