@@ -15,6 +15,10 @@ globalThis.ApiFailure = class ApiFailure extends Error {
     // The refused field of a form (its input shows the message), and why a link cannot be used (e.g. REPLACED).
     this.field = extras.field;
     this.reason = extras.reason;
+    // Connect: the exchange settings to change, the wallet that was expected, the session a spent link names.
+    this.problems = extras.problems;
+    this.expectedAddress = extras.expectedAddress;
+    this.session = extras.session;
     // A payment link its obligation left behind: how it was settled, and who asked for how much.
     this.obligationStatus = extras.obligationStatus;
     this.payment = extras.payment;

@@ -14,18 +14,6 @@
   const TICKET_KEY = "connect-ticket";
   const state = { ticket: null, session: null };
 
-  // page_kit.js's ApiFailure keeps the extras the pay page reads; this page also reads the refused `field`, the
-  // settings `problems`, the `expectedAddress` of a wrong wallet and the `session` a spent link names.
-  globalThis.ApiFailure = class ConnectApiFailure extends globalThis.ApiFailure {
-    constructor(message, code, status, extras = {}) {
-      super(message, code, status, extras);
-      this.field = extras.field;
-      this.problems = extras.problems;
-      this.expectedAddress = extras.expectedAddress;
-      this.session = extras.session;
-    }
-  };
-
   const kit = globalThis.pageKit(app);
   const { el, show, feedbackArea, message, say, busy, shortAddress, hint, tap, Tap } = kit;
   const api = pageApi("/connect", () => state.ticket);

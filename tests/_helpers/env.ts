@@ -142,7 +142,8 @@ export interface ServedTestEnv {
  * The test env behind a real HTTP server, with CONNECT_URL naming it, so a
  * hosted page opens from the very link the partner API answers (browser tests).
  */
-export async function startServedTestEnv(): Promise<ServedTestEnv> {
+/** `env`: variables besides CONNECT_URL (e.g. EGRESS_ADDRESSES). */
+export async function startServedTestEnv(options: { env?: Record<string, string> } = {}): Promise<ServedTestEnv> {
   // The server must listen before the env exists (CONNECT_URL names its port): it serves the env's app once set.
   const serving: { app?: TestEnv["app"] } = {};
   const server = Deno.serve(
@@ -150,7 +151,7 @@ export async function startServedTestEnv(): Promise<ServedTestEnv> {
     (request, info) => serving.app!.fetch(request, info),
   );
   const origin = `http://127.0.0.1:${server.addr.port}`;
-  const env = await startTestEnv({ env: { CONNECT_URL: origin } });
+  const env = await startTestEnv({ env: { ...options.env, CONNECT_URL: origin } });
   serving.app = env.app;
   return {
     env,

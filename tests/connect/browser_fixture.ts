@@ -28,9 +28,15 @@ export interface Service {
   close(): Promise<void>;
 }
 
-/** Partner "Corretora Exemplo" (overrides apply) with its client "ana", behind a real HTTP server. */
-async function startService(partnerOverrides: Record<string, unknown> = {}): Promise<Service> {
-  const { env, origin, close } = await startServedTestEnv();
+/**
+ * Partner "Corretora Exemplo" (overrides apply) with its client "ana", behind a
+ * real HTTP server configured with `serviceEnv` (e.g. EGRESS_ADDRESSES).
+ */
+async function startService(
+  partnerOverrides: Record<string, unknown> = {},
+  serviceEnv: Record<string, string> = {},
+): Promise<Service> {
+  const { env, origin, close } = await startServedTestEnv({ env: serviceEnv });
   const partner = await createPartner(env, { name: "Corretora Exemplo", ...partnerOverrides });
   await expectJson(
     await partner.call("POST", "/v1/users", {
@@ -45,21 +51,14 @@ async function startService(partnerOverrides: Record<string, unknown> = {}): Pro
 export async function withService(
   work: (service: Service) => Promise<void>,
   partnerOverrides: Record<string, unknown> = {},
+  serviceEnv: Record<string, string> = {},
 ): Promise<void> {
-  const service = await startService(partnerOverrides);
+  const service = await startService(partnerOverrides, serviceEnv);
   try {
     await work(service);
   } finally {
     await service.close();
   }
-}
-
-/**
- * EGRESS_ADDRESSES as if configured (the served env takes no variables of its
- * own; every request reads the config the service was built with).
- */
-export function configureEgress(service: Service, addresses: string[]) {
-  (service.env.deps.config as { egressAddresses: string[] }).egressAddresses = addresses;
 }
 
 export interface Link {

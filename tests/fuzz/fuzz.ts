@@ -293,13 +293,18 @@ function goodAuth(operation: Operation, partner: TestPartner): Record<string, st
  * - `lastAttempt` (`attemptsLeft: 0`): the fifth also fails the session
  *   (status, completion time, its agent key and pending message cleared) and
  *   emits one `provider.connect_failed`.
+ * - `fixableRefusal`: a refusal the client fixes elsewhere (exchange
+ *   settings, a wallet never deposited at the venue, the wrong wallet before
+ *   anything was signed) costs no attempt but tells the partner why
+ *   (`failure_code`).
  * - `paymentRejected` (PAYMENT_REJECTED: the venue refused a signed send):
  *   why, on the payment (`failure_reason`, `updated_at`), for the partner to
  *   read while the page stays open for a new signature.
  */
-export type Allowance = "attempt" | "lastAttempt" | "paymentRejected";
+export type Allowance = "attempt" | "lastAttempt" | "fixableRefusal" | "paymentRejected";
 const BY_DESIGN: Record<Allowance, Record<string, { omit: string[]; where?: string }>> = {
   attempt: { connect_sessions: { omit: ["attempts", "failure_code"] } },
+  fixableRefusal: { connect_sessions: { omit: ["failure_code"] } },
   lastAttempt: {
     connect_sessions: {
       omit: ["attempts", "failure_code", "status", "completed_at", "sealed_agent_key", "pending_action"],
@@ -309,12 +314,16 @@ const BY_DESIGN: Record<Allowance, Record<string, { omit: string[]; where?: stri
   paymentRejected: { payments: { omit: ["failure_reason", "updated_at"] } },
 };
 
+/** Connect-page refusals that spend no attempt (domain/connect, recordFixableRefusal). */
+const FIXABLE_REFUSALS = new Set(["ACCOUNT_SETTINGS_INVALID", "WALLET_NOT_ON_VENUE", "WALLET_MISMATCH"]);
+
 /** The allowance a refusal's answer claims: it must still match what changed. */
 export function allowanceOf(text: string): Allowance | null {
   try {
     const body = JSON.parse(text);
     if (typeof body.attemptsLeft === "number") return body.attemptsLeft === 0 ? "lastAttempt" : "attempt";
     if (body.error?.code === "PAYMENT_REJECTED") return "paymentRejected";
+    if (FIXABLE_REFUSALS.has(body.error?.code)) return "fixableRefusal";
   } catch {
     // not JSON: no allowance
   }

@@ -85,10 +85,13 @@ const ENDPOINTS: Endpoint[] = [
     slots: ANY_CONNECT,
   },
   { method: "GET", path: "/connect/api/session", statuses: [200, 404, 409], slots: ANY_CONNECT },
+  // A single-use link for a wallet's browser; 409: the session ended or this tab's ticket was replaced.
+  { method: "POST", path: "/connect/api/handoff", statuses: [200, 400, 404, 409], slots: ANY_CONNECT },
   {
     method: "POST",
     path: "/connect/api/api-key",
-    statuses: [200, 400, 404, 409],
+    // 422: futures off, hedge mode or Multi-Assets, which the client fixes at the exchange (no attempt spent).
+    statuses: [200, 400, 404, 409, 422],
     body: {
       apiKey: ref("apiKey", "good", "good", "other", "unknown"),
       apiSecret: ref("apiSecret", "own", "own", "other"),
@@ -105,7 +108,8 @@ const ENDPOINTS: Endpoint[] = [
   {
     method: "POST",
     path: "/connect/api/wallet/sign",
-    statuses: [200, 400, 403, 404, 409],
+    // 422: a wallet the venue does not know yet (deposit first).
+    statuses: [200, 400, 403, 404, 409, 422],
     body: { signature: SIGNATURE },
     slots: WALLET_FLOW,
   },
@@ -125,6 +129,8 @@ const ENDPOINTS: Endpoint[] = [
     body: { walletAddress: WALLET, chainId: CHAIN_ID },
     slots: PAY_FLOW,
   },
+  // The on-chain checkout's status; a VENUE_B send's ticket is refused (400), as is any unusable ticket.
+  { method: "GET", path: "/pay/api/status", statuses: [200, 400], slots: PAY_FLOW },
   {
     method: "POST",
     path: "/pay/api/signature",
