@@ -281,7 +281,7 @@ globalThis.showCheckout = (frame) => {
         }),
       ),
       el("ol", { class: "steps" }, ...steps.map((step) => el("li", {}, ...step))),
-      kit.copyable("Valor exato", payment.amount),
+      kit.copyable("Valor exato, para colar na carteira", payment.amount),
       el("p", { class: "muted" }, `A página acompanha a rede e mostra o pagamento assim que ele aparecer.`),
     );
   }
@@ -322,10 +322,11 @@ globalThis.showCheckout = (frame) => {
         }, em ${payment.token} na rede ${payment.networkName}.`,
       ),
       status,
-      summaryCard(),
-      otherWalletCard(),
+      // The wallet's way first (its pop-up shows the amount and recipient again); how to pay otherwise after.
       feedback,
       action ? kit.actionBar(action) : null,
+      summaryCard(),
+      otherWalletCard(),
       frame.backButton(),
     );
   }
@@ -392,27 +393,38 @@ globalThis.showCheckout = (frame) => {
     );
   }
 
+  /** Why a person looks at the transfer (the status's `review`), in the client's words. */
+  const REVIEWS = {
+    // Credited, with more than was asked: the receipt stands.
+    OVERPAID: [
+      "Pagamento recebido, em análise",
+      "A cobrança está paga, mas chegou mais do que o valor pedido.",
+      " A diferença será conferida por uma pessoa.",
+    ],
+    OBLIGATION_ALREADY_SETTLED: [
+      "Esta cobrança já estava paga",
+      "Sua transferência chegou depois que a cobrança já tinha sido paga.",
+      " Ela não paga a cobrança de novo: o valor será conferido por uma pessoa, sem crédito automático.",
+    ],
+  };
+  /** Any other reason (a transfer the network undid, say): a person looks at it. */
+  const ANY_REVIEW = [
+    "Pagamento em análise",
+    "Sua transferência precisa ser conferida por uma pessoa.",
+    " Nada mais é preciso da sua parte por enquanto.",
+  ];
+
   function showReview(answer) {
-    const who = payment.partnerName;
-    // Credited with more than owed (receipt), or arrived after the charge was settled otherwise (no credit).
-    const overpaid = answer.review === "OVERPAID";
+    const [title, why, next] = REVIEWS[answer.review] ?? ANY_REVIEW;
     screen(
-      overpaid ? "Pagamento recebido, em análise" : "Esta cobrança já estava paga",
-      message(
-        "warning",
-        el(
-          "strong",
-          {},
-          overpaid
-            ? "A cobrança está paga, mas chegou mais do que o valor pedido."
-            : "Sua transferência chegou depois que a cobrança já tinha sido paga.",
-        ),
-        overpaid
-          ? " A diferença será conferida por uma pessoa."
-          : " Ela não paga a cobrança de novo: o valor será conferido por uma pessoa, sem crédito automático.",
-      ),
+      title,
+      message("warning", el("strong", {}, why), next),
       answer.receipt ? frame.receiptCard(answer.receipt) : null,
-      el("p", { class: "muted" }, `Não envie de novo. ${who} avisará você quando a conferência terminar.`),
+      el(
+        "p",
+        { class: "muted" },
+        `Não envie de novo. ${payment.partnerName} avisará você quando a conferência terminar.`,
+      ),
       frame.backOrClose(),
     );
   }
