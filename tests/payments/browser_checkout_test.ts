@@ -128,12 +128,17 @@ Deno.test("the hosted checkout (EVM_TRANSFER, DEPOSIT_INVOICE) in headless Chrom
 
   try {
     await t.step(
-      "EVM_TRANSFER on a desktop: paid by clicking with the wallet (network added), sent, confirming 1-3 of 3, paid with its receipt, again after a reload and Back",
+      "EVM_TRANSFER on a desktop: paid by clicking with the wallet (network added), sent, confirming 1-3 of 3, paid with its receipt, again after a reload and Back; the older link's tab and the older link say it is paid",
       async () => {
         const owed = await obligation(w, "evm-click");
         const older = await payLink(w, owed);
         const link = await payLink(w, owed);
         const exact = ptBr(link.payment.tokenAmount);
+        // The obligation's older link stays open in another tab meanwhile.
+        const olderTab = await newTab(browser);
+        await open(olderTab, older.url);
+        await waitForText(olderTab.page, "Aguardando o pagamento.");
+        const olderTicket = await watchTicket(w.env, olderTab);
         const tab = await newTab(browser);
         const { page } = tab;
         // The wallet is on Ethereum and has never heard of Arbitrum One.
@@ -241,7 +246,14 @@ Deno.test("the hosted checkout (EVM_TRANSFER, DEPOSIT_INVOICE) in headless Chrom
         await waitForText(page, "Comprovante");
         assert.equal(payer.sent.length, 1, "nothing was sent again");
 
-        // The obligation's older link, opened on a phone: already paid, that receipt, no wallet asked anything.
+        // The older link's tab, still open: the charge is paid (that receipt), nothing to pay there any more.
+        await olderTab.page.bringToFront();
+        await waitForText(olderTab.page, "Esta cobrança já foi paga");
+        await assertSays(olderTab, ["Comprovante", link.payment.paymentId, sent.hash]);
+        assert.equal(await olderTab.page.$("main .action-bar"), null, "nothing to pay");
+        await check(olderTab.page, "evm-already-paid-while-open", "a.back");
+
+        // The older link opened again on a phone: already paid, that receipt, no wallet asked anything.
         const phone = await newTab(browser, "phone");
         const phoneWallet = await wallet(w, phone, w.payerKey);
         await open(phone, older.url);
@@ -253,9 +265,11 @@ Deno.test("the hosted checkout (EVM_TRANSFER, DEPOSIT_INVOICE) in headless Chrom
 
         stayed(tab, link.token, ticket);
         stayed(phone, older.token);
+        stayed(olderTab, older.token, olderTicket);
         assertCleanPage(tab.record);
+        assertCleanPage(olderTab.record);
         assertOnlyExpectedErrors(phone, [/409 POST .*\/pay\/api\/session/]);
-        await closeTabs(tab, phone);
+        await closeTabs(tab, phone, olderTab);
       },
     );
 
