@@ -43,12 +43,11 @@ function transferCalldata(recipient, tokenAmount) {
 }
 
 globalThis.showCheckout = (frame) => {
-  const { kit, api, state, screen, detail } = frame;
+  const { kit, api, state, screen, detail, sameAddress } = frame;
   const { el, message, say, busy, shortAddress, tap } = kit;
   const payment = state.payment;
   const invoice = payment.method === "DEPOSIT_INVOICE";
   const amountText = `${kit.formatAmount(payment.amount)} ${payment.token}`;
-  const sameAddress = (a, b) => typeof a === "string" && typeof b === "string" && a.toLowerCase() === b.toLowerCase();
   /** The transaction this tab's wallet sent, kept with the tab so a reload never offers to pay again. */
   const SENT_KEY = `pay-sent-${payment.reference}`;
   let sentHash = sessionStorage.getItem(SENT_KEY);
