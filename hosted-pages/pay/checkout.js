@@ -184,13 +184,16 @@ globalThis.showCheckout = (frame) => {
     }
   }
 
+  /** The connected account named in lowercase, as the service writes every address on this page. */
   function wrongWallet(connected) {
     if (!connected) return [walletErrorText(null)];
     return [
       el(
         "strong",
         {},
-        `A carteira conectada (${shortAddress(connected)}) não é a carteira cadastrada para esta cobrança.`,
+        `A carteira conectada (${
+          shortAddress(connected.toLowerCase())
+        }) não é a carteira cadastrada para esta cobrança.`,
       ),
       " Só um envio da carteira ",
       el("code", { class: "address" }, payment.payerAddress),

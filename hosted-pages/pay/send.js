@@ -29,13 +29,14 @@ globalThis.paySend = (frame) => {
     return "A carteira não concluiu o pedido. Abra a carteira e tente de novo.";
   }
 
+  /** The connected account named in lowercase, as the service writes every address on this page. */
   function mismatchText(connected) {
     return [
       el(
         "strong",
         {},
         connected
-          ? `A carteira conectada (${shortAddress(connected)}) não é a carteira que paga esta cobrança.`
+          ? `A carteira conectada (${shortAddress(connected.toLowerCase())}) não é a carteira que paga esta cobrança.`
           : "A assinatura veio de outra carteira, não da que paga esta cobrança.",
       ),
       " Na sua carteira, troque para a conta ",
@@ -114,7 +115,9 @@ globalThis.paySend = (frame) => {
       say(
         feedback,
         "info",
-        `Carteira ${shortAddress(walletAddress)} conectada. Agora assine, na carteira, o envio de ${amountText()}.`,
+        `Carteira ${
+          shortAddress(walletAddress.toLowerCase())
+        } conectada. Agora assine, na carteira, o envio de ${amountText()}.`,
       );
       setAction(signButton(), true);
     }

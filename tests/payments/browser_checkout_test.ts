@@ -284,7 +284,7 @@ Deno.test("the hosted checkout (EVM_TRANSFER, DEPOSIT_INVOICE) in headless Chrom
       await clickButton(tab.page, PAY);
       await waitForText(tab.page, "não é a carteira cadastrada para esta cobrança");
       await assertSays(tab, [
-        stranger.address.slice(0, 6),
+        `(${stranger.address.slice(0, 6).toLowerCase()}…${stranger.address.slice(-4).toLowerCase()})`,
         `Só um envio da carteira ${w.payer} é reconhecido.`,
         "toque em Pagar com minha carteira de novo. Nada foi enviado.",
       ]);

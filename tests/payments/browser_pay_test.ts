@@ -322,7 +322,7 @@ Deno.test("the hosted payment page (VENUE_B send) in headless Chromium", async (
       await waitForText(page, "não é a carteira que paga esta cobrança");
       const principal = privateKeyToAccount(service.principalKey).address.toLowerCase();
       await assertSays(tab, [
-        stranger.address.slice(0, 6),
+        `(${stranger.address.slice(0, 6).toLowerCase()}…${stranger.address.slice(-4).toLowerCase()})`,
         `troque para a conta ${principal}`,
         "toque em Conectar carteira de novo. Nada foi enviado.",
       ]);
