@@ -9,7 +9,8 @@
  * after a reload). A wrong wallet is named and sends nothing; a phone
  * without a wallet gets the QR code, copy buttons and instructions; an
  * expired link, a tab opened elsewhere, a charge paid through another link,
- * an invoice paid from any wallet and an overpaid one say so. Every state:
+ * an invoice paid from any wallet and an overpaid one, a node that stops
+ * answering say so. Every state:
  * screenshots and axe-core (WCAG 2.2 AA) at desktop and phone (390×844,
  * touch) under tests/.screenshots/pay/checkout/, the main action in sight on
  * the phone; every request the page makes goes to the service itself.
@@ -125,6 +126,7 @@ Deno.test("the hosted checkout (EVM_TRANSFER, DEPOSIT_INVOICE) in headless Chrom
   const stayed = (tab: Tab, token: string, ticket?: string) => secretsStayed(origin, tab, token, ticket);
   /** The pages' per-address request budget counts by the minute of the service's clock: a step starts a new one. */
   const nextMinute = () => later(w, MINUTE_MS);
+  let chainStopped = false;
 
   try {
     await t.step(
@@ -444,8 +446,31 @@ Deno.test("the hosted checkout (EVM_TRANSFER, DEPOSIT_INVOICE) in headless Chrom
       assertCleanPage(tab.record);
       await closeTabs(tab);
     });
+
+    await t.step(
+      "the network's node stops answering: the page keeps what it showed and says it asks again",
+      async () => {
+        nextMinute();
+        const link = await payLink(w, "evm-node-down");
+        const tab = await newTab(browser, "phone");
+        await wallet(w, tab, w.payerKey);
+        await open(tab, link.url);
+        await waitForText(tab.page, PAY);
+        const ticket = await watchTicket(w.env, tab);
+        await w.chain.stop();
+        chainStopped = true;
+        await waitForText(tab.page, "Não foi possível consultar a rede agora. A página tenta de novo em instantes.");
+        assert.equal(await heading(tab.page), `Pagar ${ptBr(link.payment.tokenAmount)} USDT`, "the same screen");
+        await check(tab.page, "evm-node-down");
+        stayed(tab, link.token, ticket);
+        assertOnlyExpectedErrors(tab, [/503 GET .*\/pay\/api\/status/, /status of 503 .*\/pay\/api\/status/]);
+        await closeTabs(tab);
+      },
+    );
   } finally {
-    await stop(w);
+    // The last step stops the node itself.
+    if (chainStopped) await w.env.close();
+    else await stop(w);
   }
 });
 
