@@ -51,8 +51,11 @@ globalThis.showCheckout = (frame) => {
   /** The transaction this tab's wallet sent, kept with the tab so a reload never offers to pay again. */
   const SENT_KEY = `pay-sent-${payment.reference}`;
   let sentHash = sessionStorage.getItem(SENT_KEY);
-  /** The view on the screen (`AWAITING`, `CONFIRMING`…) and how to update it in place. */
-  let view = { name: null, update: null };
+  /**
+   * The view on the screen (`AWAITING`, `CONFIRMING`…), how to update it in
+   * place, and how it says that the status could not be read just now.
+   */
+  let view = { name: null, update: null, unreachable: null };
 
   // ---------------------------------------------------------------- following the payment
 
@@ -119,7 +122,8 @@ globalThis.showCheckout = (frame) => {
     if (error?.code === 4100) {
       return "A carteira não autorizou esta página. Desbloqueie a carteira e tente de novo.";
     }
-    return "A carteira não concluiu o pedido. Nada foi enviado. Abra a carteira e tente de novo.";
+    // Whatever the wallet did, the status below shows any transfer that reached the network.
+    return "A carteira não concluiu o pedido. Abra a carteira e tente de novo.";
   }
 
   /**
@@ -174,8 +178,8 @@ globalThis.showCheckout = (frame) => {
         method: "eth_sendTransaction",
         params: [{ from, to: payment.tokenAddress, data: transferCalldata(payment.recipient, payment.tokenAmount) }],
       });
-      sentHash = typeof hash === "string" ? hash : null;
-      if (sentHash) sessionStorage.setItem(SENT_KEY, sentHash);
+      sentHash = String(hash);
+      sessionStorage.setItem(SENT_KEY, sentHash);
       render({ status: "AWAITING" });
       follow();
     } catch (error) {
@@ -204,7 +208,6 @@ globalThis.showCheckout = (frame) => {
   // ---------------------------------------------------------------- the screens
 
   function summaryCard() {
-    const tag = payment.tokenAmount.slice(-4);
     return el(
       "section",
       { class: "card", "aria-labelledby": "summary-title" },
@@ -215,7 +218,7 @@ globalThis.showCheckout = (frame) => {
         detail(
           [
             "Valor a enviar",
-            invoice ? null : kit.hint(`exato: os últimos dígitos, ${tag}, identificam o seu pagamento`),
+            invoice ? null : kit.hint("exato: os últimos dígitos identificam o seu pagamento"),
           ],
           el("strong", { class: "amount" }, amountText),
         ),

@@ -154,7 +154,7 @@ Deno.test("the hosted checkout (EVM_TRANSFER, DEPOSIT_INVOICE) in headless Chrom
         await assertSays(tab, [
           "Pagamento em USDT na rede Arbitrum One",
           /Este link vale por mais (1:00:00|59:\d\d)/,
-          `os últimos dígitos, ${link.payment.tokenAmount.slice(-4)}, identificam o seu pagamento`,
+          "Valor a enviar (exato: os últimos dígitos identificam o seu pagamento)",
           /Valor da cobrança\s+US\$ 49,90/,
           /Rede \(a blockchain em que o envio é feito.*\)\s+Arbitrum One/,
           w.payer,
