@@ -4,10 +4,10 @@
 // the payment's public details, so a reload keeps working; the token itself is
 // never stored), then shows the payment its method asks for: the VENUE_B send
 // signed in the client's wallet (send.js) or the on-chain checkout
-// (checkout.js). A screen after which the link can do
-// nothing more is kept too, so a reload or Back shows it again. Neither token
-// nor ticket ever goes into a URL or the console: the token travels only in
-// the exchange's body, the ticket only in an Authorization header.
+// (checkout.js). A screen after which the link can do nothing more is kept
+// too (public details only), so a reload or Back shows it again. Neither
+// token nor ticket ever goes into a URL or the console: the token travels
+// only in the exchange's body, the ticket only in an Authorization header.
 "use strict";
 
 (() => {
