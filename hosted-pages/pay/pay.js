@@ -99,6 +99,9 @@
       ? `Se a cobrança ainda estiver em aberto, volte para ${who} e peça um novo link de pagamento.`
       : "Se a cobrança ainda estiver em aberto, peça um novo link de pagamento a quem enviou este.";
 
+  /** The titles the connect page gives the same refusals; a reason this page does not know is an invalid link. */
+  const REFUSED_TITLES = { UNKNOWN: "Link inválido", EXPIRED: "Link expirado", USED: "Link já usado" };
+
   /**
    * The link or ticket cannot be used (the API's `reason`, its words in
    * `message`): another tab took the link over, or it is unknown, expired or spent.
@@ -108,7 +111,7 @@
     if (reason === "REPLACED") {
       return screen("Link aberto em outra aba", message("info", text), backOrClose());
     }
-    const title = reason === "UNKNOWN" ? "Link inválido" : "Link expirado ou já usado";
+    const title = REFUSED_TITLES[reason] ?? REFUSED_TITLES.UNKNOWN;
     screen(
       title,
       message("error", text),
