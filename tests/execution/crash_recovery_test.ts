@@ -94,6 +94,38 @@ async function waiting(world: World): Promise<string[]> {
 }
 
 /**
+ * Venue calls the dead process still had in flight when it was killed (a
+ * flow's concurrent legs, past their kill point, awaiting a read before their
+ * send), counted so the restart waits for them: by the time the new process
+ * runs, a minute has passed and whatever the dead one sent has landed.
+ */
+function trackInFlight(env: TestEnv) {
+  const venue = env.deps.venues.VENUE_A;
+  const pending = new Set<Promise<unknown>>();
+  env.deps.venues.VENUE_A = new Proxy(venue, {
+    get(target, key) {
+      const value = Reflect.get(target, key);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        const result = value.apply(target, args);
+        if (!(result instanceof Promise)) return result;
+        const settled = result.catch(() => {}).finally(() => pending.delete(settled));
+        pending.add(settled);
+        return result;
+      };
+    },
+  });
+  return {
+    async settled() {
+      while (pending.size) await Promise.all([...pending]);
+    },
+    restore() {
+      env.deps.venues.VENUE_A = venue;
+    },
+  };
+}
+
+/**
  * Run `flow` once to learn its kill points, then once per kill point in a
  * fresh world: killed there, restarted, reconciled once, the truth must hold
  * (and `check` too, right after the kill, before any recovery).
@@ -121,11 +153,14 @@ async function atEveryKillPoint(
       const world = await trading();
       try {
         await prepare(world);
+        const inFlight = trackInFlight(world.env);
         const kill = armKill(world.env, point);
         await flow(world).catch((error) => {
           if (!(error instanceof ProcessKilled)) throw error;
         });
+        await inFlight.settled();
         kill.restart();
+        inFlight.restore();
         assert.ok(kill.fired, "the kill point was reached");
         await check?.(world, point);
         await restartAndReconcileOnce(world.env);

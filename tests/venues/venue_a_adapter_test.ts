@@ -388,14 +388,41 @@ Deno.test("VENUE_A protections go through the algo endpoints and fire on the mar
   assert.equal((await adapter.getAccount(keys.credentials)).positions.length, 0);
   await adapter.cancelProtection(keys.credentials, "BTCUSDT", "sl-1");
   await rejects(adapter.cancelProtection(keys.credentials, "BTCUSDT", "nope"), "INVALID_ORDER");
-  const immediate = await rejects(
-    adapter.placeProtection(keys.credentials, { ...stop, triggerPrice: "61000", clientOrderId: "sl-2" }),
-    "TRIGGER_CROSSED",
-  );
-  assert.equal(immediate.detail.venueCode, -2021);
 });
 
-Deno.test("VENUE_A placement sends the order and nothing else; exchangeInfo is read once a minute, shared", async () => {
+Deno.test("VENUE_A a stop or target the mark price has already passed is refused before sending, not fired", async () => {
+  await using h = await startVenueA();
+  const keys = await h.account();
+  const log: Sent[] = [];
+  const adapter = h.adapter({ fetch: recording(log) });
+  await adapter.placeOrder(keys.credentials, market("entry", "BUY", "0.010"));
+  log.length = 0;
+  // The mark is 65,000: a long's stop at 66,000 and its target at 64,000 would both fire at once at the venue.
+  const stop = await adapter.placeProtection(keys.credentials, longStop("sl-1", "0.010"));
+  assert.equal(stop.status, "TRIGGER_PENDING", "a stop below the mark is not crossed");
+  const crossedStop = await rejects(
+    adapter.placeProtection(keys.credentials, { ...longStop("sl-2", "0.010"), triggerPrice: "66000" }),
+    "TRIGGER_CROSSED",
+  );
+  assert.equal(crossedStop.detail.venueCode, undefined, "refused here, not by the venue");
+  assert.match(crossedStop.message, /already reached by the mark price "65000/);
+  await rejects(
+    adapter.placeProtection(keys.credentials, {
+      symbol: "BTCUSDT",
+      kind: "TAKE_PROFIT",
+      side: "SELL",
+      triggerPrice: "64000",
+      quantity: "0.010",
+      clientOrderId: "tp-2",
+    }),
+    "TRIGGER_CROSSED",
+  );
+  const posts = log.filter((s) => s.method === "POST").map((s) => new URL(s.url).pathname);
+  assert.deepEqual(posts, ["/fapi/v1/algoOrder"], "only the uncrossed stop was sent");
+  assert.equal((await adapter.getAccount(keys.credentials)).positions.length, 1, "the position is still held");
+});
+
+Deno.test("VENUE_A placement reads nothing but a conditional order's mark price; exchangeInfo once a minute, shared", async () => {
   let t = T0;
   await using h = await startVenueA({ now: () => t });
   const keys = await h.account();
@@ -422,11 +449,17 @@ Deno.test("VENUE_A placement sends the order and nothing else; exchangeInfo is r
     clientOrderId: "p-entry",
   });
   await adapter.listMarkets();
-  assert.deepEqual(log.map(path), [
-    "POST /fapi/v1/order",
-    "POST /fapi/v1/algoOrder",
-    "POST /fapi/v1/algoOrder",
-  ], "no read before any POST, and listing markets within the minute reads nothing");
+  assert.deepEqual(
+    log.map(path),
+    [
+      "POST /fapi/v1/order",
+      "GET /fapi/v1/premiumIndex",
+      "POST /fapi/v1/algoOrder",
+      "GET /fapi/v1/premiumIndex",
+      "POST /fapi/v1/algoOrder",
+    ],
+    "only a conditional order reads (its trigger against the mark), and listing markets within the minute reads nothing",
+  );
   t += 60_000;
   log.length = 0;
   await adapter.placeOrder(keys.credentials, limit("p-5", "BUY", "0.010", "62000"));

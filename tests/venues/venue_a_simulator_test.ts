@@ -293,10 +293,18 @@ Deno.test("simulator algo orders: trigger rules, closePosition, cancel and the s
     h.signed("POST", "/fapi/v1/algoOrder", { algoType: "CONDITIONAL", symbol: "ETHUSDT", ...params }, keys).then((
       r,
     ) => r.body as Record<string, string | number>);
-  assert.deepEqual(await algo({ side: "BUY", type: "STOP_MARKET", triggerPrice: "3100", closePosition: "true" }), {
-    code: -2021,
-    msg: "Order would immediately trigger.",
-  });
+  // A trigger the mark (3,200) has already passed is taken, not refused (-2021 is documented for trailing stops
+  // only): the answer is NEW and the order fires on the algo service's first check, closing the short.
+  const crossed = await algo({ side: "BUY", type: "STOP_MARKET", triggerPrice: "3100", closePosition: "true" });
+  assert.deepEqual([crossed.algoStatus, crossed.triggerPrice], ["NEW", "3100"]);
+  const firedAtOnce = await h.signed("GET", "/fapi/v1/algoOrder", { algoId: crossed.algoId }, keys);
+  assert.deepEqual([firedAtOnce.body.algoStatus, firedAtOnce.body.actualQty], ["FINISHED", "1.000"]);
+  await h.signed(
+    "POST",
+    "/fapi/v1/order",
+    { symbol: "ETHUSDT", side: "SELL", type: "MARKET", quantity: "1.000" },
+    keys,
+  );
   assert.equal(
     (await algo({ side: "BUY", type: "STOP_MARKET", triggerPrice: "3300", closePosition: "true", quantity: "1" }))
       .code,

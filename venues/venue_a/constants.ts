@@ -86,6 +86,7 @@ export const WEIGHTS = {
   time: 1,
   exchangeInfo: 1,
   premiumIndexAll: 10,
+  premiumIndexSymbol: 1,
   order: 1,
   orderMutation: 0,
   openOrdersAll: 40,

@@ -14,7 +14,15 @@
  * venue's Dec 2025 migration; the regular endpoint answers -4120 for them.
  * Once one has fired (TRIGGERING / TRIGGERED) it can no longer be cancelled,
  * and a cancel never reports it as CANCELED.
+ *
+ * The one read before a placement: the algo service takes a STOP_MARKET or
+ * TAKE_PROFIT_MARKET whose trigger the price has already passed and fires it
+ * at once (it documents -2021 for trailing stops only), where our callers
+ * expect such an order refused (TRIGGER_CROSSED) and decide themselves whether
+ * to execute it now. So a conditional placement first reads the symbol's mark
+ * price (premiumIndex, weight 1) and refuses a crossed trigger locally.
  */
+import { cmp, isDecimal } from "../decimal.ts";
 import { protectionOrder } from "../protection.ts";
 import {
   type ModifyOrderRequest,
@@ -142,6 +150,7 @@ async function placeConditional(
   >,
 ): Promise<Order> {
   const prepared = prepareOrder(rules, order);
+  await refuseCrossedTrigger(ctx, rules.symbol, order.type, order.side, prepared.triggerPrice!);
   try {
     const placed = await ctx.fapi.request<WireAlgoOrder>({
       method: "POST",
@@ -174,6 +183,46 @@ async function placeConditional(
     if (raced) return toProtectionOrder(raced);
     throw error;
   }
+}
+
+/**
+ * TRIGGER_CROSSED, without sending anything, when the mark price has already
+ * reached `triggerPrice` by the venue's rule (New Algo Order: STOP BUY fires
+ * at price >= trigger, SELL at <=; TAKE_PROFIT the other way round). The
+ * check is best-effort: when the mark price cannot be read (the weight budget
+ * is spent, the read fails) the order is sent unchecked rather than left
+ * unplaced, since order placement itself costs no weight; and the price may
+ * still cross between this read and the venue's first check. Either way the
+ * venue then fires the order at once.
+ */
+async function refuseCrossedTrigger(
+  ctx: AdapterContext,
+  symbol: string,
+  type: OrderType,
+  side: PlaceOrderRequest["side"],
+  triggerPrice: string,
+): Promise<void> {
+  let mark: string;
+  try {
+    const index = await ctx.fapi.request<{ markPrice: string }>({
+      method: "GET",
+      path: PATHS.premiumIndex,
+      params: { symbol },
+      weight: WEIGHTS.premiumIndexSymbol,
+      action: "Reading the mark price",
+    });
+    mark = index.markPrice;
+  } catch {
+    return;
+  }
+  if (!isDecimal(mark)) return;
+  const direction = cmp(mark, triggerPrice);
+  const upward = (type === "STOP_MARKET") === (side === "BUY");
+  if (upward ? direction < 0 : direction > 0) return;
+  throw localError(
+    "TRIGGER_CROSSED",
+    `Trigger price "${triggerPrice}" is already reached by the mark price "${mark}"; the venue would fire the order at once`,
+  );
 }
 
 /** Regular orders first, then conditional ones, so an unclear protection placement can be resolved too. */

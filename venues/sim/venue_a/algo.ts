@@ -68,8 +68,6 @@ export function placeAlgoOrder(state: SimState, account: SimAccount, params: Req
     params.get("clientAlgoId"),
     (id) => [...openAlgoOrders(account), ...firedAlgoOrders(account)].some((o) => o.clientAlgoId === id),
   );
-  // The simulator has one price per symbol, so CONTRACT_PRICE and MARK_PRICE both watch the mark.
-  if (fires({ orderType, side, triggerPrice }, market.markPrice)) throw errors.wouldTrigger();
   const time = state.now();
   const algo: SimAlgoOrder = {
     algoId: ++state.ids.algo,
@@ -94,6 +92,22 @@ export function placeAlgoOrder(state: SimState, account: SimAccount, params: Req
   account.algoOrders.push(algo);
   emitAccountEvent(state, account, { kind: "algo", algo });
   return algo;
+}
+
+/**
+ * A STOP_MARKET / TAKE_PROFIT_MARKET whose trigger the price has already
+ * reached is not refused: the venue documents -2021 "Order would immediately
+ * trigger." for TRAILING_STOP_MARKET only (New Algo Order page, 2026-05-28
+ * scrape) and the trigger rule as a condition on the latest price, so the
+ * algo service takes the order (NEW, the placement's answer) and fires it on
+ * its first check. Called right after the answer is taken.
+ */
+export function fireIfReached(state: SimState, account: SimAccount, algo: SimAlgoOrder): void {
+  // The simulator has one price per symbol, so CONTRACT_PRICE and MARK_PRICE both watch the mark.
+  if (algo.algoStatus !== "NEW" || !fires(algo, state.markets.get(algo.symbol)!.markPrice)) return;
+  algo.triggerTime = state.now();
+  setStatus(state, account, algo, "TRIGGERING");
+  advance(state, account, algo);
 }
 
 /** Moves `algo` to `status` now and says so on the stream (`reason`: ALGO_UPDATE's `rm`). */
@@ -199,10 +213,7 @@ export function triggerAlgoOrders(state: SimState, symbol: string): void {
   const mark = state.markets.get(symbol)!.markPrice;
   for (const account of state.accounts.values()) {
     for (const algo of openAlgoOrders(account, symbol)) {
-      if (!fires(algo, mark)) continue;
-      algo.triggerTime = state.now();
-      setStatus(state, account, algo, "TRIGGERING");
-      advance(state, account, algo);
+      if (fires(algo, mark)) fireIfReached(state, account, algo);
     }
   }
 }

@@ -44,7 +44,6 @@ export const errors = {
   cancelRejected: () => fail(-2011, "Unknown order sent."),
   noSuchOrder: () => fail(-2013, "Order does not exist."),
   marginInsufficient: () => fail(-2019, "Margin is insufficient."),
-  wouldTrigger: () => fail(-2021, "Order would immediately trigger."),
   reduceOnlyRejected: () => fail(-2022, "ReduceOnly Order is rejected."),
   priceAboveMax: () => fail(-4002, "Price greater than max price."),
   qtyNotPositive: () => fail(-4003, "Quantity less than zero."),

@@ -1,7 +1,7 @@
 /**
  * Regular and algo order endpoints (TRADE / USER_DATA, signed).
  */
-import { cancelAlgoOrder, cancelOpenAlgoOrders, findAlgoOrder, placeAlgoOrder } from "./algo.ts";
+import { cancelAlgoOrder, cancelOpenAlgoOrders, findAlgoOrder, fireIfReached, placeAlgoOrder } from "./algo.ts";
 import { amendOrder, cancelOpenOrders, cancelOrder, findOrder, placeOrder } from "./engine.ts";
 import { errors } from "./errors.ts";
 import type { RouteSpec } from "./route.ts";
@@ -86,7 +86,13 @@ export function orderRoutes(): RouteSpec[] {
       security: "SIGNED",
       orderMutation: true,
       countsOrder: true,
-      handle: ({ state, account, params }) => algoJson(placeAlgoOrder(state, account, params), "placement"),
+      handle: ({ state, account, params }) => {
+        const algo = placeAlgoOrder(state, account, params);
+        // The answer is the order as placed (NEW); one whose trigger is already reached fires after it.
+        const placed = algoJson(algo, "placement");
+        fireIfReached(state, account, algo);
+        return placed;
+      },
     },
     {
       method: "GET",
