@@ -115,7 +115,8 @@ Deno.test("VENUE_A adapter lists markets from the exchangeInfo filters and reads
     minNotionalUsd: "100",
     quantityPrecision: 3,
     pricePrecision: 1,
-    maxLeverage: 125,
+    // exchangeInfo's requiredMarginPercent "5.0000", as the venue publishes it; leverageBracket allows 125.
+    maxLeverage: 20,
   });
   for (const symbol of ["ETHUSDT", "SOLUSDT"]) assert.ok(markets.some((m) => m.symbol === symbol));
   const book = await adapter.getOrderBook("ETHUSDT", 3);

@@ -137,6 +137,8 @@ Deno.test("simulator publishes market data in the venue's shapes with weight hea
     filterType: "MIN_NOTIONAL",
     notional: "100",
   });
+  // The legacy margin fields as the venue publishes them (20x), not the brackets' 125x.
+  assert.deepEqual([btc.maintMarginPercent, btc.requiredMarginPercent], ["2.5000", "5.0000"]);
   assert.equal(info.body.rateLimits[0].limit, 2400);
   assert.equal(info.headers.get("X-MBX-USED-WEIGHT-1M"), "1");
   const depth = await get("/fapi/v1/depth?symbol=SOLUSDT&limit=5");

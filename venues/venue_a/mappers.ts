@@ -57,7 +57,9 @@ function filter(symbol: WireSymbol, type: string): Record<string, string> {
 /**
  * Perpetual contracts only. `maxLeverage` comes from requiredMarginPercent
  * because the exact figure (leverageBracket) needs credentials that a market
- * listing does not have; it is the conservative reading.
+ * listing does not have; it is the conservative reading. The venue publishes
+ * that field as "5.0000" for every symbol (ccxt 4.5.84 binance.js, the
+ * fetchMarkets sample), so a listing says 20x where the brackets allow more.
  */
 export function toMarketRules(info: WireExchangeInfo): MarketRules[] {
   return info.symbols.filter((s) => s.contractType === "PERPETUAL").map((s) => {

@@ -26,6 +26,12 @@ export interface MarketDef {
   maxQty: string;
   marketMaxQty: string;
   minNotional: string;
+  /**
+   * exchangeInfo's legacy margin fields, as the venue publishes them: "2.5000"
+   * and "5.0000" (i.e. 20x) whatever the symbol's real brackets allow (ccxt
+   * 4.5.84 binance.js fetchMarkets comment, lines 3576-3577, BTCUSDT). The
+   * leverage a symbol allows is in `brackets` (leverageBracket, signed).
+   */
   maintMarginPercent: string;
   requiredMarginPercent: string;
   brackets: Bracket[];
@@ -68,8 +74,8 @@ export const MARKET_DEFS: readonly MarketDef[] = [
     maxQty: "1000",
     marketMaxQty: "120",
     minNotional: "100",
-    maintMarginPercent: "0.4000",
-    requiredMarginPercent: "0.8000",
+    maintMarginPercent: "2.5000",
+    requiredMarginPercent: "5.0000",
     brackets: brackets([[125, 50_000, "0.004"], [100, 600_000, "0.005"], [50, 3_000_000, "0.01"], [
       20,
       12_000_000,
@@ -91,8 +97,8 @@ export const MARKET_DEFS: readonly MarketDef[] = [
     maxQty: "10000",
     marketMaxQty: "2000",
     minNotional: "20",
-    maintMarginPercent: "0.5000",
-    requiredMarginPercent: "1.0000",
+    maintMarginPercent: "2.5000",
+    requiredMarginPercent: "5.0000",
     brackets: brackets([[100, 100_000, "0.005"], [75, 500_000, "0.0065"], [50, 1_000_000, "0.01"], [
       20,
       5_000_000,
@@ -114,8 +120,8 @@ export const MARKET_DEFS: readonly MarketDef[] = [
     maxQty: "1000000",
     marketMaxQty: "5000",
     minNotional: "5",
-    maintMarginPercent: "1.0000",
-    requiredMarginPercent: "2.0000",
+    maintMarginPercent: "2.5000",
+    requiredMarginPercent: "5.0000",
     brackets: brackets([[50, 10_000, "0.01"], [25, 50_000, "0.02"], [20, 200_000, "0.025"]]),
     markPrice: "150.0000",
     depthQty: "500",
@@ -133,8 +139,8 @@ export const MARKET_DEFS: readonly MarketDef[] = [
     maxQty: "100000",
     marketMaxQty: "2000",
     minNotional: "5",
-    maintMarginPercent: "1.0000",
-    requiredMarginPercent: "2.0000",
+    maintMarginPercent: "2.5000",
+    requiredMarginPercent: "5.0000",
     brackets: brackets([[50, 10_000, "0.01"], [25, 50_000, "0.02"], [20, 200_000, "0.025"]]),
     markPrice: "600.000",
     depthQty: "100.00",
