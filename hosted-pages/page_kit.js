@@ -230,12 +230,19 @@ globalThis.pageKit = (app) => {
   /** A small "Copiar" button; `source` is the element showing the value (selected when copying is refused). */
   function copyButton(value, label, source) {
     const status = el("span", { class: "visually-hidden", role: "status", "aria-live": "polite" });
-    const button = el("button", { type: "button", class: "button copy", "aria-label": `Copiar ${label}` }, "Copiar");
+    // The visible word starts the accessible name, whatever it reads now (WCAG 2.5.3, label in name).
+    const word = el("span", {}, "Copiar");
+    const button = el(
+      "button",
+      { type: "button", class: "button copy" },
+      word,
+      el("span", { class: "visually-hidden" }, ` ${label}`),
+    );
     button.addEventListener("click", async () => {
       const copied = await copyText(value, source);
-      button.textContent = copied ? "Copiado" : "Selecionado";
+      word.textContent = copied ? "Copiado" : "Selecionado";
       status.textContent = copied ? `${label} copiado.` : `${label} selecionado: copie pelo menu do navegador.`;
-      setTimeout(() => (button.textContent = "Copiar"), 2500);
+      setTimeout(() => (word.textContent = "Copiar"), 2500);
     });
     return el("span", { class: "copy-wrap" }, button, status);
   }

@@ -12,7 +12,7 @@ import { iso } from "../clock.ts";
 import type { Ctx } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { checkoutStatusOf } from "./checkout_status.ts";
-import { partnerOfPayment, type SessionRow, tokenAmountOf } from "./payment_page_session.ts";
+import { partnerOfPayment, secondsLeft, type SessionRow, tokenAmountOf } from "./payment_page_session.ts";
 import type { PaymentRow } from "./payment_view.ts";
 import { qrSvgDataUrl } from "./qr_svg.ts";
 
@@ -57,6 +57,7 @@ export async function checkoutView(ctx: Ctx, session: SessionRow, payment: Payme
     recipient: payment.recipient!,
     payerAddress: payment.payerAddress,
     expiresAt: iso(session.expiresAt),
+    secondsLeft: secondsLeft(ctx, session),
     paymentUri: uri,
     qrSvgDataUrl: qrSvgDataUrl(uri),
     requiredConfirmations: ctx.config.evmConfirmations[network],

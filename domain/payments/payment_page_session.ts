@@ -133,8 +133,13 @@ async function ticketSession(db: Db, ticket: string): Promise<SessionRow | undef
 export async function usableSession(ctx: Ctx, db: Db, session: SessionRow | undefined): Promise<PaymentRow> {
   if (!session) throw linkRefused("UNKNOWN");
   const [payment] = await db.select().from(payments).where(eq(payments.paymentId, session.paymentId));
-  // A VENUE_B link whose send was relayed is spent, whatever its obligation became.
-  if (session.status !== "OPEN") throw linkRefused("USED");
+  // A VENUE_B link whose send was relayed is spent. When that send paid the obligation the page shows the paid
+  // charge and its receipt; otherwise (still landing, or held for review) the link is simply used.
+  if (session.status !== "OPEN") {
+    throw payment.status === "CONFIRMED"
+      ? await staleInstruction(db, payment) ?? linkRefused("USED")
+      : linkRefused("USED");
+  }
   const stale = await staleInstruction(db, payment);
   if (stale) throw stale;
   if (ctx.clock.now() >= session.expiresAt) throw linkRefused("EXPIRED");
@@ -149,6 +154,14 @@ export async function partnerOfPayment(db: Db, payment: PaymentRow) {
     .innerJoin(clients, eq(clients.partnerId, partners.partnerId))
     .where(eq(clients.id, payment.clientId));
   return partner;
+}
+
+/**
+ * What a page counts its link's time down from: a phone's own clock may be
+ * off, so `expiresAt` read on it could be minutes wrong.
+ */
+export function secondsLeft(ctx: Ctx, session: SessionRow): number {
+  return Math.max(0, Math.ceil((session.expiresAt - ctx.clock.now()) / 1000));
 }
 
 /** The amount asked, as an exact decimal string in token units ("49.900123"). */

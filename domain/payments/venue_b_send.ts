@@ -33,6 +33,7 @@ import {
   partnerOfPayment,
   type Receipt,
   receiptOf,
+  secondsLeft,
   sessionOfTicket,
   type SessionRow,
   tokenAmountOf,
@@ -124,11 +125,7 @@ export async function createSendInstruction(
 
 // ---------------------------------------------------------------- the page
 
-/**
- * What the page shows: who asks, how much, from which wallet to which, and
- * until when. `secondsLeft` is what the page counts down from: a phone's own
- * clock may be off, so `expiresAt` read on it could be minutes wrong.
- */
+/** What the page shows: who asks, how much, from which wallet to which, and until when. */
 export async function sendPage(ctx: Ctx, session: SessionRow, payment: PaymentRow) {
   const partner = await partnerOfPayment(ctx.db.read, payment);
   return {
@@ -140,7 +137,7 @@ export async function sendPage(ctx: Ctx, session: SessionRow, payment: PaymentRo
     from: payment.payerAddress!,
     to: payment.recipient!,
     expiresAt: iso(session.expiresAt),
-    secondsLeft: Math.max(0, Math.ceil((session.expiresAt - ctx.clock.now()) / 1000)),
+    secondsLeft: secondsLeft(ctx, session),
     returnUrl: session.returnUrl,
   };
 }

@@ -229,11 +229,9 @@
 
   /**
    * When the link ends on this device's clock, kept for a reload: counted from
-   * the seconds the service says are left, since a phone's clock may be off (a
-   * view without them, the checkout's for now, is read on the device's clock).
+   * the seconds the service says are left, since a phone's clock may be off.
    */
   function endsAtOf(payment) {
-    if (payment.secondsLeft === undefined) return payment.expiresAt;
     return new Date(Date.now() + payment.secondsLeft * 1000).toISOString();
   }
 

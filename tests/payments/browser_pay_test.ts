@@ -341,23 +341,27 @@ Deno.test("the hosted payment page (VENUE_B send) in headless Chromium", async (
       assertOnlyExpectedErrors(tab, [/403 POST .*\/pay\/api\/wallet/]);
     });
 
-    await t.step("the used link opened again: already used, and so after a reload", async () => {
-      assert.ok(paid, "the first step paid");
-      nextMinute(service);
-      const tab = await newTab(browser);
-      const { page } = tab;
-      await injectWallet(page, { privateKey: service.principalKey });
-      await open(tab, paid.url);
-      await waitForText(page, "já foi usado");
-      assert.equal(await heading(page), "Link já usado");
-      await assertSays(tab, [/Cada link vale para um único pagamento/, /peça um novo link de pagamento/]);
-      assert.equal(await page.$("main button"), null, "nothing to try");
-      await check(page, "link-used", "h1");
-      await reload(tab);
-      assert.equal(await heading(page), "Link já usado");
-      stayed(tab, paid.token);
-      assertOnlyExpectedErrors(tab, [/400 POST .*\/pay\/api\/session/]);
-    });
+    await t.step(
+      "the link that paid, opened again: already paid, with its receipt, and so after a reload",
+      async () => {
+        assert.ok(paid, "the first step paid");
+        nextMinute(service);
+        const tab = await newTab(browser);
+        const { page } = tab;
+        const wallet = await injectWallet(page, { privateKey: service.principalKey });
+        await open(tab, paid.url);
+        await waitForText(page, "Esta cobrança já foi paga");
+        assert.equal(await heading(page), "Esta cobrança já foi paga");
+        await assertSays(tab, [/Você não precisa pagar de novo/, /Comprovante/]);
+        assert.equal(await page.$("main button.primary"), null, "nothing to sign or try");
+        assert.equal(wallet.signed.length, 0, "the wallet was never asked");
+        await check(page, "link-paid-opened-again", "h1");
+        await reload(tab);
+        assert.equal(await heading(page), "Esta cobrança já foi paga");
+        stayed(tab, paid.token);
+        assertOnlyExpectedErrors(tab, [/409 POST .*\/pay\/api\/session/]);
+      },
+    );
 
     await t.step("a link that is no link, or none at all: invalid, incomplete", async () => {
       nextMinute(service);

@@ -75,6 +75,7 @@ Deno.test("checkout API: the instruction's page link, the view with exact amount
         recipient: RECIPIENT,
         payerAddress: w.payer,
         expiresAt: payment.expiresAt,
+        secondsLeft: 3600,
         paymentUri: uri,
         requiredConfirmations: REQUIRED,
       });

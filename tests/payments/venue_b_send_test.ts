@@ -178,11 +178,15 @@ Deno.test("VENUE_B USD send: the principal signs the service's sendAsset, credit
       400,
       "PAYMENT_METHOD_MISMATCH",
     );
-    await expectError(
+    // The spent link opened again: its obligation is paid, so the page shows the receipt (and issues no ticket).
+    const reopened = await expectError(
       await call(env, "POST", "/pay/api/session", { body: { token: page.token } }),
-      400,
-      "PAYMENT_TICKET_INVALID",
+      409,
+      "OBLIGATION_NOT_OPEN",
     );
+    assert.equal(reopened.obligationStatus, "PAID");
+    assert.equal(reopened.payment.receipt.reference, payment.paymentId);
+    assert.equal(reopened.ticket, undefined);
   } finally {
     await env.close();
   }
