@@ -720,6 +720,29 @@ Deno.test("VENUE_A rate limits: the venue's 429 with Retry-After, then local bac
   assert.ok(refused.detail.retryAfterMs! > 0 && refused.detail.retryAfterMs! <= 60_000);
 });
 
+Deno.test("VENUE_A an IP ban (418) holds every request back for the ban's Retry-After, not the minute's", async () => {
+  let t = T0;
+  await using h = await startVenueA({ now: () => t });
+  await h.control("PUT", "/limits", { requestWeightPerMinute: 12 });
+  // Two processes behind one IP, neither knowing of the other's answers: one meets the 429, the other sends on.
+  const first = h.adapter({ now: () => t });
+  for (let i = 0; i < 6; i++) await first.getOrderBook("BTCUSDT", 5);
+  assert.equal((await rejects(first.getOrderBook("BTCUSDT", 5), "RATE_LIMITED")).detail.retryAfterMs, 50_000);
+  const log: Sent[] = [];
+  const second = h.adapter({ fetch: recording(log), now: () => t });
+  const ban = await rejects(second.getOrderBook("BTCUSDT", 5), "RATE_LIMITED");
+  assert.deepEqual([ban.detail.venueCode, ban.detail.retryAfterMs], [-1003, 120_000]);
+  assert.match(ban.message, /IP banned until/);
+  const sent = log.length;
+  t += 60_000;
+  // The minute turned, the ban did not: nothing is sent until it ends.
+  const held = await rejects(second.getOrderBook("BTCUSDT", 5), "RATE_LIMITED");
+  assert.deepEqual([held.detail.venueCode, held.detail.retryAfterMs], [undefined, 60_000]);
+  assert.equal(log.length, sent, "no request is sent during the ban");
+  t += 60_000;
+  assert.equal((await second.getOrderBook("BTCUSDT", 5)).bids.length, 5);
+});
+
 Deno.test("VENUE_A order limits are per account: kept below the announced share, and a -1015 holds back that account only", async () => {
   let t = T0;
   await using h = await startVenueA({ now: () => t });

@@ -160,7 +160,7 @@ Deno.test("simulator publishes market data in the venue's shapes with weight hea
 });
 
 Deno.test("simulator enforces the weight limit with 429, -1003 and Retry-After", async () => {
-  const t = T0;
+  let t = T0;
   await using h = await startVenueA({ now: () => t });
   await h.control("PUT", "/limits", { requestWeightPerMinute: 3 });
   for (let i = 0; i < 3; i++) await (await fetch(`${h.baseUrl}/fapi/v1/time`)).body?.cancel();
@@ -172,6 +172,28 @@ Deno.test("simulator enforces the weight limit with 429, -1003 and Retry-After",
     msg:
       "Too many requests; current limit is 3 requests per minute. Please use the websocket for live updates to avoid polling the API.",
   });
+  // Sending on after the 429 bans the IP: 418 on both hosts for 2 minutes, then twice as long the next time.
+  const banned = await fetch(`${h.baseUrl}/fapi/v1/time`);
+  assert.deepEqual([banned.status, banned.headers.get("Retry-After")], [418, "120"]);
+  assert.deepEqual(await banned.json(), {
+    code: -1003,
+    msg: `Way too many requests; IP banned until ${
+      T0 + 120_000
+    }. Please use the websocket for live updates to avoid bans.`,
+  });
+  const keys = await h.account();
+  assert.equal((await h.signed("GET", "/sapi/v1/account/apiRestrictions", {}, keys)).status, 418);
+  t += 60_000;
+  const stillBanned = await fetch(`${h.baseUrl}/fapi/v1/time`);
+  assert.deepEqual([stillBanned.status, stillBanned.headers.get("Retry-After")], [418, "60"]);
+  await stillBanned.body?.cancel();
+  t += 60_000;
+  assert.equal((await fetch(`${h.baseUrl}/fapi/v1/time`).then(async (r) => (await r.body?.cancel(), r))).status, 200);
+  for (let i = 0; i < 2; i++) await (await fetch(`${h.baseUrl}/fapi/v1/time`)).body?.cancel();
+  assert.equal((await fetch(`${h.baseUrl}/fapi/v1/time`).then(async (r) => (await r.body?.cancel(), r))).status, 429);
+  const again = await fetch(`${h.baseUrl}/fapi/v1/time`);
+  assert.deepEqual([again.status, again.headers.get("Retry-After")], [418, "240"]);
+  await again.body?.cancel();
 });
 
 Deno.test("simulator validates orders against the filters with the venue's codes", async () => {

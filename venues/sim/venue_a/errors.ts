@@ -39,6 +39,13 @@ export const errors = {
       `Too many requests; current limit is ${limit} requests per minute. Please use the websocket for live updates to avoid polling the API.`,
       429,
     ),
+  /** The 418 ban's text (error-code page, -1003's second form); `until` in ms. */
+  ipBanned: (until: number) =>
+    fail(
+      -1003,
+      `Way too many requests; IP banned until ${until}. Please use the websocket for live updates to avoid bans.`,
+      418,
+    ),
   tooManyOrders: (limit: number, interval: string) =>
     fail(-1015, `Too many new orders; current limit is ${limit} orders per ${interval}.`, 429),
   cancelRejected: () => fail(-2011, "Unknown order sent."),

@@ -9,7 +9,7 @@ import type { Context } from "hono";
 import { authenticate, authenticateKey, rawParts } from "./auth.ts";
 import { errors, SERVICE_UNAVAILABLE, SimError, unknownOutcome } from "./errors.ts";
 import { RequestParams } from "./params.ts";
-import { SAPI_WEIGHT_LIMIT, type SimAccount, type SimState, type WeightPool } from "./state.ts";
+import { LONGEST_BAN_MS, SAPI_WEIGHT_LIMIT, type SimAccount, type SimState, type WeightPool } from "./state.ts";
 
 type Method = "GET" | "POST" | "PUT" | "DELETE";
 
@@ -57,18 +57,33 @@ function weightPool(state: SimState, spec: RouteSpec): { pool: WeightPool; heade
   if (!isSpotPath(spec.path)) return { pool: state.weight, header: WEIGHT_HEADER };
   const key = `${spec.method} ${spec.path}`;
   let pool = state.sapiWeight.get(key);
-  if (!pool) state.sapiWeight.set(key, pool = { limit: SAPI_WEIGHT_LIMIT, minute: -1, used: 0 });
+  if (!pool) state.sapiWeight.set(key, pool = { limit: SAPI_WEIGHT_LIMIT, minute: -1, used: 0, refused: 0 });
   return { pool, header: SAPI_WEIGHT_HEADER };
 }
 
-function chargeWeight(pool: WeightPool, now: number, weight: number): { retryAfterS?: number } {
+/**
+ * Charges `weight` to `pool`, or says how the venue refuses it: 429 with
+ * Retry-After until the minute turns; a request sent over the limit again
+ * after that 429 bans the IP (418, "IP banned until", Retry-After) for the
+ * ban's length, which doubles for the next one.
+ */
+function chargeWeight(
+  state: SimState,
+  pool: WeightPool,
+  now: number,
+  weight: number,
+): { retryAfterS?: number; banned?: boolean } {
+  if (now < state.ban.until) return { retryAfterS: Math.ceil((state.ban.until - now) / 1000), banned: true };
   const minute = Math.floor(now / 60_000);
   if (minute !== pool.minute) {
     pool.minute = minute;
     pool.used = 0;
+    pool.refused = 0;
   }
   if (pool.used + weight > pool.limit) {
-    return { retryAfterS: Math.ceil(((minute + 1) * 60_000 - now) / 1000) };
+    if (pool.refused++ === 0) return { retryAfterS: Math.ceil(((minute + 1) * 60_000 - now) / 1000) };
+    state.ban = { until: now + state.ban.nextMs, nextMs: Math.min(state.ban.nextMs * 2, LONGEST_BAN_MS) };
+    return { retryAfterS: Math.ceil((state.ban.until - now) / 1000), banned: true };
   }
   pool.used += weight;
   return {};
@@ -110,11 +125,11 @@ export async function runRoute(c: Context, state: SimState, spec: RouteSpec): Pr
     const params = new RequestParams(query, body);
     const weight = typeof spec.weight === "number" ? spec.weight : spec.weight(params);
     const { pool, header } = weightPool(state, spec);
-    const { retryAfterS } = chargeWeight(pool, state.now(), weight);
+    const { retryAfterS, banned } = chargeWeight(state, pool, state.now(), weight);
     headers[header] = String(pool.used);
     if (retryAfterS !== undefined) {
       headers["Retry-After"] = String(retryAfterS);
-      throw errors.tooManyRequests(pool.limit);
+      throw banned ? errors.ipBanned(state.ban.until) : errors.tooManyRequests(pool.limit);
     }
     let data: unknown;
     if (spec.security === "NONE") {

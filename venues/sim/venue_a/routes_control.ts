@@ -217,13 +217,15 @@ export function controlRoutes(state: SimState, streams: UserStreams): Hono {
 
   /**
    * Sets the IP weight limit and the per-account order limits (each optional), so rate limiting can be
-   * exercised without thousands of calls, or lifted for a benchmark.
+   * exercised without thousands of calls, or lifted for a benchmark; lifts an IP ban (418) too.
    */
   app.put("/limits", async (c) => {
     const input = await body(c.req.raw, LimitsBody);
     if (!input.ok) return c.json({ error: input.error }, 400);
     const { requestWeightPerMinute, ordersPer10Seconds, ordersPerMinute } = input.data;
     state.weight.limit = requestWeightPerMinute ?? state.weight.limit;
+    // New limits start over: a ban earned under the old ones is lifted.
+    state.ban.until = 0;
     state.orderLimits = {
       per10Seconds: ordersPer10Seconds ?? state.orderLimits.per10Seconds,
       perMinute: ordersPerMinute ?? state.orderLimits.perMinute,

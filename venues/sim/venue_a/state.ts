@@ -177,6 +177,11 @@ export interface SimState {
   ids: { order: number; algo: number; trade: number; tran: number };
   /** `/_control/algo-hold`: fired algo orders stop at this stage until released. */
   algoHold: AlgoHold;
+  /**
+   * The IP's ban (HTTP 418) for sending on after a 429: every request of
+   * either host is refused until `until`; the next ban lasts `nextMs`.
+   */
+  ban: { until: number; nextMs: number };
 }
 
 /** IP weight used in the current minute, against `limit`. */
@@ -184,7 +189,18 @@ export interface WeightPool {
   limit: number;
   minute: number;
   used: number;
+  /** Requests refused with 429 in this minute: one more after that is the ban. */
+  refused: number;
 }
+
+/**
+ * Bans grow from 2 minutes to 3 days for repeat offenders (general-info,
+ * LIMITS: "IP bans are tracked and scale in duration for repeat offenders,
+ * from 2 minutes to 3 days"). Doubling is our choice; the venue does not
+ * publish its steps.
+ */
+export const FIRST_BAN_MS = 120_000;
+export const LONGEST_BAN_MS = 3 * 24 * 3_600_000;
 
 /** The venue's default REQUEST_WEIGHT per minute. */
 export const DEFAULT_WEIGHT_LIMIT = 2400;
@@ -199,12 +215,13 @@ export function createState(now: () => number): SimState {
     markets: createMarketStates(),
     accounts: new Map(),
     fault: { mode: "NONE", ms: 0 },
-    weight: { limit: DEFAULT_WEIGHT_LIMIT, minute: -1, used: 0 },
+    weight: { limit: DEFAULT_WEIGHT_LIMIT, minute: -1, used: 0, refused: 0 },
     orderLimits: { per10Seconds: 300, perMinute: 1200 },
     sapiWeight: new Map(),
     // Venue ids are large numbers; starting high catches adapters that assume small ones.
     ids: { order: 8_389_765_000, algo: 1_000_000_000, trade: 512_000_000, tran: 9_689_322_000 },
     algoHold: null,
+    ban: { until: 0, nextMs: FIRST_BAN_MS },
   };
 }
 
