@@ -743,6 +743,24 @@ Deno.test("VENUE_A an IP ban (418) holds every request back for the ban's Retry-
   assert.equal((await second.getOrderBook("BTCUSDT", 5)).bids.length, 5);
 });
 
+Deno.test("VENUE_A the spot host's X-SAPI-USED-IP-WEIGHT-1M feeds its weight budget", async () => {
+  const t = T0;
+  await using h = await startVenueA({ now: () => t });
+  const keys = await h.account();
+  const log: Sent[] = [];
+  const adapter = h.adapter({ fetch: recording(log), now: () => t });
+  // Other processes behind the IP spent most of the endpoint's 12,000 this minute; we keep to 90 % (10,800).
+  await h.control("PUT", "/weight-used", { pool: "GET /sapi/v1/account/apiRestrictions", used: 10_799 });
+  await adapter.testCredentials(keys.credentials);
+  const spotCalls = () => log.filter((s) => new URL(s.url).pathname.startsWith("/sapi/")).length;
+  assert.equal(spotCalls(), 1);
+  const refused = await rejects(adapter.testCredentials(keys.credentials), "RATE_LIMITED");
+  assert.equal(refused.detail.venueCode, undefined, "refused on our side, from the header's 10,800");
+  assert.equal(spotCalls(), 1, "nothing more was sent to the spot host");
+  // The futures host's budget is its own: its reads go on.
+  assert.equal((await adapter.getOrderBook("BTCUSDT", 5)).bids.length, 5);
+});
+
 Deno.test("VENUE_A order limits are per account: kept below the announced share, and a -1015 holds back that account only", async () => {
   let t = T0;
   await using h = await startVenueA({ now: () => t });

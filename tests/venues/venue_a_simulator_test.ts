@@ -194,6 +194,13 @@ Deno.test("simulator enforces the weight limit with 429, -1003 and Retry-After",
   const again = await fetch(`${h.baseUrl}/fapi/v1/time`);
   assert.deepEqual([again.status, again.headers.get("Retry-After")], [418, "240"]);
   await again.body?.cancel();
+  await h.control("PUT", "/limits", {});
+  // The spot host reports its own endpoint's pool, with what other processes spent in it this minute.
+  const spot = await h.signed("GET", "/sapi/v1/account/apiRestrictions", {}, keys);
+  assert.deepEqual([spot.status, spot.headers.get("X-SAPI-USED-IP-WEIGHT-1M")], [200, "1"]);
+  await h.control("PUT", "/weight-used", { pool: "GET /sapi/v1/account/apiRestrictions", used: 11_000 });
+  const spent = await h.signed("GET", "/sapi/v1/account/apiRestrictions", {}, keys);
+  assert.equal(spent.headers.get("X-SAPI-USED-IP-WEIGHT-1M"), "11001");
 });
 
 Deno.test("simulator validates orders against the filters with the venue's codes", async () => {

@@ -28,6 +28,8 @@ import {
   PATHS,
   PROVIDER_ID,
   RECV_WINDOW_MS,
+  SAPI_USED_WEIGHT_HEADER,
+  SAPI_WEIGHT_LIMIT_1M,
   STREAM_ATTEMPT_WINDOW_MS,
   STREAM_ATTEMPTS_PER_WINDOW,
   STREAM_CONNECT_TIMEOUT_MS,
@@ -125,7 +127,11 @@ export function createVenueAAdapter(deps: VenueAAdapterDeps): VenueAdapter {
     timeUrl: `${deps.baseUrl.replace(/\/+$/, "")}${PATHS.time}`,
     budget: deps.budget,
   };
-  const spot = createVenueAClient({ ...transport, baseUrl: deps.spotBaseUrl });
+  const spot = createVenueAClient({
+    ...transport,
+    baseUrl: deps.spotBaseUrl,
+    usedWeight: { header: SAPI_USED_WEIGHT_HEADER, limit: SAPI_WEIGHT_LIMIT_1M },
+  });
   const fapi = confirmingKeyRefusals(createVenueAClient({ ...transport, baseUrl: deps.baseUrl }), spot);
 
   // exchangeInfo is read at most once per MARKETS_TTL_MS, whatever the number of orders: every placement

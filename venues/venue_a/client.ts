@@ -75,10 +75,14 @@ export class ServerClock {
  * answer 429 (and escalate to an IP ban), once the minute's budget is spent.
  */
 class WeightBudget {
-  #limit = DEFAULT_WEIGHT_LIMIT_1M;
+  #limit: number;
   #minute = -1;
   #used = 0;
   #pausedUntil = 0;
+
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
 
   setLimit(limit: number): void {
     if (limit > 0) this.#limit = limit;
@@ -134,6 +138,8 @@ export interface VenueAClientOptions {
   timeoutMs: number;
   /** The egress's request weight, shared with other instances, spent before each request. */
   budget?: RequestBudget;
+  /** The header reporting the IP's used weight, and the limit it counts against; the futures host's by default. */
+  usedWeight?: { header: string; limit: number };
 }
 
 type Outcome =
@@ -153,7 +159,8 @@ function recvWindowOf(request: VenueRequest, localNow: number): number {
 /** Builds the transport for one venue host. */
 export function createVenueAClient(options: VenueAClientOptions): VenueAClient {
   const { clock, timeoutMs } = options;
-  const budget = new WeightBudget();
+  const usedWeight = options.usedWeight ?? { header: USED_WEIGHT_HEADER, limit: DEFAULT_WEIGHT_LIMIT_1M };
+  const budget = new WeightBudget(usedWeight.limit);
   const orders = new OrderCountBudget();
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
 
@@ -200,7 +207,7 @@ export function createVenueAClient(options: VenueAClientOptions): VenueAClient {
 
   function interpret(request: VenueRequest, response: Response, text: string): Outcome {
     const now = clock.now();
-    budget.observe(response.headers.get(USED_WEIGHT_HEADER), now);
+    budget.observe(response.headers.get(usedWeight.header), now);
     if (request.countsOrder && request.auth) orders.observe(request.auth.apiKey, response.headers, now);
     const data = parseJson(text);
     const record = isRecord(data) ? data : {};

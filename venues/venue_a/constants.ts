@@ -11,6 +11,13 @@ export const PROVIDER_ID = "VENUE_A" as const;
 export const API_KEY_HEADER = "X-MBX-APIKEY";
 /** Header that reports the IP's request weight used in the current minute. */
 export const USED_WEIGHT_HEADER = "X-MBX-USED-WEIGHT-1M";
+/**
+ * The spot host's (/sapi) answer to the same question: the IP weight its
+ * endpoint used this minute, out of SAPI_WEIGHT_LIMIT_1M (spot docs, "LIMITS":
+ * each /sapi endpoint with an IP limit has its own 12,000 per minute).
+ */
+export const SAPI_USED_WEIGHT_HEADER = "X-SAPI-USED-IP-WEIGHT-1M";
+export const SAPI_WEIGHT_LIMIT_1M = 12_000;
 /** Headers of order responses that report the account's new orders in the current windows. */
 export const ORDER_COUNT_10S_HEADER = "X-MBX-ORDER-COUNT-10S";
 export const ORDER_COUNT_1M_HEADER = "X-MBX-ORDER-COUNT-1M";

@@ -11,7 +11,7 @@ import { matchRestingOrders } from "./engine.ts";
 import { payFunding, transfer } from "./ledger.ts";
 import { defaultTouch } from "./markets.ts";
 import { algoJson, orderJson, positionRiskJson } from "./serializers.ts";
-import { createAccount, type SimAccount, type SimState } from "./state.ts";
+import { createAccount, SAPI_WEIGHT_LIMIT, type SimAccount, type SimState } from "./state.ts";
 import type { UserStreams } from "./user_stream.ts";
 
 const DecimalText = z.string().refine(isDecimal, "must be a decimal string");
@@ -50,6 +50,11 @@ const BulkAccountsBody = z.object({
 
 /** How long the futures host refuses a valid key with -2015, the venue's temporary block. */
 const BlockBody = z.object({ ms: z.number().int().min(0).max(86_400_000) });
+/** Weight other processes behind the same IP spent this minute: the futures pool, or a /sapi endpoint's. */
+const WeightUsedBody = z.object({
+  pool: z.string().regex(/^(futures|GET \/sapi\/\S+)$/),
+  used: z.number().int().min(0),
+});
 const FundingBody = z.object({ symbol: z.string(), rate: SignedDecimal });
 const LimitsBody = z.object({
   requestWeightPerMinute: z.number().int().min(1).optional(),
@@ -205,6 +210,23 @@ export function controlRoutes(state: SimState, streams: UserStreams): Hono {
     if (!input.ok) return c.json({ error: input.error }, 400);
     state.fault = { mode: input.data.mode, ms: input.data.ms ?? 0 };
     return c.json(state.fault);
+  });
+
+  /**
+   * Sets the weight already used in the current minute of one pool ("futures",
+   * or "GET /sapi/..." for a spot endpoint), as if other processes sharing the
+   * IP had spent it: the next answers report it in their used-weight header.
+   */
+  app.put("/weight-used", async (c) => {
+    const input = await body(c.req.raw, WeightUsedBody);
+    if (!input.ok) return c.json({ error: input.error }, 400);
+    const { pool: name, used } = input.data;
+    const minute = Math.floor(state.now() / 60_000);
+    let pool = name === "futures" ? state.weight : state.sapiWeight.get(name);
+    if (!pool) state.sapiWeight.set(name, pool = { limit: SAPI_WEIGHT_LIMIT, minute, used: 0, refused: 0 });
+    if (pool.minute !== minute) Object.assign(pool, { minute, refused: 0 });
+    pool.used = used;
+    return c.json({ pool: name, used, limit: pool.limit });
   });
 
   app.post("/funding", async (c) => {
