@@ -560,6 +560,26 @@ Deno.test("VENUE_A a reduce-only stop larger than the position is FILLED with wh
   assert.equal((await adapter.getAccount(keys.credentials)).positions.length, 0);
 });
 
+Deno.test("VENUE_A the venue's caps on open orders (-2025) and waiting conditional orders (-4045) are INVALID_ORDER", async () => {
+  await using h = await startVenueA();
+  const keys = await h.account();
+  const adapter = h.adapter();
+  await h.control("PUT", "/limits", { maxOpenOrdersPerSymbol: 1, maxConditionalOrders: 1 });
+  await adapter.placeOrder(keys.credentials, market("entry", "BUY", "0.010"));
+  await adapter.placeOrder(keys.credentials, limit("rest-1", "BUY", "0.010", "60000"));
+  const orders = await rejects(
+    adapter.placeOrder(keys.credentials, limit("rest-2", "BUY", "0.010", "59000")),
+    "INVALID_ORDER",
+  );
+  assert.deepEqual([orders.detail.venueCode, /max open order limit/.test(orders.message)], [-2025, true]);
+  await adapter.placeProtection(keys.credentials, longStop("sl-1", "0.010"));
+  const stops = await rejects(
+    adapter.placeProtection(keys.credentials, { ...longStop("sl-2", "0.010"), triggerPrice: "59000" }),
+    "INVALID_ORDER",
+  );
+  assert.deepEqual([stops.detail.venueCode, /max stop order limit/.test(stops.message)], [-4045, true]);
+});
+
 Deno.test("VENUE_A getFills and getFunding report commission, realized PnL and funding", async () => {
   await using h = await startVenueA();
   const keys = await h.account({ balances: { USDT: "10000", BNB: "1" }, feeBurn: true });

@@ -526,6 +526,43 @@ Deno.test("simulator a reduce-only stop larger than the position FINISHES with w
   assert.equal((position.body as unknown as { positionAmt: string }[])[0].positionAmt, "0.000");
 });
 
+Deno.test("simulator caps open orders per symbol (MAX_NUM_ORDERS, -2025) and waiting conditional orders across symbols (-4045)", async () => {
+  await using h = await startVenueA();
+  const keys = await h.account();
+  await h.control("PUT", "/limits", { maxOpenOrdersPerSymbol: 2, maxConditionalOrders: 2 });
+  const info = await fetch(`${h.baseUrl}/fapi/v1/exchangeInfo`).then((r) => r.json());
+  const btc = info.symbols.find((s: { symbol: string }) => s.symbol === "BTCUSDT");
+  assert.deepEqual(btc.filters.find((f: { filterType: string }) => f.filterType === "MAX_NUM_ORDERS"), {
+    filterType: "MAX_NUM_ORDERS",
+    limit: 2,
+  });
+  const limit = (symbol: string, price: string) =>
+    h.signed("POST", "/fapi/v1/order", {
+      symbol,
+      side: "BUY",
+      type: "LIMIT",
+      timeInForce: "GTC",
+      quantity: symbol === "BTCUSDT" ? "0.010" : "1.000",
+      price,
+    }, keys).then((r) => r.body);
+  assert.equal((await limit("BTCUSDT", "60000")).status, "NEW");
+  assert.equal((await limit("BTCUSDT", "59000")).status, "NEW");
+  assert.deepEqual(await limit("BTCUSDT", "58000"), { code: -2025, msg: "Reach max open order limit." });
+  assert.equal((await limit("ETHUSDT", "3000")).status, "NEW", "the cap is per symbol");
+  const stop = (symbol: string, triggerPrice: string) =>
+    h.signed("POST", "/fapi/v1/algoOrder", {
+      algoType: "CONDITIONAL",
+      symbol,
+      side: "BUY",
+      type: "STOP_MARKET",
+      triggerPrice,
+      quantity: symbol === "BTCUSDT" ? "0.010" : "1.000",
+    }, keys).then((r) => r.body);
+  assert.equal((await stop("BTCUSDT", "70000")).algoStatus, "NEW");
+  assert.equal((await stop("ETHUSDT", "3500")).algoStatus, "NEW");
+  assert.deepEqual(await stop("SOLUSDT", "200"), { code: -4045, msg: "Reach max stop order limit." });
+});
+
 Deno.test("simulator account settings, margin modes and v2/v3 differences", async () => {
   await using h = await startVenueA();
   const keys = await h.account();

@@ -59,12 +59,16 @@ const KIND_BY_CODE: ReadonlyMap<number, Mapping> = new Map<number, Mapping>([
   [-2019, "INSUFFICIENT_MARGIN"],
   [-2021, "TRIGGER_CROSSED"],
   [-2022, "INVALID_ORDER"],
+  // "Reach max open order limit.": the symbol's MAX_NUM_ORDERS open orders; another must go first.
+  [-2025, "INVALID_ORDER"],
   [-2027, "INSUFFICIENT_MARGIN"],
   [-2028, "INSUFFICIENT_MARGIN"],
   [-4003, "INVALID_ORDER"],
   [-4014, "INVALID_ORDER"],
   [-4015, "INVALID_ORDER"],
   [-4023, "INVALID_ORDER"],
+  // "Reach max stop order limit.": 200 waiting conditional orders across all symbols (change log 2025-12-29).
+  [-4045, "INVALID_ORDER"],
   [-4046, "INVALID_ORDER"],
   [-4050, "INSUFFICIENT_MARGIN"],
   [-4051, "INSUFFICIENT_MARGIN"],

@@ -63,6 +63,7 @@ export function placeAlgoOrder(state: SimState, account: SimAccount, params: Req
   checkPriceFilter(market.def, triggerPrice);
   const workingType = params.oneOf("workingType", WORKING_TYPES, () => errors.invalidParam("workingType")) ??
     "CONTRACT_PRICE";
+  if (openAlgoOrders(account).length >= state.openCaps.conditional) throw errors.maxStopOrders();
   // A fired order that is not done yet still holds its client id, like a waiting one.
   const clientAlgoId = checkClientId(
     params.get("clientAlgoId"),

@@ -168,6 +168,7 @@ export function placeOrder(state: SimState, account: SimAccount, params: Request
   if (type !== "LIMIT" && type !== "MARKET") throw errors.badOrderType();
   checkPositionSide(account, params);
   const reduceOnly = params.bool("reduceOnly") ?? false;
+  if (openOrders(account, def.symbol).length >= state.openCaps.ordersPerSymbol) throw errors.maxOpenOrders();
   const clientOrderId = checkClientId(
     params.get("newClientOrderId"),
     (id) => openOrders(account).some((o) => o.clientOrderId === id),

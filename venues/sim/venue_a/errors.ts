@@ -49,6 +49,10 @@ export const errors = {
   tooManyOrders: (limit: number, interval: string) =>
     fail(-1015, `Too many new orders; current limit is ${limit} orders per ${interval}.`, 429),
   cancelRejected: () => fail(-2011, "Unknown order sent."),
+  /** MAX_OPEN_ORDER_EXCEEDED: the symbol's MAX_NUM_ORDERS open orders are reached. */
+  maxOpenOrders: () => fail(-2025, "Reach max open order limit."),
+  /** MAX_STOP_ORDER_EXCEEDED: the account's waiting conditional orders are at the cap. */
+  maxStopOrders: () => fail(-4045, "Reach max stop order limit."),
   noSuchOrder: () => fail(-2013, "Order does not exist."),
   marginInsufficient: () => fail(-2019, "Margin is insufficient."),
   reduceOnlyRejected: () => fail(-2022, "ReduceOnly Order is rejected."),

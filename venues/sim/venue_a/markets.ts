@@ -198,7 +198,7 @@ export function bookLevels(
   return { bids, asks };
 }
 
-function symbolInfo(def: MarketDef) {
+function symbolInfo(def: MarketDef, maxOpenOrders: number) {
   return {
     symbol: def.symbol,
     pair: def.symbol,
@@ -226,7 +226,7 @@ function symbolInfo(def: MarketDef) {
       { filterType: "PRICE_FILTER", minPrice: def.minPrice, maxPrice: def.maxPrice, tickSize: def.tickSize },
       { filterType: "LOT_SIZE", minQty: def.minQty, maxQty: def.maxQty, stepSize: def.stepSize },
       { filterType: "MARKET_LOT_SIZE", minQty: def.minQty, maxQty: def.marketMaxQty, stepSize: def.stepSize },
-      { filterType: "MAX_NUM_ORDERS", limit: 200 },
+      { filterType: "MAX_NUM_ORDERS", limit: maxOpenOrders },
       { filterType: "MIN_NOTIONAL", notional: def.minNotional },
       {
         filterType: "PERCENT_PRICE",
@@ -245,6 +245,7 @@ export function exchangeInfo(
   now: number,
   weightLimit: number,
   orderLimits: { per10Seconds: number; perMinute: number },
+  maxOpenOrders: number,
 ) {
   return {
     timezone: "UTC",
@@ -257,6 +258,6 @@ export function exchangeInfo(
     ],
     exchangeFilters: [],
     assets: ["USDT", "USDC", "BNB"].map((asset) => ({ asset, marginAvailable: true, autoAssetExchange: "-10000" })),
-    symbols: MARKET_DEFS.map(symbolInfo),
+    symbols: MARKET_DEFS.map((def) => symbolInfo(def, maxOpenOrders)),
   };
 }

@@ -60,6 +60,9 @@ const LimitsBody = z.object({
   requestWeightPerMinute: z.number().int().min(1).optional(),
   ordersPer10Seconds: z.number().int().min(1).optional(),
   ordersPerMinute: z.number().int().min(1).optional(),
+  /** Open regular orders per symbol (MAX_NUM_ORDERS) and waiting conditional orders across symbols. */
+  maxOpenOrdersPerSymbol: z.number().int().min(1).optional(),
+  maxConditionalOrders: z.number().int().min(1).optional(),
   /** User data stream: listen keys per connection, client messages per second, connection attempts per 5 minutes. */
   streamsPerConnection: z.number().int().min(1).optional(),
   streamMessagesPerSecond: z.number().int().min(1).optional(),
@@ -252,6 +255,10 @@ export function controlRoutes(state: SimState, streams: UserStreams): Hono {
       per10Seconds: ordersPer10Seconds ?? state.orderLimits.per10Seconds,
       perMinute: ordersPerMinute ?? state.orderLimits.perMinute,
     };
+    state.openCaps = {
+      ordersPerSymbol: input.data.maxOpenOrdersPerSymbol ?? state.openCaps.ordersPerSymbol,
+      conditional: input.data.maxConditionalOrders ?? state.openCaps.conditional,
+    };
     const stream = streams.limits;
     stream.streamsPerConnection = input.data.streamsPerConnection ?? stream.streamsPerConnection;
     stream.messagesPerSecond = input.data.streamMessagesPerSecond ?? stream.messagesPerSecond;
@@ -260,6 +267,8 @@ export function controlRoutes(state: SimState, streams: UserStreams): Hono {
       requestWeightPerMinute: state.weight.limit,
       ordersPer10Seconds: state.orderLimits.per10Seconds,
       ordersPerMinute: state.orderLimits.perMinute,
+      maxOpenOrdersPerSymbol: state.openCaps.ordersPerSymbol,
+      maxConditionalOrders: state.openCaps.conditional,
       streamsPerConnection: stream.streamsPerConnection,
       streamMessagesPerSecond: stream.messagesPerSecond,
       streamConnectionsPer5Minutes: stream.connectionsPer5Minutes,

@@ -38,7 +38,8 @@ export function publicRoutes(): RouteSpec[] {
       path: "/fapi/v1/exchangeInfo",
       weight: 1,
       security: "NONE",
-      handle: ({ state }) => exchangeInfo(state.now(), state.weight.limit, state.orderLimits),
+      handle: ({ state }) =>
+        exchangeInfo(state.now(), state.weight.limit, state.orderLimits, state.openCaps.ordersPerSymbol),
     },
     {
       method: "GET",

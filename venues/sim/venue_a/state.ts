@@ -172,6 +172,13 @@ export interface SimState {
   weight: WeightPool;
   /** New orders an account may send per rolling 10 seconds and minute (exchangeInfo's ORDERS limits). */
   orderLimits: { per10Seconds: number; perMinute: number };
+  /**
+   * Orders an account may hold at once: open regular orders per symbol
+   * (exchangeInfo's MAX_NUM_ORDERS filter, -2025 beyond it) and waiting
+   * conditional orders across all symbols (200 since the change log of
+   * 2025-12-29 removed MAX_NUM_ALGO_ORDERS; -4045 beyond it).
+   */
+  openCaps: { ordersPerSymbol: number; conditional: number };
   /** The spot host's pools: each /sapi endpoint ("GET /sapi/...") counts on its own. */
   sapiWeight: Map<string, WeightPool>;
   ids: { order: number; algo: number; trade: number; tran: number };
@@ -217,6 +224,7 @@ export function createState(now: () => number): SimState {
     fault: { mode: "NONE", ms: 0 },
     weight: { limit: DEFAULT_WEIGHT_LIMIT, minute: -1, used: 0, refused: 0 },
     orderLimits: { per10Seconds: 300, perMinute: 1200 },
+    openCaps: { ordersPerSymbol: 200, conditional: 200 },
     sapiWeight: new Map(),
     // Venue ids are large numbers; starting high catches adapters that assume small ones.
     ids: { order: 8_389_765_000, algo: 1_000_000_000, trade: 512_000_000, tran: 9_689_322_000 },
