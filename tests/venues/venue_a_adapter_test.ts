@@ -580,6 +580,27 @@ Deno.test("VENUE_A the venue's caps on open orders (-2025) and waiting condition
   assert.deepEqual([stops.detail.venueCode, /max stop order limit/.test(stops.message)], [-4045, true]);
 });
 
+Deno.test("VENUE_A an order past the venue's 90-day query retention is found in the open lists while it works", async () => {
+  let t = T0;
+  await using h = await startVenueA({ now: () => t });
+  const keys = await h.account();
+  const adapter = h.adapter({ now: () => t });
+  await adapter.placeOrder(keys.credentials, market("entry", "BUY", "0.010"));
+  await adapter.placeProtection(keys.credentials, longStop("sl-old", "0.010"));
+  await adapter.placeOrder(keys.credentials, limit("bid-old", "BUY", "0.010", "60000"));
+  t += 91 * 86_400_000;
+  const stop = await adapter.getOrder(keys.credentials, "BTCUSDT", "sl-old");
+  assert.deepEqual(
+    [stop?.status, Number(stop?.triggerPrice)],
+    ["TRIGGER_PENDING", 60000],
+    "still working, not unknown",
+  );
+  assert.equal((await adapter.getOrder(keys.credentials, "BTCUSDT", "bid-old"))?.status, "NEW");
+  // Ended and forgotten: the venue knows nothing of it any more.
+  assert.equal(await adapter.getOrder(keys.credentials, "BTCUSDT", "entry"), null);
+  assert.equal(await adapter.getOrder(keys.credentials, "BTCUSDT", "never-sent"), null);
+});
+
 Deno.test("VENUE_A getFills and getFunding report commission, realized PnL and funding", async () => {
   await using h = await startVenueA();
   const keys = await h.account({ balances: { USDT: "10000", BNB: "1" }, feeBurn: true });

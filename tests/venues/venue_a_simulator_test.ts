@@ -563,6 +563,48 @@ Deno.test("simulator caps open orders per symbol (MAX_NUM_ORDERS, -2025) and wai
   assert.deepEqual(await stop("SOLUSDT", "200"), { code: -4045, msg: "Reach max stop order limit." });
 });
 
+Deno.test("simulator forgets orders as the venue does: unfilled cancelled ones after 3 days, all after 90 for queries", async () => {
+  let t = Date.UTC(2026, 0, 5, 12, 0, 0);
+  await using h = await startVenueA({ now: () => t });
+  const keys = await h.account();
+  const order = (id: string, price: string) =>
+    h.signed("POST", "/fapi/v1/order", {
+      symbol: "BTCUSDT",
+      side: "BUY",
+      type: "LIMIT",
+      timeInForce: "GTC",
+      quantity: "0.010",
+      price,
+      newClientOrderId: id,
+    }, keys);
+  const query = (id: string) =>
+    h.signed("GET", "/fapi/v1/order", { symbol: "BTCUSDT", origClientOrderId: id }, keys).then((r) => r.body);
+  await order("resting", "60000");
+  await order("dropped", "59000");
+  await h.signed("DELETE", "/fapi/v1/order", { symbol: "BTCUSDT", origClientOrderId: "dropped" }, keys);
+  await h.signed("POST", "/fapi/v1/algoOrder", {
+    algoType: "CONDITIONAL",
+    symbol: "BTCUSDT",
+    side: "BUY",
+    type: "STOP_MARKET",
+    triggerPrice: "70000",
+    quantity: "0.010",
+    clientAlgoId: "waiting",
+  }, keys);
+  t += 3 * 86_400_000 + 1;
+  assert.deepEqual(await query("dropped"), { code: -2013, msg: "Order does not exist." });
+  assert.equal((await query("resting")).status, "NEW");
+  t += 87 * 86_400_000;
+  assert.deepEqual(await query("resting"), { code: -2013, msg: "Order does not exist." }, "90 days, even open");
+  const algo = await h.signed("GET", "/fapi/v1/algoOrder", { clientAlgoId: "waiting" }, keys);
+  assert.equal(algo.body.code, -2013);
+  // The open listings still show them.
+  const open = await h.signed("GET", "/fapi/v1/openOrders", { symbol: "BTCUSDT" }, keys);
+  assert.deepEqual((open.body as unknown as { clientOrderId: string }[]).map((o) => o.clientOrderId), ["resting"]);
+  const algos = await h.signed("GET", "/fapi/v1/openAlgoOrders", { symbol: "BTCUSDT" }, keys);
+  assert.deepEqual((algos.body as unknown as { clientAlgoId: string }[]).map((o) => o.clientAlgoId), ["waiting"]);
+});
+
 Deno.test("simulator account settings, margin modes and v2/v3 differences", async () => {
   await using h = await startVenueA();
   const keys = await h.account();

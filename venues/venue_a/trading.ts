@@ -225,7 +225,16 @@ async function refuseCrossedTrigger(
   );
 }
 
-/** Regular orders first, then conditional ones, so an unclear protection placement can be resolved too. */
+/**
+ * Regular orders first, then conditional ones, so an unclear protection
+ * placement can be resolved too. A query by id does not find an order created
+ * over 90 days ago, even one still open (Query Order / Query Algo Order:
+ * "these orders will not be found"), so before answering "unknown" the
+ * symbol's open lists are read (weight 1 each): a stop resting for months is
+ * still working, and must never be taken for one the venue never received.
+ * What neither finds is unknown to the venue, or ended and forgotten (over 90
+ * days, or cancelled or expired without a fill over 3 days ago).
+ */
 export async function getOrder(
   ctx: AdapterContext,
   keys: ApiKeyPair,
@@ -235,7 +244,21 @@ export async function getOrder(
   const regular = await findOrder(ctx, keys, symbol, clientOrderId);
   if (regular) return toOrder(regular);
   const conditional = await findAlgoOrder(ctx, keys, clientOrderId);
-  return conditional && conditional.symbol === symbol ? toProtectionOrder(conditional) : null;
+  if (conditional) return conditional.symbol === symbol ? toProtectionOrder(conditional) : null;
+  const [open, waiting] = await Promise.all([
+    ctx.fapi.request<WireOrder[]>({
+      method: "GET",
+      path: PATHS.openOrders,
+      params: { symbol },
+      weight: WEIGHTS.openOrdersSymbol,
+      auth: keys,
+      action: "Listing open orders",
+    }),
+    listProtections(ctx, keys, symbol),
+  ]);
+  const listed = open.find((order) => order.clientOrderId === clientOrderId);
+  if (listed) return toOrder(listed);
+  return waiting.find((order) => order.clientOrderId === clientOrderId) ?? null;
 }
 
 /**

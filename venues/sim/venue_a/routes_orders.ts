@@ -1,12 +1,13 @@
 /**
  * Regular and algo order endpoints (TRADE / USER_DATA, signed).
  */
+import { isZero } from "../../decimal.ts";
 import { cancelAlgoOrder, cancelOpenAlgoOrders, findAlgoOrder, fireIfReached, placeAlgoOrder } from "./algo.ts";
 import { amendOrder, cancelOpenOrders, cancelOrder, findOrder, placeOrder } from "./engine.ts";
 import { errors } from "./errors.ts";
 import type { RouteSpec } from "./route.ts";
 import { algoJson, orderJson } from "./serializers.ts";
-import { openAlgoOrders, openOrders } from "./state.ts";
+import { openAlgoOrders, openOrders, queryable } from "./state.ts";
 
 const CANCEL_ALL_DONE = { code: 200, msg: "The operation of cancel all open order is done." };
 const bySymbol = (symbolWeight: number, allWeight: number) => (params: { get(name: string): string | undefined }) =>
@@ -28,7 +29,13 @@ export function orderRoutes(): RouteSpec[] {
       path: "/fapi/v1/order",
       weight: 1,
       security: "SIGNED",
-      handle: ({ state, account, params }) => orderJson(state, findOrder(account, params), "query"),
+      handle: ({ state, account, params }) => {
+        const order = findOrder(account, params);
+        const ended = order.status === "CANCELED" || order.status === "EXPIRED";
+        const filled = !isZero(order.executedQty);
+        if (!queryable({ created: order.time, ended, filled }, state.now())) throw errors.noSuchOrder();
+        return orderJson(state, order, "query");
+      },
     },
     {
       method: "DELETE",
@@ -99,7 +106,13 @@ export function orderRoutes(): RouteSpec[] {
       path: "/fapi/v1/algoOrder",
       weight: 1,
       security: "SIGNED",
-      handle: ({ account, params }) => algoJson(findAlgoOrder(account, params), "query"),
+      handle: ({ state, account, params }) => {
+        const algo = findAlgoOrder(account, params);
+        const ended = algo.algoStatus === "CANCELED" || algo.algoStatus === "EXPIRED";
+        const filled = !isZero(algo.actualQty);
+        if (!queryable({ created: algo.createTime, ended, filled }, state.now())) throw errors.noSuchOrder();
+        return algoJson(algo, "query");
+      },
     },
     {
       method: "DELETE",

@@ -329,6 +329,22 @@ export function openOrders(account: SimAccount, symbol?: string): SimOrder[] {
   );
 }
 
+/**
+ * Whether a query by id still finds an order (Query Order and Query Algo
+ * Order pages): not once it was created over 90 days ago, whatever its
+ * status, nor once it ended CANCELED or EXPIRED without any fill and was
+ * created over 3 days ago. Open-order listings are not limited so.
+ */
+export function queryable(
+  order: { created: number; ended: boolean; filled: boolean },
+  now: number,
+): boolean {
+  if (now - order.created > QUERY_RETENTION_MS) return false;
+  return !(order.ended && !order.filled && now - order.created > UNFILLED_RETENTION_MS);
+}
+export const QUERY_RETENTION_MS = 90 * 86_400_000;
+export const UNFILLED_RETENTION_MS = 3 * 86_400_000;
+
 /** Algo orders still waiting for their trigger: the only ones listed as open and the only ones cancellable. */
 export function openAlgoOrders(account: SimAccount, symbol?: string): SimAlgoOrder[] {
   return account.algoOrders.filter((o) => o.algoStatus === "NEW" && (!symbol || o.symbol === symbol));
