@@ -461,6 +461,18 @@ Deno.test("VENUE_A placement reads nothing but a conditional order's mark price;
     ],
     "only a conditional order reads (its trigger against the mark), and listing markets within the minute reads nothing",
   );
+  // Two accounts' stops placed at once share the mark read in flight; one placed after it answered reads again.
+  const other = await h.account();
+  await adapter.placeOrder(other.credentials, market("o-1", "BUY", "0.010"));
+  log.length = 0;
+  await Promise.all([
+    adapter.placeProtection(other.credentials, longStop("o-sl", "0.010")),
+    adapter.placeProtection(keys.credentials, longStop("p-sl-2", "0.010")),
+  ]);
+  assert.deepEqual(log.map(path), ["GET /fapi/v1/premiumIndex", "POST /fapi/v1/algoOrder", "POST /fapi/v1/algoOrder"]);
+  log.length = 0;
+  await adapter.placeProtection(other.credentials, longStop("o-sl-2", "0.010"));
+  assert.deepEqual(log.map(path), ["GET /fapi/v1/premiumIndex", "POST /fapi/v1/algoOrder"]);
   t += 60_000;
   log.length = 0;
   await adapter.placeOrder(keys.credentials, limit("p-5", "BUY", "0.010", "62000"));

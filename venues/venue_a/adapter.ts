@@ -156,6 +156,25 @@ export function createVenueAAdapter(deps: VenueAAdapterDeps): VenueAdapter {
     return loading;
   }
 
+  // A conditional placement checks its trigger against the mark price (trading.ts). The price is public and the same
+  // for every account: placements waiting for a symbol's mark join the read already in flight (a fan-out's thousands
+  // of stops then cost a few reads, not one each). Nothing is kept once the read answers: a placement that starts
+  // after a price move always reads after it.
+  const markReads = new Map<string, Promise<string>>();
+  function markPrice(symbol: string): Promise<string> {
+    const inFlight = markReads.get(symbol);
+    if (inFlight) return inFlight;
+    const price = fapi.request<{ markPrice: string }>({
+      method: "GET",
+      path: PATHS.premiumIndex,
+      params: { symbol },
+      weight: WEIGHTS.premiumIndexSymbol,
+      action: "Reading the mark price",
+    }).then((index) => index.markPrice).finally(() => markReads.delete(symbol));
+    markReads.set(symbol, price);
+    return price;
+  }
+
   async function keys(credentials: VenueCredentials): Promise<ApiKeyPair> {
     if (credentials.scheme !== "API_KEY") {
       throw localError("CREDENTIAL_REJECTED", `${PROVIDER_ID} needs API key credentials`);
@@ -168,7 +187,7 @@ export function createVenueAAdapter(deps: VenueAAdapterDeps): VenueAdapter {
     }
   }
 
-  const ctx: AdapterContext = { fapi, spot, clock, markets, keys };
+  const ctx: AdapterContext = { fapi, spot, clock, markets, markPrice, keys };
 
   const tuning: StreamTuning = { ...STREAM_DEFAULTS, ...deps.stream };
   const hub = createStreamHub({

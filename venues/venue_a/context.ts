@@ -16,6 +16,8 @@ export interface AdapterContext {
   clock: ServerClock;
   /** exchangeInfo rules by symbol, cached for MARKETS_TTL_MS with one read in flight at a time; `refresh` forces a read. */
   markets(refresh?: boolean): Promise<Map<string, MarketRules>>;
+  /** A symbol's mark price; concurrent callers, whatever their account, share the read in flight (public data). */
+  markPrice(symbol: string): Promise<string>;
   /** Opens the sealed secret for the duration of one call. */
   keys(credentials: VenueCredentials): Promise<ApiKeyPair>;
 }

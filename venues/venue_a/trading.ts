@@ -20,7 +20,8 @@
  * at once (it documents -2021 for trailing stops only), where our callers
  * expect such an order refused (TRIGGER_CROSSED) and decide themselves whether
  * to execute it now. So a conditional placement first reads the symbol's mark
- * price (premiumIndex, weight 1) and refuses a crossed trigger locally.
+ * price (premiumIndex, weight 1, one read shared by the placements waiting for
+ * it) and refuses a crossed trigger locally.
  */
 import { cmp, isDecimal } from "../decimal.ts";
 import { protectionOrder } from "../protection.ts";
@@ -204,14 +205,7 @@ async function refuseCrossedTrigger(
 ): Promise<void> {
   let mark: string;
   try {
-    const index = await ctx.fapi.request<{ markPrice: string }>({
-      method: "GET",
-      path: PATHS.premiumIndex,
-      params: { symbol },
-      weight: WEIGHTS.premiumIndexSymbol,
-      action: "Reading the mark price",
-    });
-    mark = index.markPrice;
+    mark = await ctx.markPrice(symbol);
   } catch {
     return;
   }
