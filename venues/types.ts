@@ -445,6 +445,12 @@ export interface VenueCapabilities {
   paymentLedger: boolean;
 }
 
+/** The builder's account mode at the venue and whether builder fees accrue to it in that mode. */
+export interface BuilderStanding {
+  mode: string;
+  accruesFees: boolean;
+}
+
 export interface VenueAdapter {
   readonly providerId: ProviderId;
   readonly name: string;
@@ -502,6 +508,11 @@ export interface VenueAdapter {
 
   /** capability builderFee: the approved maximum for `builder`, in tenths of a basis point. */
   getMaxBuilderFee?(user: HexAddress, builder: HexAddress): Promise<number>;
+  /**
+   * capability builderFee: the builder's own account mode, and whether fees accrue to it there (the venue
+   * credits builder fees only to a builder in standard mode). Cached by the adapter for a while.
+   */
+  getBuilderStanding?(builder: HexAddress): Promise<BuilderStanding>;
   /**
    * capability agentWallet: whether the venue holds `agent` approved, and not
    * expired, to trade for `user` (the answer to a relay whose nonce is spent).

@@ -17,6 +17,7 @@ import { createMarketCatalog } from "./markets.ts";
 import { inProcessSignerNonces, type SignerNonces } from "./nonces.ts";
 import * as trading from "./trading.ts";
 import { walletApprovals } from "./wallet_approvals.ts";
+import { builderStandingReader } from "./builder_standing.ts";
 import { AccountStreams, MAX_OWN_USERS, streamUrlOf } from "./stream.ts";
 import { STREAM_TIMING, type StreamTiming } from "./stream_connection.ts";
 
@@ -106,6 +107,7 @@ export function createVenueBAdapter(deps: VenueBAdapterDeps): VenueAdapter {
 
     walletApprovals: walletApprovals(ctx.isMainnet, now, (user) => account.accountMode(ctx, user)),
     getMaxBuilderFee: (user, builder) => account.getMaxBuilderFee(ctx, user, builder),
+    getBuilderStanding: builderStandingReader((builder) => account.accountMode(ctx, builder), now),
     isAgentApproved: (user, agent) => account.isAgentApproved(ctx, user, agent),
     submitUserSignedAction: (signed) => account.submitUserSignedAction(ctx, signed),
     getLedger: (user, since) => account.getLedger(ctx, user, since),

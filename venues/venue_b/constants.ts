@@ -144,3 +144,10 @@ export const FILLS_PAGE_LIMIT = 2000;
 export const FUNDING_PAGE_LIMIT = 500;
 /** Page size assumed for userNonFundingLedgerUpdates (undocumented; a wrong guess costs one extra request). */
 export const LEDGER_PAGE_LIMIT = 500;
+
+/**
+ * How long the platform builder's account mode is trusted once read. The mode changes only when the builder's
+ * own wallet signs userSetAbstraction, so a minute is fresh enough, and one `userAbstraction` read (weight 20)
+ * a minute per process is 1/60 of the IP's 1,200.
+ */
+export const BUILDER_MODE_TTL_MS = 60_000;

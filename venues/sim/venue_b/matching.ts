@@ -6,6 +6,7 @@
  */
 import { abs, add, cmp, div, isZero, min, mul, neg, roundTo, sub } from "../../decimal.ts";
 import { priceStep } from "../../venue_b/mappers.ts";
+import { accruesBuilderFees } from "../../venue_b/builder_standing.ts";
 import type { WireFill, WireFunding } from "../../venue_b/wire.ts";
 import { publishFill, publishFunding, publishOrder } from "./feed.ts";
 import {
@@ -84,8 +85,10 @@ function applyFill(
   const builderFee = order.builder ? roundTo(div(mul(notional, order.builder.f), 100000, 12), 6, "HALF_UP") : "0";
   const fee = add(venueFee, builderFee);
   user.usdc = sub(add(user.usdc, closedPnl), fee);
-  if (order.builder && !isZero(builderFee)) {
-    const builder = ensureUser(state, order.builder.b);
+  // Builder fees accrue only to a builder in standard mode (HL docs, account abstraction modes);
+  // the trader is still charged and the fill still reports the fee.
+  const builder = order.builder && !isZero(builderFee) ? ensureUser(state, order.builder.b) : null;
+  if (builder && accruesBuilderFees(builder.abstraction)) {
     builder.builderRewards = add(builder.builderRewards, builderFee);
   }
   order.sz = sub(order.sz, sz);
