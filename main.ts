@@ -17,6 +17,7 @@ import { VenueAvailability } from "./domain/venues/call_venue.ts";
 import { createCaches } from "./domain/cache.ts";
 import { createRateLimiter } from "./domain/usage/rate_limiter.ts";
 import { registerJobs } from "./jobs/registry.ts";
+import { warnOnBuilderStanding } from "./domain/gates/builder_standing.ts";
 import { WebhookWorker } from "./domain/webhooks/worker.ts";
 import { createApp } from "./routes/app.ts";
 import { createEgressBudgets } from "./domain/venues/egress_budget.ts";
@@ -90,6 +91,8 @@ const server = Deno.serve({
   port: config.port,
   onListen: ({ hostname, port }) => {
     logger.info("listening", { url: `http://${hostname}:${port}`, env: config.serviceEnv });
+    // After listening: in QA the venue simulators are served by this very server.
+    void warnOnBuilderStanding(deps);
     for (const path of created) {
       console.error(`Generated ${path.split("/").pop()}: see ${path} (kept for next starts).`);
     }

@@ -510,9 +510,10 @@ export interface VenueAdapter {
   getMaxBuilderFee?(user: HexAddress, builder: HexAddress): Promise<number>;
   /**
    * capability builderFee: the builder's own account mode, and whether fees accrue to it there (the venue
-   * credits builder fees only to a builder in standard mode). Cached by the adapter for a while.
+   * credits builder fees only to a builder in standard mode). Cached by the adapter for a while; `fresh`
+   * reads it anew and refreshes the cache.
    */
-  getBuilderStanding?(builder: HexAddress): Promise<BuilderStanding>;
+  getBuilderStanding?(builder: HexAddress, options?: { fresh?: boolean }): Promise<BuilderStanding>;
   /**
    * capability agentWallet: whether the venue holds `agent` approved, and not
    * expired, to trade for `user` (the answer to a relay whose nonce is spent).

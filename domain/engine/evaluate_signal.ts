@@ -20,6 +20,7 @@ import type { Ctx } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { evaluateEntry } from "../gates/entry_gates.ts";
 import { buildGateSnapshot } from "../gates/gate_snapshot.ts";
+import { builderSourcesOf } from "../gates/builder_standing.ts";
 import { type EffectiveAccess, effectiveAccessOf } from "../grants/effective_access.ts";
 import { sha256Hex } from "../ids.ts";
 import { valuesOf } from "../setups/setup_values.ts";
@@ -130,6 +131,8 @@ interface SignalContext {
   policies: { symbol: string; memecoin: boolean }[];
   realExecution: "ENABLED" | "NOT_VALIDATED";
   venueReachable: boolean;
+  /** Gate 9's builder sources, read once per signal (builder_standing.ts). */
+  builder: Awaited<ReturnType<typeof builderSourcesOf>>;
   now: number;
 }
 
@@ -157,6 +160,7 @@ async function evaluateCandidates(
     policies,
     realExecution: (await realExecutionByProvider(ctx))[input.providerId],
     venueReachable: ctx.venueAvailability.status(input.providerId) === "AVAILABLE",
+    builder: await builderSourcesOf(ctx, input.providerId),
     now: ctx.clock.now(),
   };
   const accessByPartner = new Map<string, EffectiveAccess>();
@@ -167,7 +171,7 @@ async function evaluateCandidates(
     for (const candidate of page) {
       const partnerId = candidate.client.partnerId;
       if (!accessByPartner.has(partnerId)) accessByPartner.set(partnerId, await effectiveAccessOf(ctx, partnerId));
-      records.push(admissionOf(ctx, shared, candidate, accessByPartner.get(partnerId)!));
+      records.push(admissionOf(shared, candidate, accessByPartner.get(partnerId)!));
     }
     if (records.length) await withTransaction(ctx.db, (tx) => insertAdmissions(tx, records));
     if (page.length < CANDIDATE_PAGE_SIZE) return shared.policy;
@@ -177,7 +181,7 @@ async function evaluateCandidates(
 }
 
 /** One candidate's verdict: the gates, then sizing, then the entry-moment checks. */
-function admissionOf(ctx: Ctx, shared: SignalContext, candidate: Candidate, access: EffectiveAccess): AdmissionRow {
+function admissionOf(shared: SignalContext, candidate: Candidate, access: EffectiveAccess): AdmissionRow {
   const { input } = shared;
   const record = { signalId: input.signalId, clientId: candidate.client.id, providerId: input.providerId };
   const refused = (stage: string, code: string, detail: string): AdmissionRow => ({
@@ -214,9 +218,7 @@ function admissionOf(ctx: Ctx, shared: SignalContext, candidate: Candidate, acce
       reasonCode: "OBLIGATION_OVERDUE",
       graceUntil: candidate.overdueSince,
     }]]),
-    ...(ctx.venues[input.providerId].capabilities.builderFee
-      ? { builderBeneficiary: ctx.config.venueBBuilderAddress }
-      : {}),
+    ...shared.builder,
   });
   const gates = evaluateEntry(snapshot, "OPEN", { symbol: input.symbol, confidence: input.confidence });
   if (gates.newEntries === "BLOCKED") return refused(`GATE_${gates.gate}`, gates.blockReason, gates.blockDetail);

@@ -78,6 +78,8 @@ export interface GateSnapshot {
     ceilingTenthsBps: number;
     /** What the principal wallet approved; null when the check was inconclusive. */
     approvedMaxFeeTenthsBps: number | null;
+    /** Whether fees accrue to the beneficiary (standard mode at the venue); null when it could not be read. */
+    beneficiaryAccruesFees: boolean | null;
   } | null;
 }
 
@@ -299,6 +301,17 @@ const builderReady: Gate = (s) => {
     block(9, "BUILDER_FEE_INVALID", `Taxa de builder acima do teto de ${b.ceilingTenthsBps} décimos de bp.`);
   }
   if (b.feeTenthsBps === 0) return;
+  // A builder outside standard mode earns nothing at the venue: a paid opening would pay the platform no fee.
+  if (b.beneficiaryAccruesFees === false) {
+    block(
+      9,
+      "BUILDER_CONFIG_INVALID",
+      "O beneficiário de builder não está no modo padrão na venue; a taxa de builder não seria creditada.",
+    );
+  }
+  if (b.beneficiaryAccruesFees === null) {
+    block(9, "READINESS_UNKNOWN", "Não foi possível confirmar o modo da conta do beneficiário de builder.");
+  }
   if (b.approvedMaxFeeTenthsBps === null) {
     block(9, "READINESS_UNKNOWN", "Não foi possível confirmar a aprovação da taxa de builder.");
   }

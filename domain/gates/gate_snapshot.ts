@@ -30,6 +30,7 @@ import { clientStrategies, type EffectiveAccess } from "../grants/effective_acce
 import { isHalted, utcDay } from "../setups/daily_loss.ts";
 import { missingForEnabling, type SetupRow, valuesOf } from "../setups/setup_values.ts";
 import { MAX_PERP_BUILDER_FEE } from "../../venues/venue_b/constants.ts";
+import { builderSourcesOf } from "./builder_standing.ts";
 import type { ProviderId } from "../../venues/types.ts";
 import type { EntryChannel, GateSnapshot } from "./entry_gates.ts";
 
@@ -127,6 +128,8 @@ export interface SnapshotSources {
   billing: ReadonlyMap<string, BillingStanding>;
   /** The platform's builder beneficiary, for builder-fee venues; undefined elsewhere. */
   builderBeneficiary?: string | null;
+  /** Whether fees accrue to the beneficiary at the venue (builder_standing.ts); null when unknown. */
+  builderAccruesFees?: boolean | null;
 }
 
 /** The snapshot the gates judge, from its sources: pure, shared by every loader. */
@@ -190,6 +193,7 @@ export function buildGateSnapshot(sources: SnapshotSources): GateSnapshot {
       feeTenthsBps: access.partner.builderFeeTenthsBps,
       ceilingTenthsBps: MAX_PERP_BUILDER_FEE,
       approvedMaxFeeTenthsBps: sources.account?.approvedBuilderFeeTenthsBps ?? 0,
+      beneficiaryAccruesFees: sources.builderAccruesFees ?? null,
     },
   };
 }
@@ -239,9 +243,7 @@ export async function gateSnapshotsOf(
       externalExposure: false,
       slotsUsed: 0,
       billing,
-      ...(ctx.venues[providerId].capabilities.builderFee
-        ? { builderBeneficiary: ctx.config.venueBBuilderAddress }
-        : {}),
+      ...(await builderSourcesOf(ctx, providerId)),
     };
     const routes = channel === "MANUAL" || automation?.enabled;
     const mayTrade = state === "CONNECTED" && sources.venueReachable && routes && setupRow?.enabled;

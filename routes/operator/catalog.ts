@@ -2,6 +2,7 @@
 import { json } from "../respond.ts";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { setProviderSettings } from "../../domain/catalog/provider_settings.ts";
+import { listProviderReadiness } from "../../domain/gates/provider_readiness.ts";
 import { deleteStrategy, listStrategies, putStrategy } from "../../domain/catalog/operator_strategies.ts";
 import { deleteAssetPolicy, listAssetPolicies, putAssetPolicy } from "../../domain/catalog/asset_policies.ts";
 import { type AppEnv, operatorCtx } from "../env.ts";
@@ -17,6 +18,31 @@ const ProviderSettingResponse = z.object({
   providerId: ProviderIdSchema,
   realExecution: z.enum(["ENABLED", "NOT_VALIDATED"]),
   maxEntriesPerSignal: z.number().int().nullable(),
+  requestId: RequestId,
+});
+const ProviderReadinessList = z.object({
+  providers: z.array(z.object({
+    providerId: ProviderIdSchema,
+    realExecution: z.enum(["ENABLED", "NOT_VALIDATED"]).openapi({
+      description: "Whether real execution was validated for the provider (entry gate 8).",
+    }),
+    maxEntriesPerSignal: z.number().int().nullable().openapi({
+      description: "Most entries one signal opens at this provider; null for no limit.",
+    }),
+    builder: z.object({
+      address: z.string().openapi({ description: "The platform's builder beneficiary (lowercase)." }),
+      mode: z.string().nullable().openapi({
+        description: "The builder account's mode at the venue as it answers it; null when it could not be read.",
+      }),
+      accruesFees: z.boolean().nullable().openapi({
+        description: "Whether builder fees accrue to it in that mode (standard mode only); null when unknown.",
+      }),
+      status: z.enum(["ACCRUING", "NOT_ACCRUING", "UNKNOWN"]).openapi({
+        description: "NOT_ACCRUING refuses paid openings BUILDER_CONFIG_INVALID, UNKNOWN refuses them " +
+          "READINESS_UNKNOWN (entry gate 9), until the builder is back in standard mode.",
+      }),
+    }).nullable().openapi({ description: "Builder-fee venues only, read fresh at the venue; null elsewhere." }),
+  })),
   requestId: RequestId,
 });
 const StrategyResponse = z.object({ strategy: StrategyBody.extend({ strategyId: z.string() }), requestId: RequestId });
@@ -57,6 +83,23 @@ app.openapi(
       },
     });
     return json(c, ProviderSettingResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
+  },
+);
+
+app.openapi(
+  createRoute({
+    method: "get",
+    path: "/operator/v1/providers",
+    tags,
+    summary: "Each provider's readiness beyond a client's account: real execution, entry cap, the builder's mode",
+    responses: {
+      200: jsonContent(ProviderReadinessList, "Providers."),
+      ...operatorErrors,
+    },
+  }),
+  async (c) => {
+    const out = await listProviderReadiness({ ctx: operatorCtx(c) });
+    return json(c, ProviderReadinessList.parse({ ...out, requestId: c.get("requestId") }), 200);
   },
 );
 

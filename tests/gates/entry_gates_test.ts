@@ -68,6 +68,7 @@ function allowedSnapshot(): GateSnapshot {
       feeTenthsBps: 25,
       ceilingTenthsBps: 100,
       approvedMaxFeeTenthsBps: 25,
+      beneficiaryAccruesFees: true,
     },
   };
 }
@@ -248,6 +249,18 @@ const CASES: Case[] = [
     block: (s) => s.builder && (s.builder.feeTenthsBps = 101),
   },
   {
+    name: "builder outside standard mode at the venue",
+    gate: 9,
+    reason: "BUILDER_CONFIG_INVALID",
+    block: (s) => s.builder && (s.builder.beneficiaryAccruesFees = false),
+  },
+  {
+    name: "builder mode unknown",
+    gate: 9,
+    reason: "READINESS_UNKNOWN",
+    block: (s) => s.builder && (s.builder.beneficiaryAccruesFees = null),
+  },
+  {
     name: "builder approval unknown",
     gate: 9,
     reason: "READINESS_UNKNOWN",
@@ -388,6 +401,8 @@ Deno.test("gates: a zero builder fee needs no approval; a venue without builder 
   const zeroFee = allowedSnapshot();
   zeroFee.builder!.feeTenthsBps = 0;
   zeroFee.builder!.approvedMaxFeeTenthsBps = null;
+  // No fee is lost to a builder outside standard mode when the opening pays none.
+  zeroFee.builder!.beneficiaryAccruesFees = false;
   assert.deepEqual(evaluateEntry(zeroFee, "OPEN").newEntries, "ALLOWED");
   const noBuilder = allowedSnapshot();
   noBuilder.builder = null;

@@ -64,6 +64,14 @@ Deno.test("VENUE_B adapter tells whether the builder accrues fees, reading its m
   clock += BUILDER_MODE_TTL_MS + 1;
   assert.deepEqual(await adapter.getBuilderStanding!(BUILDER), { mode: "unifiedAccount", accruesFees: false });
   assert.equal(reads(), 2);
+  await sim.control("PUT", `/wallets/${BUILDER}/abstraction`, { abstraction: "disabled" });
+  assert.deepEqual(
+    await adapter.getBuilderStanding!(BUILDER, { fresh: true }),
+    { mode: "disabled", accruesFees: true },
+    "a fresh read skips the cache",
+  );
+  assert.deepEqual(await adapter.getBuilderStanding!(BUILDER), { mode: "disabled", accruesFees: true });
+  assert.equal(reads(), 3, "and refreshes it");
   const body = recorder.bodies.find((entry) => entry.body.type === "userAbstraction")!.body;
   assert.deepEqual(body, { type: "userAbstraction", user: BUILDER });
 });

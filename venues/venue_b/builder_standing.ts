@@ -5,7 +5,7 @@
  * the builder, so the service must not open paid entries through it.
  *
  * The mode is read with `userAbstraction` (weight 20) and kept for
- * BUILDER_MODE_TTL_MS; concurrent callers share the read in flight. A failed
+ * BUILDER_MODE_TTL_MS (`fresh` reads anew); concurrent callers share the read in flight. A failed
  * read answers the last known mode while one exists, else it throws.
  */
 import type { BuilderStanding, HexAddress } from "../types.ts";
@@ -24,13 +24,13 @@ export function accruesBuilderFees(mode: WireUserAbstraction): boolean {
 export function builderStandingReader(
   readMode: (builder: HexAddress) => Promise<WireUserAbstraction>,
   now: () => number,
-): (builder: HexAddress) => Promise<BuilderStanding> {
+): (builder: HexAddress, options?: { fresh?: boolean }) => Promise<BuilderStanding> {
   const known = new Map<string, { mode: WireUserAbstraction; readAt: number }>();
   const inFlight = new Map<string, Promise<WireUserAbstraction>>();
-  return async (builder) => {
+  return async (builder, options = {}) => {
     const key = builder.toLowerCase();
     const cached = known.get(key);
-    if (cached && now() - cached.readAt < BUILDER_MODE_TTL_MS) return standing(cached.mode);
+    if (cached && !options.fresh && now() - cached.readAt < BUILDER_MODE_TTL_MS) return standing(cached.mode);
     let read = inFlight.get(key);
     if (!read) {
       read = readMode(key as HexAddress).finally(() => inFlight.delete(key));
