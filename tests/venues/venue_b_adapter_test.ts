@@ -913,3 +913,47 @@ Deno.test("VENUE_B places a position's legs in one action, answering each leg on
   assert.ok(refused instanceof VenueError && refused.kind === "INVALID_ORDER", String(refused));
   assert.equal((await adapter.listProtections(credentials, "SOLUSDC")).length, 2);
 });
+
+Deno.test("VENUE_B follows a triggered stop to its fill: not pending, not modifiable, FILLED under its cloid", async () => {
+  await using sim = startSim();
+  const recorder = recordingFetch();
+  const { adapter, credentials } = await connectClient(sim, { adapter: { fetch: recorder.fetch } });
+  await adapter.placeOrder(credentials, {
+    symbol: "SOLUSDC",
+    side: "BUY",
+    type: "MARKET",
+    quantity: "10",
+    reduceOnly: false,
+    clientOrderId: "long",
+  });
+  await adapter.placeProtection(credentials, {
+    symbol: "SOLUSDC",
+    kind: "STOP_LOSS",
+    side: "SELL",
+    triggerPrice: "140",
+    quantity: "10",
+    clientOrderId: "sl",
+  });
+  await sim.control("PUT", "/trigger-hold", { hold: true });
+  await sim.control("PUT", "/markets/SOL", { markPrice: "139.5" });
+  const fired = (await adapter.getOrder(credentials, "SOLUSDC", "sl"))!;
+  // Fired: working towards its fill, no longer waiting for its trigger (so not TRIGGER_PENDING).
+  assert.deepEqual([fired.status, fired.type, fired.triggerPrice, fired.filledQuantity], [
+    "NEW",
+    "STOP_MARKET",
+    "140",
+    "0",
+  ]);
+  assert.deepEqual(await adapter.listProtections(credentials, "SOLUSDC"), []);
+  await assertVenueError(
+    adapter.modifyOrder(credentials, { symbol: "SOLUSDC", clientOrderId: "sl", quantity: "10", price: "139" }),
+    "INVALID_ORDER",
+  );
+  const sent = recorder.bodies.map((b) => (b.body.action as { type?: string } | undefined)?.type);
+  assert.equal(sent.includes("modify"), false, "a triggered order is never sent a modify");
+  assert.equal((await adapter.cancelOrder(credentials, "SOLUSDC", "sl")).status, "NEW", "cancel leaves it to fill");
+  await sim.control("PUT", "/trigger-hold", { hold: false });
+  const filled = (await adapter.getOrder(credentials, "SOLUSDC", "sl"))!;
+  assert.deepEqual([filled.status, filled.orderId, filled.filledQuantity], ["FILLED", fired.orderId, "10"]);
+  assert.deepEqual((await adapter.getAccount(credentials)).positions, []);
+});

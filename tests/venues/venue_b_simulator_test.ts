@@ -412,3 +412,49 @@ Deno.test("VENUE_B simulator's dead man's switch cancels every open order when i
       };
   assert.equal(status.order.status, "scheduledCancel");
 });
+
+Deno.test("VENUE_B simulator: a fired market trigger is `triggered` under its own oid and cloid, then fills under them", async () => {
+  await using sim = startSim();
+  const wallet = await fundedWallet(sim);
+  const cloid = "0x000000000000000000000000000000c1";
+  const status = async () =>
+    (await sim.post("/info", { type: "orderStatus", user: wallet.address, oid: cloid })).body as {
+      order: { order: { oid: number; isTrigger: boolean; orderType: string; cloid: string }; status: string };
+    };
+  assert.equal((await sendL1(sim, wallet, btcOrder("66000", "0.01", { t: { limit: { tif: "Ioc" } } }))).status, 200);
+  const stop = await sendL1(sim, wallet, {
+    type: "order",
+    orders: [{
+      a: 0,
+      b: false,
+      p: "60000",
+      s: "0.01",
+      r: true,
+      t: { trigger: { isMarket: true, triggerPx: "64000", tpsl: "sl" } },
+      c: cloid,
+    }],
+    grouping: "na",
+  });
+  const oid = (stop.body as { response: { data: { statuses: { resting: { oid: number } }[] } } }).response.data
+    .statuses[0].resting.oid;
+  assert.deepEqual(await sim.control("PUT", "/trigger-hold", { hold: true }), { hold: true, held: 0 });
+  await sim.control("PUT", "/markets/BTC", { markPrice: "63900" });
+  const fired = await status();
+  assert.deepEqual(
+    [fired.order.status, fired.order.order.oid, fired.order.order.cloid, fired.order.order.isTrigger],
+    ["triggered", oid, cloid, true],
+  );
+  assert.equal(fired.order.order.orderType, "Stop Market");
+  // Awaiting execution: not an open order any more, not cancellable, the position still open.
+  assert.deepEqual((await sim.post("/info", { type: "frontendOpenOrders", user: wallet.address })).body, []);
+  const cancel = await sendL1(sim, wallet, { type: "cancelByCloid", cancels: [{ asset: 0, cloid }] });
+  assert.equal(orderError(cancel), "Order was never placed, already canceled, or filled.");
+  assert.deepEqual(await sim.control("PUT", "/trigger-hold", { hold: false }), { hold: false, held: 0 });
+  assert.equal((await status()).order.status, "filled");
+  const fills = (await sim.post("/info", { type: "userFills", user: wallet.address })).body as {
+    oid: number;
+    cloid?: string;
+    side: string;
+  }[];
+  assert.deepEqual([fills[0].oid, fills[0].cloid, fills[0].side], [oid, cloid, "A"]);
+});

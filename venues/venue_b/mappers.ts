@@ -157,8 +157,12 @@ const ORDER_TYPE: Record<string, OrderType> = {
 };
 
 /**
- * Our status for one of the venue's order statuses. `triggered` (the order's
- * trigger fired: it now executes or rests as a plain order) reads NEW. Where
+ * Our status for one of the venue's order statuses. `triggered` (SDK
+ * OrderProcessingStatus: "Order triggered and awaiting execution"; the order
+ * keeps its oid and cloid and its fills carry them) is no longer waiting for
+ * its trigger, so not TRIGGER_PENDING (which says it can still be cancelled
+ * before it fires): NEW, or PARTIALLY_FILLED once it executed some, as
+ * VENUE_A's TRIGGERED reads. The adapter never modifies it. Where
  * the venue does not say whether an open order waits for a trigger (the
  * WebSocket's orderUpdates), an open one reads NEW or PARTIALLY_FILLED.
  */
@@ -171,7 +175,7 @@ export function toOrderStatus(
     return cmp(order.origSz, order.sz) > 0 ? "PARTIALLY_FILLED" : "NEW";
   }
   if (status === "filled") return "FILLED";
-  if (status === "triggered") return "NEW";
+  if (status === "triggered") return cmp(order.origSz, order.sz) > 0 ? "PARTIALLY_FILLED" : "NEW";
   if (status === "rejected" || status.endsWith("Rejected")) return "REJECTED";
   return "CANCELED";
 }

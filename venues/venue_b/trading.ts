@@ -287,7 +287,9 @@ export async function modifyOrder(
   const { index, asset } = await ctx.markets.resolve(request.symbol);
   const current = await findOrder(ctx, principal(agent), request.clientOrderId);
   if (!current) throw venueError("INVALID_ORDER", `No VENUE_B order has client order id "${request.clientOrderId}"`);
-  if (current.status !== "NEW" && current.status !== "PARTIALLY_FILLED") {
+  // A trigger order is never modified: before it fires it is TRIGGER_PENDING, after it fired (the
+  // venue's `triggered`, read NEW) it is on its way to a fill.
+  if (current.triggerPrice !== null || (current.status !== "NEW" && current.status !== "PARTIALLY_FILLED")) {
     throw venueError("INVALID_ORDER", `Only an open limit order can be modified; this one is ${current.status}`);
   }
   assertPositive(request.quantity, "quantity");

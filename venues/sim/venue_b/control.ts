@@ -168,6 +168,19 @@ export function registerControlRoutes(app: Hono, state: SimState): void {
     return c.json(state.faults);
   });
 
+  /**
+   * Holds fired market triggers at `triggered` (the venue's "Order triggered and awaiting
+   * execution"), so a test can read the order between firing and fill; releasing executes them.
+   */
+  app.put("/_control/trigger-hold", async (c) => {
+    const { hold } = await jsonBody(c);
+    if (typeof hold !== "boolean") return badRequest(c, "hold must be true or false");
+    state.triggerHold = hold;
+    if (!hold) state.markets.forEach((_, index) => matchOnMark(state, index));
+    const held = [...state.orders.values()].filter((order) => order.status === "triggered").length;
+    return c.json({ hold, held });
+  });
+
   app.get("/_control/ledger", (c) => {
     const user = c.req.query("user");
     if (!user || !ADDRESS.test(user)) return badRequest(c, "user must be a 0x-prefixed 20-byte hex address");

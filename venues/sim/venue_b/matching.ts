@@ -148,22 +148,31 @@ function triggered(order: SimOrder, markPx: string): boolean {
   return order.isBuy ? below : above;
 }
 
-/** Runs resting limits and triggers of one market against its (new) mark. */
+/**
+ * Runs resting limits and triggers of one market against its (new) mark. A market
+ * trigger that fires takes the venue's `triggered` status under its own oid and
+ * cloid, then executes as a market order whose fills carry that oid (and cloid)
+ * and ends `filled`; under the trigger hold it waits at `triggered`.
+ */
 export function matchOnMark(state: SimState, asset: number): void {
   const market = state.markets[asset];
-  const open = [...state.orders.values()].filter((order) => order.asset === asset && order.status === "open");
+  const live = (order: SimOrder) => order.status === "open" || order.status === "triggered";
+  const open = [...state.orders.values()].filter((order) => order.asset === asset && live(order));
   for (const order of open.sort((a, b) => a.oid - b.oid)) {
     const user = state.users.get(order.user)!;
     if (order.trigger) {
-      if (!triggered(order, market.markPx)) continue;
-      // The venue's own status for a trigger that fired; the order then executes (or rests) as it says.
-      publishOrder(state, order, "triggered");
-      if (!order.trigger.isMarket) {
-        // A limit trigger becomes a plain resting limit once fired.
-        order.trigger = null;
-        order.tif = "Gtc";
-        continue;
+      if (order.status === "open") {
+        if (!triggered(order, market.markPx)) continue;
+        if (!order.trigger.isMarket) {
+          // A limit trigger becomes a plain resting limit once fired.
+          publishOrder(state, order, "triggered");
+          order.trigger = null;
+          order.tif = "Gtc";
+          continue;
+        }
+        settle(state, order, "triggered");
       }
+      if (state.triggerHold) continue;
       const fills = executeTaker(state, user, order);
       settle(state, order, fills.length ? "filled" : "reduceOnlyCanceled");
       continue;

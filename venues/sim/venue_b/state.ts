@@ -127,6 +127,11 @@ export interface SimState {
   orders: Map<number, SimOrder>;
   sends: SimSend[];
   faults: { mode: FaultMode; ms: number };
+  /**
+   * Holds fired market triggers at the venue's `triggered` status ("Order triggered and awaiting
+   * execution") instead of executing them at once (`PUT /_control/trigger-hold`).
+   */
+  triggerHold: boolean;
   counters: { oid: number; tid: number; hash: number };
   /** Who hears of each change the engine makes (the WebSocket, feed.ts). */
   feed: Set<(event: SimEvent) => void>;
@@ -157,6 +162,7 @@ export function createSimState(options: { now: () => number; isMainnet: boolean 
     orders: new Map(),
     sends: [],
     faults: { mode: "NONE", ms: 0 },
+    triggerHold: false,
     counters: { oid: 1_000_000, tid: 1, hash: 0 },
     feed: new Set(),
   };
