@@ -324,6 +324,9 @@ Deno.test("VENUE_B places with no read first; resubmitting a client order id ans
   assert.equal((await adapter.getAccount(credentials)).openOrders.length, 1);
   const sent = recorder.bodies.filter((b) => (b.body.action as { type?: string } | undefined)?.type === "order");
   assert.equal(sent.length, 2, "the venue refused the duplicate cloid; the adapter answered its record");
+  // The venue's wording of that refusal is unknown: the adapter looks the cloid up on any refusal.
+  await sim.control("PUT", "/refusals", { duplicateCloid: "Cloid already used by another order." });
+  assert.equal((await adapter.placeOrder(credentials, request)).orderId, first.orderId);
 
   // Even a second signed action with the same cloid cannot create a second order at the venue.
   await using direct = startSim();
@@ -904,8 +907,10 @@ Deno.test("VENUE_B places a position's legs in one action, answering each leg on
     // More than 80 % away from the mark: refused on its own.
     leg("TAKE_PROFIT", "20", "5", "legs-tp2"),
   ]);
-  const actions = recorder.bodies.filter((b) => (b.body.action as { type?: string }).type === "order");
+  const actions = recorder.bodies.filter((b) => (b.body.action as { type?: string } | undefined)?.type === "order");
   assert.equal(actions.length, 1, "one action for the three legs");
+  const lookups = recorder.bodies.filter((b) => b.body.type === "orderStatus").map((b) => b.body.oid);
+  assert.deepEqual(lookups, [cloidFromClientOrderId("legs-tp2")], "the refused leg is looked up by its cloid");
   assert.equal((actions[0].body.action as { orders: unknown[] }).orders.length, 3);
   const [stop, target, refused] = answers;
   assert.ok(!(stop instanceof VenueError) && stop.status === "TRIGGER_PENDING" && stop.type === "STOP_MARKET");

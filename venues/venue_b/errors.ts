@@ -42,8 +42,6 @@ const RULES: [RegExp, VenueErrorKind][] = [
   [/^Cannot self-transfer/i, "INVALID_ORDER"],
 ];
 
-/** Texts that tell the adapter the order already exists at the venue under this cloid. */
-const DUPLICATE_CLOID = /^Duplicate cloid/i;
 /** Texts of a cancel that found no open order (already filled, canceled or never placed). */
 const NOTHING_TO_CANCEL = /^Order was never placed, already canceled, or filled/i;
 /**
@@ -57,11 +55,6 @@ const NONCE_REFUSED = /^Invalid nonce/i;
 export function kindOfVenueMessage(message: string): VenueErrorKind {
   for (const [pattern, kind] of RULES) if (pattern.test(message)) return kind;
   return "INVALID_ORDER";
-}
-
-/** Whether the venue refused an order because its cloid is taken. */
-export function isDuplicateCloid(message: string): boolean {
-  return DUPLICATE_CLOID.test(message);
 }
 
 /** Whether a cancel found no open order under that id. */

@@ -22,7 +22,7 @@ import type {
 import { VenueError } from "../types.ts";
 import { MARKET_SLIPPAGE, MAX_PERP_BUILDER_FEE, MIN_ORDER_VALUE_USD, TRIGGER_SLIPPAGE } from "./constants.ts";
 import { agentCredentials, principal, sendL1Action, type VenueBContext } from "./context.ts";
-import { errorFromVenueMessage, isDuplicateCloid, isNothingToCancel, venueError } from "./errors.ts";
+import { errorFromVenueMessage, isNothingToCancel, venueError } from "./errors.ts";
 import {
   averageFillPrice,
   cloidFromClientOrderId,
@@ -158,7 +158,9 @@ function builderField(request: PlaceOrderRequest) {
 /**
  * Places one order; the builder goes on opening orders only. No look-up
  * first (the caller records each order before sending it and never sends it
- * twice): the venue refusing a duplicate cloid is answered with its record.
+ * twice): a refused order is looked up by its cloid, and an order the venue
+ * already holds under it (a duplicate cloid, whatever the refusal says) is
+ * the answer.
  */
 export async function placeOrder(
   ctx: VenueBContext,
@@ -222,12 +224,12 @@ async function placeOrders(
         averagePrice: wireDecimal(avgPx),
       };
     }
-    if (result && typeof result === "object" && "error" in result && !isDuplicateCloid(result.error)) {
-      return errorFromVenueMessage(result.error);
-    }
-    // A duplicate cloid, or a status we cannot read: the venue's own record is the answer.
+    // Any refusal, or a status we cannot read: the venue's record under our cloid is the answer
+    // when it has one. Its wording of a duplicate cloid is documented nowhere, so no text is
+    // matched: every order carries its cloid, and an order the venue already holds under it was ours.
     const known = await findOrder(ctx, principal(agent), request.clientOrderId);
     if (known) return known;
+    if (result && typeof result === "object" && "error" in result) return errorFromVenueMessage(result.error);
     throw venueError("OUTCOME_UNKNOWN", "VENUE_B accepted the order action without a readable order status");
   }));
 }

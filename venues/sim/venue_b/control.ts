@@ -181,6 +181,14 @@ export function registerControlRoutes(app: Hono, state: SimState): void {
     return c.json({ hold, held });
   });
 
+  // The duplicate-cloid refusal's wording is unknown (state.ts): tests change it to prove nothing reads it.
+  app.put("/_control/refusals", async (c) => {
+    const { duplicateCloid } = await jsonBody(c);
+    if (typeof duplicateCloid !== "string" || !duplicateCloid) return badRequest(c, "duplicateCloid must be a text");
+    state.duplicateCloidText = duplicateCloid;
+    return c.json({ duplicateCloid });
+  });
+
   app.get("/_control/ledger", (c) => {
     const user = c.req.query("user");
     if (!user || !ADDRESS.test(user)) return badRequest(c, "user must be a 0x-prefixed 20-byte hex address");

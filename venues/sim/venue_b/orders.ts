@@ -40,7 +40,7 @@ function refusal(state: SimState, user: SimUser, wireOrder: WireOrder): string |
   if (cmp(abs(sub(wireOrder.p, market.markPx)), mul(market.markPx, "0.8")) > 0) {
     return "Order price cannot be more than 80% away from the reference price";
   }
-  if (wireOrder.c && user.cloids.has(wireOrder.c)) return "Duplicate cloid.";
+  if (wireOrder.c && user.cloids.has(wireOrder.c)) return state.duplicateCloidText;
   const position = user.positions.get(market.coin)?.szi ?? "0";
   const grows = isZero(position) || (cmp(position, "0") > 0) === wireOrder.b;
   if (wireOrder.r && grows) return "Reduce only order would increase position.";

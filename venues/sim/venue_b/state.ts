@@ -132,6 +132,12 @@ export interface SimState {
    * execution") instead of executing them at once (`PUT /_control/trigger-hold`).
    */
   triggerHold: boolean;
+  /**
+   * The refusal of an order whose cloid the user already used. Its wording is not documented by
+   * the venue nor named by its SDK, so it is invented and settable (`PUT /_control/refusals`):
+   * nothing may depend on it.
+   */
+  duplicateCloidText: string;
   counters: { oid: number; tid: number; hash: number };
   /** Who hears of each change the engine makes (the WebSocket, feed.ts). */
   feed: Set<(event: SimEvent) => void>;
@@ -163,6 +169,7 @@ export function createSimState(options: { now: () => number; isMainnet: boolean 
     sends: [],
     faults: { mode: "NONE", ms: 0 },
     triggerHold: false,
+    duplicateCloidText: "Duplicate cloid.",
     counters: { oid: 1_000_000, tid: 1, hash: 0 },
     feed: new Set(),
   };
