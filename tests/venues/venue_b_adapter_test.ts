@@ -962,3 +962,29 @@ Deno.test("VENUE_B follows a triggered stop to its fill: not pending, not modifi
   assert.deepEqual([filled.status, filled.orderId, filled.filledQuantity], ["FILLED", fired.orderId, "10"]);
   assert.deepEqual((await adapter.getAccount(credentials)).positions, []);
 });
+
+Deno.test("VENUE_B never modifies a GTC order into taking liquidity: held to ALO, refused, left as it was", async () => {
+  await using sim = startSim();
+  const recorder = recordingFetch();
+  const { adapter, credentials } = await connectClient(sim, { adapter: { fetch: recorder.fetch } });
+  await adapter.placeOrder(credentials, { ...smallBuy("mod-cross"), quantity: "0.5" });
+  const before = (await adapter.getOrder(credentials, "ETHUSDC", "mod-cross"))!;
+  await assertVenueError(
+    adapter.modifyOrder(credentials, { symbol: "ETHUSDC", clientOrderId: "mod-cross", quantity: "0.5", price: "3100" }),
+    "INVALID_ORDER",
+    /^Post only order would have immediately matched/,
+  );
+  const refusal = await adapter.modifyOrder(credentials, {
+    symbol: "ETHUSDC",
+    clientOrderId: "mod-cross",
+    quantity: "0.5",
+    price: "3100",
+  }).catch((error: Error) => error);
+  assert.match((refusal as Error).message, /would take liquidity \(cancel and place instead\)/);
+  const modify = recorder.bodies.map((b) => b.body.action as Record<string, unknown> | undefined)
+    .find((action) => action?.type === "modify")!;
+  assert.equal("a" in modify, false, "never `a`: the new order would be placed even after the old one filled");
+  const after = (await adapter.getOrder(credentials, "ETHUSDC", "mod-cross"))!;
+  assert.deepEqual([after.status, after.price, after.orderId], ["NEW", before.price, before.orderId]);
+  assert.deepEqual((await adapter.getAccount(credentials)).positions, []);
+});

@@ -458,3 +458,26 @@ Deno.test("VENUE_B simulator: a fired market trigger is `triggered` under its ow
   }[];
   assert.deepEqual([fills[0].oid, fills[0].cloid, fills[0].side], [oid, cloid, "A"]);
 });
+
+Deno.test("VENUE_B simulator: a modify without `a` is held to ALO, whatever its TIF; with `a: true` it takes as a GTC", async () => {
+  await using sim = startSim();
+  const wallet = await fundedWallet(sim);
+  const cloid = "0x000000000000000000000000000000d1";
+  const status = async () =>
+    ((await sim.post("/info", { type: "orderStatus", user: wallet.address, oid: cloid })).body as {
+      order: { order: { limitPx: string }; status: string };
+    }).order;
+  assert.equal((await sendL1(sim, wallet, btcOrder("64000", "0.01", { c: cloid }))).status, 200);
+  const crossing = { a: 0, b: true, p: "66000", s: "0.01", r: false, t: { limit: { tif: "Gtc" } }, c: cloid };
+  const refused = await sendL1(sim, wallet, { type: "modify", oid: cloid, order: crossing });
+  assert.match(
+    (refused.body as { response: string }).response,
+    /^Post only order would have immediately matched, bbo was /,
+  );
+  assert.deepEqual([(await status()).status, (await status()).order.limitPx], ["open", "64000.0"]);
+  const placed = await sendL1(sim, wallet, { type: "modify", oid: cloid, order: crossing, a: true });
+  assert.equal((placed.body as { status: string }).status, "ok");
+  assert.equal((await status()).status, "filled");
+  const fills = (await sim.post("/info", { type: "userFills", user: wallet.address })).body as { cloid: string }[];
+  assert.deepEqual(fills.map((fill) => fill.cloid), [cloid]);
+});

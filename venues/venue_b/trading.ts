@@ -308,7 +308,24 @@ export async function modifyOrder(
     c: cloid,
   };
   if (isZero(order.s)) throw venueError("INVALID_ORDER", `Quantity "${request.quantity}" rounds to zero`);
-  await sendL1Action(ctx, agent, { type: "modify", oid: cloid, order });
+  // No `a` (always place): without it the venue holds the new order to ALO (SDK modify.d.ts), so a
+  // price that would take liquidity is refused and the order stays as it was; with it the new order
+  // would be placed even where the old one has just filled.
+  try {
+    await sendL1Action(ctx, agent, { type: "modify", oid: cloid, order });
+  } catch (error) {
+    if (
+      !(error instanceof VenueError) ||
+      !/^Post only order would have immediately matched/i.test(String(error.detail.venueCode))
+    ) {
+      throw error;
+    }
+    throw venueError(
+      "INVALID_ORDER",
+      "VENUE_B modifies an order only to a price that rests on the book; this one would take liquidity (cancel and place instead)",
+      { venueCode: error.detail.venueCode },
+    );
+  }
   const modified = await findOrder(ctx, principal(agent), request.clientOrderId);
   if (!modified) {
     throw venueError("OUTCOME_UNKNOWN", "VENUE_B accepted the modification but no longer reports the order");

@@ -165,28 +165,37 @@ export function cancelOrdersByCloid(state: SimState, user: SimUser, cancels: { a
 
 /**
  * modify: the old order is cancelled and the new one placed under a new oid,
- * keeping the cloid and the builder. Without `a: true` the new order must not
- * take liquidity.
+ * keeping the cloid and the builder. Without `a: true` (SDK modify.d.ts: "the
+ * default behavior requires the new order to be a non-trigger order with TIF
+ * `Alo`, or a non-executable order with TIF `Gtc`") the new order is held to
+ * ALO: one that would take liquidity is refused as ALO is, whatever its TIF,
+ * and nothing is placed when the old order is no longer open. With `a: true`
+ * ("Always place the resulting order, even if the cancel did not succeed") it
+ * is placed as any order, taking liquidity as its TIF says.
  */
 export function modifyOrder(
   state: SimState,
   user: SimUser,
-  modify: { oid: number | HexAddress; order: WireOrder },
+  modify: { oid: number | HexAddress; order: WireOrder; a?: true },
 ): WireOrderResult {
   const oid = typeof modify.oid === "number" ? modify.oid : user.cloids.get(modify.oid);
-  const current = oid === undefined ? undefined : state.orders.get(oid);
-  if (!current || current.user !== user.address || current.status !== "open") {
-    return { error: "Cannot modify canceled or filled order" };
-  }
+  const found = oid === undefined ? undefined : state.orders.get(oid);
+  const current = found && found.user === user.address && found.status === "open" ? found : undefined;
   const replacement = modify.order;
+  if (!current && !modify.a) return { error: "Cannot modify canceled or filled order" };
   const market = state.markets[replacement.a];
-  if ("limit" in replacement.t && market && crosses(market, { isBuy: replacement.b, limitPx: replacement.p })) {
+  const crossing = "limit" in replacement.t && market &&
+    crosses(market, { isBuy: replacement.b, limitPx: replacement.p });
+  if (crossing && !modify.a) {
     return { error: `Post only order would have immediately matched, bbo was ${wire(market.bid)}@${wire(market.ask)}` };
   }
-  current.status = "canceled";
-  current.statusTimestamp = state.now();
-  if (current.cloid) user.cloids.delete(current.cloid);
-  const result = placeOne(state, user, replacement, current.builder);
+  if (current) {
+    current.status = "canceled";
+    current.statusTimestamp = state.now();
+    if (current.cloid) user.cloids.delete(current.cloid);
+  }
+  const result = placeOne(state, user, replacement, current?.builder ?? null);
+  if (!current) return result;
   if ("error" in (result as object)) {
     current.status = "open";
     if (current.cloid) user.cloids.set(current.cloid, current.oid);
