@@ -634,6 +634,7 @@ Deno.test("VENUE_B modifies an open limit order in place of its client order id"
   assert.equal(modified.price, "2910");
   assert.equal(modified.quantity, "0.75");
   assert.equal(modified.status, "NEW");
+  assert.equal(modified.timeInForce, "POST_ONLY", "a GTC modified without `a` is an ALO at the venue");
   assert.equal((await adapter.getAccount(credentials)).openOrders.length, 1);
   await adapter.cancelOrder(credentials, "ETHUSDC", "mod-1");
   await assertVenueError(

@@ -459,7 +459,7 @@ Deno.test("VENUE_B simulator: a fired market trigger is `triggered` under its ow
   assert.deepEqual([fills[0].oid, fills[0].cloid, fills[0].side], [oid, cloid, "A"]);
 });
 
-Deno.test("VENUE_B simulator: a modify without `a` is held to ALO, whatever its TIF; with `a: true` it takes as a GTC", async () => {
+Deno.test("VENUE_B simulator: a modify without `a` turns a GTC into an ALO; with `a: true` it takes as a GTC", async () => {
   await using sim = startSim();
   const wallet = await fundedWallet(sim);
   const cloid = "0x000000000000000000000000000000d1";
@@ -475,6 +475,13 @@ Deno.test("VENUE_B simulator: a modify without `a` is held to ALO, whatever its 
     /^Post only order would have immediately matched, bbo was /,
   );
   assert.deepEqual([(await status()).status, (await status()).order.limitPx], ["open", "64000.0"]);
+  // One that rests is placed, its GTC overridden to ALO.
+  const resting = { ...crossing, p: "64500" };
+  assert.equal((await sendL1(sim, wallet, { type: "modify", oid: cloid, order: resting })).status, 200);
+  const moved = (await sim.post("/info", { type: "orderStatus", user: wallet.address, oid: cloid })).body as {
+    order: { order: { limitPx: string; tif: string }; status: string };
+  };
+  assert.deepEqual([moved.order.status, moved.order.order.limitPx, moved.order.order.tif], ["open", "64500.0", "Alo"]);
   const placed = await sendL1(sim, wallet, { type: "modify", oid: cloid, order: crossing, a: true });
   assert.equal((placed.body as { status: string }).status, "ok");
   assert.equal((await status()).status, "filled");

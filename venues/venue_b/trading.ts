@@ -279,7 +279,12 @@ export async function cancelProtection(
   await cancelOrder(ctx, credentials, symbol, clientOrderId);
 }
 
-/** Re-prices and re-sizes an open limit order; the venue keeps its cloid and builder. */
+/**
+ * Re-prices and re-sizes an open limit order; the venue keeps its cloid and
+ * builder. Sent without `a`, the new order is held to ALO at the venue: a GTC
+ * comes back as POST_ONLY (its TIF overridden), and a price that would take
+ * liquidity is refused, the order left as it was.
+ */
 export async function modifyOrder(
   ctx: VenueBContext,
   credentials: VenueCredentials,
@@ -308,9 +313,9 @@ export async function modifyOrder(
     c: cloid,
   };
   if (isZero(order.s)) throw venueError("INVALID_ORDER", `Quantity "${request.quantity}" rounds to zero`);
-  // No `a` (always place): without it the venue holds the new order to ALO (SDK modify.d.ts), so a
-  // price that would take liquidity is refused and the order stays as it was; with it the new order
-  // would be placed even where the old one has just filled.
+  // No `a` (always place): without it the venue holds the new order to ALO (SDK modify.d.ts; a GTC's
+  // TIF is overridden to ALO), so a price that would take liquidity is refused and the order stays as
+  // it was; with it the new order would be placed even where the old one has just filled.
   try {
     await sendL1Action(ctx, agent, { type: "modify", oid: cloid, order });
   } catch (error) {

@@ -167,11 +167,12 @@ export function cancelOrdersByCloid(state: SimState, user: SimUser, cancels: { a
  * modify: the old order is cancelled and the new one placed under a new oid,
  * keeping the cloid and the builder. Without `a: true` (SDK modify.d.ts: "the
  * default behavior requires the new order to be a non-trigger order with TIF
- * `Alo`, or a non-executable order with TIF `Gtc`") the new order is held to
- * ALO: one that would take liquidity is refused as ALO is, whatever its TIF,
- * and nothing is placed when the old order is no longer open. With `a: true`
- * ("Always place the resulting order, even if the cancel did not succeed") it
- * is placed as any order, taking liquidity as its TIF says.
+ * `Alo`, or a non-executable order with TIF `Gtc`"; the venue's docs: such a
+ * GTC's TIF "is then overridden to ALO") a GTC becomes an ALO: one that would
+ * take liquidity is refused as ALO is, the old order left open, and one that
+ * rests reports `Alo`; nothing is placed when the old order is no longer open.
+ * With `a: true` ("Always place the resulting order, even if the cancel did
+ * not succeed") it is placed as any order, taking liquidity as its TIF says.
  */
 export function modifyOrder(
   state: SimState,
@@ -181,14 +182,9 @@ export function modifyOrder(
   const oid = typeof modify.oid === "number" ? modify.oid : user.cloids.get(modify.oid);
   const found = oid === undefined ? undefined : state.orders.get(oid);
   const current = found && found.user === user.address && found.status === "open" ? found : undefined;
-  const replacement = modify.order;
   if (!current && !modify.a) return { error: "Cannot modify canceled or filled order" };
-  const market = state.markets[replacement.a];
-  const crossing = "limit" in replacement.t && market &&
-    crosses(market, { isBuy: replacement.b, limitPx: replacement.p });
-  if (crossing && !modify.a) {
-    return { error: `Post only order would have immediately matched, bbo was ${wire(market.bid)}@${wire(market.ask)}` };
-  }
+  const asGtc = "limit" in modify.order.t && modify.order.t.limit.tif === "Gtc";
+  const replacement: WireOrder = asGtc && !modify.a ? { ...modify.order, t: { limit: { tif: "Alo" } } } : modify.order;
   if (current) {
     current.status = "canceled";
     current.statusTimestamp = state.now();
