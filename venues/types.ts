@@ -96,6 +96,11 @@ export interface SealedSecret {
  */
 export interface RequestBudget {
   spend(weight: number): Promise<void>;
+  /**
+   * Weight a request turned out to cost once answered (VENUE_B's history reads weigh 1 more per 20 items
+   * returned): counted against the budget, never refused, since the venue already served it.
+   */
+  charge?(weight: number): Promise<void>;
 }
 
 export interface SecretOpener {

@@ -106,6 +106,30 @@ export class EgressBudget implements RequestBudget {
   }
 
   /**
+   * Count weight a request turned out to cost once served (VENUE_B's history
+   * reads weigh 1 more per 20 items returned): from what this instance holds,
+   * the rest written to the egress's window even past its room, so the spends
+   * after it find the minute that much fuller. Never refused: the venue has
+   * already counted it.
+   */
+  async charge(weight: number): Promise<void> {
+    if (weight <= 0) return;
+    const window = this.#currentWindow();
+    const held = Math.min(this.#claimed, weight);
+    this.#claimed -= held;
+    const rest = weight - held;
+    if (rest === 0) return;
+    await withTransaction(this.db, async (tx) => {
+      await tx.insert(egressBudgets)
+        .values({ providerId: this.providerId, egress: this.egress, windowStart: window, spent: rest })
+        .onConflictDoUpdate({
+          target: [egressBudgets.providerId, egressBudgets.egress, egressBudgets.windowStart],
+          set: { spent: sql`${egressBudgets.spent} + ${rest}` },
+        });
+    });
+  }
+
+  /**
    * Wait until `weight` is claimed for this instance, for the requests about
    * to follow (a fan-out paces itself here rather than be refused).
    */

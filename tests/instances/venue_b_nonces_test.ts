@@ -27,6 +27,9 @@ interface NonceChecks {
 
 Deno.test("three instances sign VENUE_B actions for shared agents: no nonce repeated or refused; a signal sent to every instance reaches the venue once per client", async (t) => {
   const fleet = await Fleet.start({ instances: 3, env: LIFTED });
+  // The service's weight budget is lifted for this burst; the simulator's IP limit (1,200 a minute by default,
+  // as at the venue) is lifted with it, or the venue would answer the burst 429.
+  await fleet.simulator("venueB", "PUT", "/limits", { ipWeightPerMinute: 100_000_000 });
   // The test's own handle on the fleet's database, to seed traders as the hosted page and a reconcile leave them.
   const seeder = await startTestEnv({
     databaseUrl: fleet.databaseUrl,

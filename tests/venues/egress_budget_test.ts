@@ -180,3 +180,19 @@ Deno.test("VENUE_B adapter spends what the venue counts, and a refused budget se
   open = true;
   assert.equal(await adapter.getOrder(credentials, "BTCUSDC", "budget-2"), null, "the refused order never left");
 });
+
+Deno.test("egress budget: weight charged after an answer is counted even past the minute's room, never refused", async () => {
+  const env = await startTestEnv();
+  try {
+    const now = 1_800_000_000_000;
+    const first = new EgressBudget(env.deps.db, "VENUE_B", "nat-1", 1200, { now: () => now });
+    const second = new EgressBudget(env.deps.db, "VENUE_B", "nat-1", 1200, { now: () => now });
+    await first.spend(1000);
+    // A history read's items, known once it answered: more than the 20 left.
+    await first.charge(100);
+    await assert.rejects(second.spend(1), rateLimited, "the other instance finds the minute overdrawn");
+    await assert.rejects(first.spend(1), rateLimited);
+  } finally {
+    await env.close();
+  }
+});

@@ -56,6 +56,28 @@ export function infoWeight(type: string): number {
   return LIGHT_INFO.has(type) ? 2 : type === "userRole" ? 60 : 20;
 }
 
+/** Info requests the venue weighs 1 more per 20 items they return (rate-limits page). */
+const PER_20_ITEMS = new Set([
+  "recentTrades",
+  "historicalOrders",
+  "userFills",
+  "userFillsByTime",
+  "fundingHistory",
+  "userFunding",
+  "nonUserFundingUpdates",
+  "twapHistory",
+  "userTwapSliceFills",
+  "userTwapSliceFillsByTime",
+  "delegatorHistory",
+  "delegatorRewards",
+  "validatorStats",
+]);
+
+/** What an answer adds to its request's weight: 1 per 20 items of a history read, else nothing. */
+export function infoAnswerWeight(type: string, answer: unknown): number {
+  return PER_20_ITEMS.has(type) && Array.isArray(answer) ? Math.floor(answer.length / 20) : 0;
+}
+
 /** An exchange action weighs 1, plus 1 per 40 orders or cancels it carries. */
 export function exchangeWeight(action: unknown): number {
   const { orders, cancels } = action as { orders?: unknown[]; cancels?: unknown[] };
@@ -119,6 +141,9 @@ export function createVenueBClient(deps: VenueBClientDeps): VenueBClient {
         if (error instanceof VenueError) throw error;
         throw venueError("UNAVAILABLE", `VENUE_B could not be read: ${describe(error)}`);
       }
+      // A history read costs more the more it returns: known only now, and counted though already served.
+      const extra = infoAnswerWeight(String(body.type), parsed);
+      if (extra > 0) await deps.budget?.charge?.(extra);
       return parsed as T;
     },
 

@@ -16,6 +16,7 @@ import {
   updateLeverage,
 } from "./orders.ts";
 import type { SimState, SimUser } from "./state.ts";
+import { chargeAddress } from "./limits.ts";
 import { approveAgent, approveBuilderFee, sendAsset, type SendAssetFields, usdSend } from "./user_actions.ts";
 import {
   type CanonicalL1Action,
@@ -75,6 +76,9 @@ export function answerExchange(state: SimState, raw: unknown): unknown {
   const actor = resolveL1Actor(state, signer);
   if (typeof actor === "string") return err(actor);
   if (vaultAddress) return err(`Vault ${vaultAddress} does not exist.`);
+  // The address's limit counts every action it signs, an expired one too (limits.ts).
+  const overLimit = chargeAddress(state, actor, canonical);
+  if (overLimit) return err(overLimit);
   if (expiresAfter !== undefined && expiresAfter < state.now()) {
     return err(`Action has expired: expiresAfter ${expiresAfter}.`);
   }
