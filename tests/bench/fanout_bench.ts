@@ -31,6 +31,9 @@ const PER_VENUE = { VENUE_A: Math.ceil(ACCOUNTS / 2), VENUE_B: Math.floor(ACCOUN
 
 // The venues in a process of their own, as real venues are: the figures are the service's work, not theirs.
 const venues = await startSimulatorProcess();
+// The simulator's VENUE_B rate limits (on by default, at the venue's values) lifted with the service's budgets.
+await fetch(`${venues.urls.venueB}/_control/limits`, { method: "PUT", body: JSON.stringify({ enabled: false }) })
+  .then((response) => response.body?.cancel());
 // The service-side egress budgets lifted like the simulator's own limit: this measures the engine.
 const env = await startTestEnv({
   env: { VENUE_A_IP_WEIGHT_PER_MINUTE: "100000000", VENUE_B_IP_WEIGHT_PER_MINUTE: "100000000" },

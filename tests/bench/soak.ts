@@ -41,6 +41,9 @@ const LOOPBACK_RECEIVER = { OUTBOUND_ALLOW_LOOPBACK: "true" };
 
 await ensureWrk();
 const venues = await startSimulatorProcess();
+// The simulator's VENUE_B rate limits (on by default, at the venue's values) lifted with the service's budgets.
+await fetch(`${venues.urls.venueB}/_control/limits`, { method: "PUT", body: JSON.stringify({ enabled: false }) })
+  .then((response) => response.body?.cancel());
 // The database is written here first (partner, traders, clients), then served by the service's own process.
 const env = await startTestEnv({ env: { ...LIFTED, ...LOOPBACK_RECEIVER }, venues: venues.urls });
 env.clock.freeze(null); // the service runs on real time: so must what is written for it

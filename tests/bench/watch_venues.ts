@@ -7,8 +7,9 @@
  *   minutes) and reports it in X-MBX-USED-WEIGHT-1M; this counts each
  *   request's weight by the simulator's own route table, keeps the highest
  *   header of each minute, and counts its 429 and 418 answers.
- * - VENUE_B: the simulator does not model the venue's REST weight, so it is
- *   modelled here: 1,200 a minute per IP (any rolling minute), each request
+ * - VENUE_B: the simulator's own limits (limits.ts) are off here and the
+ *   weight is counted on this side instead, with a limit the set-up phase
+ *   can lift: 1,200 a minute per IP (any rolling minute), each request
  *   weighed as the venue documents it (`infoWeight`, `exchangeWeight`; the
  *   venue's extra weight per 20 items of a long history answer is not
  *   counted), refused with 429 beyond it.
@@ -73,6 +74,8 @@ const venueA = createVenueASimulator();
 const venueB = createVenueBSimulator({
   isMainnet: config.venueBMainnet,
   wallets: [{ address: config.venueBBuilderAddress, usdc: "1000" }],
+  // The weight is counted here, with a limit the set-up phase lifts: the simulator's own (limits.ts) stays off.
+  limits: { enabled: false },
 });
 
 // The simulator's own weights, by method and path (the handlers are never called from here).
