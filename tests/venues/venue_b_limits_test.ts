@@ -11,6 +11,8 @@ import assert from "node:assert/strict";
 import { type RequestBudget, VenueError } from "../../venues/types.ts";
 import { signL1Action } from "../../venues/venue_b/signing.ts";
 import { connectClient, startSim, testNonce } from "./venue_b_fixture.ts";
+import { EgressBudget } from "../../domain/venues/egress_budget.ts";
+import { startTestEnv } from "../_helpers/env.ts";
 
 const limitsOf = (sim: ReturnType<typeof startSim>, user?: string) =>
   sim.control<{ ipWeightUsed: number; requestsUsed?: number; enabled: boolean; ipWeightPerMinute: number }>(
@@ -136,4 +138,40 @@ Deno.test("VENUE_B adapter charges a history read by the items it returns", asyn
   const before = (await limitsOf(sim)).ipWeightUsed;
   await adapter.getFunding(credentials, { since });
   assert.equal((await limitsOf(sim)).ipWeightUsed - before, 22);
+});
+
+Deno.test("VENUE_B: the egress budget keeps long history reads under the simulator's 1,200 a minute", async () => {
+  const env = await startTestEnv();
+  try {
+    await using sim = startSim();
+    const budget = new EgressBudget(env.deps.db, "VENUE_B", "nat-history", 1200);
+    const { adapter, credentials } = await connectClient(sim, { adapter: { budget } });
+    await sim.control("PUT", "/markets/BTC", { markPrice: "65000", bid: "64999", ask: "65001" });
+    await adapter.placeOrder(credentials, {
+      symbol: "BTCUSDC",
+      side: "BUY",
+      type: "MARKET",
+      quantity: "0.001",
+      reduceOnly: false,
+      clientOrderId: "open-1",
+    });
+    // 200 payments: each read weighs 20 + 10 at the venue.
+    for (let i = 0; i < 200; i++) await sim.control("POST", "/funding", { coin: "BTC", rate: "0.0001" });
+    const since = Date.now() - 60_000;
+    let reads = 0;
+    for (;;) {
+      const refusal = await adapter.getFunding(credentials, { since }).then(() => null, (error) => error);
+      if (refusal) {
+        assert.ok(rateLimited(refusal), String(refusal));
+        assert.equal((refusal as VenueError).detail.venueCode, undefined, "the budget refused, not the venue");
+        break;
+      }
+      reads++;
+    }
+    const used = (await limitsOf(sim)).ipWeightUsed;
+    assert.ok(used <= 1200, `${used} weight in ${reads} reads`);
+    assert.ok(reads >= 30, `${reads} reads: the budget's 85 % of the minute is used`);
+  } finally {
+    await env.close();
+  }
 });
