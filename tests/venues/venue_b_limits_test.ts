@@ -8,6 +8,7 @@
  * what they return and maps both refusals to RATE_LIMITED.
  */
 import assert from "node:assert/strict";
+import { HttpTransport, InfoClient } from "@nktkas/hyperliquid";
 import { type RequestBudget, VenueError } from "../../venues/types.ts";
 import { signL1Action } from "../../venues/venue_b/signing.ts";
 import { connectClient, startSim, testNonce } from "./venue_b_fixture.ts";
@@ -174,4 +175,26 @@ Deno.test("VENUE_B: the egress budget keeps long history reads under the simulat
   } finally {
     await env.close();
   }
+});
+
+Deno.test("VENUE_B simulator answers userRateLimit as the SDK reads it: volume, requests used and cap", async () => {
+  await using sim = startSim();
+  const { adapter, credentials, principal } = await connectClient(sim);
+  await sim.control("PUT", "/markets/BTC", { markPrice: "65000", bid: "64999", ask: "65001" });
+  await adapter.placeOrder(credentials, {
+    symbol: "BTCUSDC",
+    side: "BUY",
+    type: "MARKET",
+    quantity: "0.001",
+    reduceOnly: false,
+    clientOrderId: "open-1",
+  });
+  const info = new InfoClient({ transport: new HttpTransport({ apiUrl: sim.baseUrl, isTestnet: false }) });
+  // 0.001 at 65001: 65.001 USDC traded earns 65 requests over the 10,000 every address starts with.
+  assert.deepEqual(await info.userRateLimit({ user: principal.address }), {
+    cumVlm: "65.001",
+    nRequestsUsed: 1,
+    nRequestsCap: 10_065,
+    nRequestsSurplus: 0,
+  });
 });

@@ -15,6 +15,7 @@ import type {
 import type { WsBasicOrder } from "../../venue_b/stream_wire.ts";
 import { hex, integer, record, WireShapeError } from "./canonical.ts";
 import { bookSide } from "./matching.ts";
+import { addressRateLimit } from "./limits.ts";
 import {
   accountValue,
   availableMargin,
@@ -260,6 +261,8 @@ export function answerInfo(state: SimState, raw: unknown): unknown {
       return user()?.builderApprovals.get(hex(body.builder, 20, "builder")) ?? 0;
     case "approvedBuilders":
       return [...(user()?.builderApprovals.keys() ?? [])];
+    case "userRateLimit":
+      return addressRateLimit(state, user());
     case "referral":
       return {
         referredBy: null,

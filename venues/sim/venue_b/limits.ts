@@ -169,6 +169,18 @@ export function chargeAddress(state: SimState, user: SimUser, action: { type: st
   return null;
 }
 
+/** `userRateLimit`: the address's volume, what it used and its cap (no requests bought here: no surplus). */
+export function addressRateLimit(state: SimState, user: SimUser | undefined) {
+  const limit = limitsOf(state);
+  const volume = user ? cumulativeVolume(user) : 0;
+  return {
+    cumVlm: String(Number(volume.toFixed(6))),
+    nRequestsUsed: user ? limit.addresses.get(user.address)?.used ?? 0 : 0,
+    nRequestsCap: limit.limits.addressRequestBuffer + Math.floor(volume),
+    nRequestsSurplus: 0,
+  };
+}
+
 /** `PUT /_control/limits` (each field optional) and `GET /_control/limits` (what is set and used). */
 export function registerLimitRoutes(app: Hono, state: SimState): void {
   const view = (user?: string) => {
