@@ -488,3 +488,24 @@ Deno.test("VENUE_B simulator: a modify without `a` turns a GTC into an ALO; with
   const fills = (await sim.post("/info", { type: "userFills", user: wallet.address })).body as { cloid: string }[];
   assert.deepEqual(fills.map((fill) => fill.cloid), [cloid]);
 });
+
+Deno.test("VENUE_B simulator: batchModify's `a: true` applies to every modify in it, as the SDK's batchModify says", async () => {
+  await using sim = startSim();
+  const wallet = await fundedWallet(sim);
+  const cloid = "0x000000000000000000000000000000d2";
+  assert.equal((await sendL1(sim, wallet, btcOrder("64000", "0.01", { c: cloid }))).status, 200);
+  const crossing = { a: 0, b: true, p: "66000", s: "0.01", r: false, t: { limit: { tif: "Gtc" } }, c: cloid };
+  const held = await sendL1(sim, wallet, { type: "batchModify", modifies: [{ oid: cloid, order: crossing }] });
+  const refusal = (held.body as { response: { data: { statuses: { error?: string }[] } } }).response.data.statuses[0];
+  assert.match(refusal.error ?? "", /^Post only order would have immediately matched/, "without `a`: held to ALO");
+  const placed = await sendL1(sim, wallet, {
+    type: "batchModify",
+    modifies: [{ oid: cloid, order: crossing }],
+    a: true,
+  });
+  assert.equal((placed.body as { status: string }).status, "ok");
+  const order = ((await sim.post("/info", { type: "orderStatus", user: wallet.address, oid: cloid })).body as {
+    order: { status: string };
+  }).order;
+  assert.equal(order.status, "filled", "with `a: true` the replacement takes as the GTC it is");
+});

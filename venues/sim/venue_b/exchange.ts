@@ -102,7 +102,11 @@ function applyL1(state: SimState, user: SimUser, action: CanonicalL1Action): unk
       return typeof result === "object" && "error" in result ? err(result.error) : ok();
     }
     case "batchModify":
-      return statuses("order", action.modifies.map((modify) => modifyOrder(state, user, modify)));
+      // `a` is the batch's: every replacement in it is placed whatever became of its cancel (SDK batchModify.d.ts).
+      return statuses(
+        "order",
+        action.modifies.map((modify) => modifyOrder(state, user, action.a ? { ...modify, a: true } : modify)),
+      );
     case "updateLeverage": {
       const refusal = updateLeverage(state, user, action);
       return refusal ? err(refusal) : ok();
