@@ -9,27 +9,18 @@
 import assert from "node:assert/strict";
 import { assertCleanPage, assertNotInUrls, openBrowser } from "../_helpers/browser.ts";
 import { checkState } from "../_helpers/axe.ts";
-import { START, startServedTestEnv } from "../_helpers/env.ts";
-import { createPartner, expectError, expectJson } from "../_helpers/http.ts";
+import { START } from "../_helpers/env.ts";
+import { expectError } from "../_helpers/http.ts";
 import { heading, newTab } from "../_helpers/page_tab.ts";
 import { openLink } from "../connect/connect_fixture.ts";
+import { withService } from "../connect/browser_fixture.ts";
 import { PAGE_REQUESTS_PER_MINUTE } from "../../hosted-pages/security.ts";
 
 const MINUTE = 60_000;
 
 Deno.test("hosted pages: assets outside the per-IP limit, a styled limited page that reopens the link", async (t) => {
-  const served = await startServedTestEnv();
-  const { env, origin } = served;
   await using browser = await openBrowser();
-  try {
-    const partner = await createPartner(env);
-    await expectJson(
-      await partner.call("POST", "/v1/users", {
-        body: { externalUserId: "ana" },
-        headers: { "idempotency-key": "ana-0001" },
-      }),
-      201,
-    );
+  await withService(async ({ env, origin, partner }) => {
     const { token } = await openLink(env, partner);
     const assetLinks = async () => {
       const html = await (await fetch(`${origin}/connect`)).text();
@@ -118,7 +109,5 @@ Deno.test("hosted pages: assets outside the per-IP limit, a styled limited page 
         await tab.page.close();
       });
     }
-  } finally {
-    await served.close();
-  }
+  });
 });

@@ -21,6 +21,27 @@ const limitsOf = (sim: ReturnType<typeof startSim>, user?: string) =>
     `/limits${user ? `?user=${user}` : ""}`,
   );
 
+type Connected = Awaited<ReturnType<typeof connectClient>>;
+
+/** A BTC long of 0.001 with `payments` funding payments on it: a funding history of that many items. */
+async function openWithFundings(
+  sim: ReturnType<typeof startSim>,
+  adapter: Connected["adapter"],
+  credentials: Connected["credentials"],
+  payments: number,
+) {
+  await sim.control("PUT", "/markets/BTC", { markPrice: "65000", bid: "64999", ask: "65001" });
+  await adapter.placeOrder(credentials, {
+    symbol: "BTCUSDC",
+    side: "BUY",
+    type: "MARKET",
+    quantity: "0.001",
+    reduceOnly: false,
+    clientOrderId: "open-1",
+  });
+  for (let i = 0; i < payments; i++) await sim.control("POST", "/funding", { coin: "BTC", rate: "0.0001" });
+}
+
 function rateLimited(error: unknown): boolean {
   return error instanceof VenueError && error.kind === "RATE_LIMITED";
 }
@@ -121,16 +142,7 @@ Deno.test("VENUE_B adapter charges a history read by the items it returns", asyn
     charge: (weight) => Promise.resolve(void charged.push(weight)),
   };
   const { adapter, credentials } = await connectClient(sim, { adapter: { budget } });
-  await sim.control("PUT", "/markets/BTC", { markPrice: "65000", bid: "64999", ask: "65001" });
-  await adapter.placeOrder(credentials, {
-    symbol: "BTCUSDC",
-    side: "BUY",
-    type: "MARKET",
-    quantity: "0.001",
-    reduceOnly: false,
-    clientOrderId: "open-1",
-  });
-  for (let i = 0; i < 41; i++) await sim.control("POST", "/funding", { coin: "BTC", rate: "0.0001" });
+  await openWithFundings(sim, adapter, credentials, 41);
   spent.length = 0;
   charged.length = 0;
   const since = Date.now() - 60_000;
@@ -147,17 +159,8 @@ Deno.test("VENUE_B: the egress budget keeps long history reads under the simulat
     await using sim = startSim();
     const budget = new EgressBudget(env.deps.db, "VENUE_B", "nat-history", 1200);
     const { adapter, credentials } = await connectClient(sim, { adapter: { budget } });
-    await sim.control("PUT", "/markets/BTC", { markPrice: "65000", bid: "64999", ask: "65001" });
-    await adapter.placeOrder(credentials, {
-      symbol: "BTCUSDC",
-      side: "BUY",
-      type: "MARKET",
-      quantity: "0.001",
-      reduceOnly: false,
-      clientOrderId: "open-1",
-    });
     // 200 payments: each read weighs 20 + 10 at the venue.
-    for (let i = 0; i < 200; i++) await sim.control("POST", "/funding", { coin: "BTC", rate: "0.0001" });
+    await openWithFundings(sim, adapter, credentials, 200);
     const since = Date.now() - 60_000;
     let reads = 0;
     for (;;) {
