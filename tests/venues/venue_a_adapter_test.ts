@@ -461,22 +461,40 @@ Deno.test("VENUE_A placement reads nothing but a conditional order's mark price;
     ],
     "only a conditional order reads (its trigger against the mark), and listing markets within the minute reads nothing",
   );
-  // Two accounts' stops placed at once share the mark read in flight; one placed after it answered reads again.
-  const other = await h.account();
-  await adapter.placeOrder(other.credentials, market("o-1", "BUY", "0.010"));
-  log.length = 0;
-  await Promise.all([
-    adapter.placeProtection(other.credentials, longStop("o-sl", "0.010")),
-    adapter.placeProtection(keys.credentials, longStop("p-sl-2", "0.010")),
-  ]);
-  assert.deepEqual(log.map(path), ["GET /fapi/v1/premiumIndex", "POST /fapi/v1/algoOrder", "POST /fapi/v1/algoOrder"]);
-  log.length = 0;
-  await adapter.placeProtection(other.credentials, longStop("o-sl-2", "0.010"));
-  assert.deepEqual(log.map(path), ["GET /fapi/v1/premiumIndex", "POST /fapi/v1/algoOrder"]);
   t += 60_000;
   log.length = 0;
   await adapter.placeOrder(keys.credentials, limit("p-5", "BUY", "0.010", "62000"));
   assert.deepEqual(log.map(path), ["GET /fapi/v1/exchangeInfo", "POST /fapi/v1/order"], "refreshed after a minute");
+});
+
+Deno.test("VENUE_A stops of two accounts placed while a mark read is in flight share it; a later one reads again", async () => {
+  await using h = await startVenueA();
+  const keys = await h.account();
+  const other = await h.account();
+  const log: Sent[] = [];
+  // The mark read answers only when the test lets it: both placements have asked for it by then.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => release = resolve);
+  const holdingMarks: typeof fetch = async (input, init) => {
+    if (String(input).includes("/fapi/v1/premiumIndex")) await held;
+    return await fetch(input, init);
+  };
+  const adapter = h.adapter({ fetch: recording(log, holdingMarks) });
+  const path = (sent: Sent) => `${sent.method} ${new URL(sent.url).pathname}`;
+  await adapter.placeOrder(keys.credentials, market("k-1", "BUY", "0.010"));
+  await adapter.placeOrder(other.credentials, market("o-1", "BUY", "0.010"));
+  log.length = 0;
+  const placed = Promise.all([
+    adapter.placeProtection(other.credentials, longStop("o-sl", "0.010")),
+    adapter.placeProtection(keys.credentials, longStop("k-sl", "0.010")),
+  ]);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  release();
+  await placed;
+  assert.deepEqual(log.map(path), ["GET /fapi/v1/premiumIndex", "POST /fapi/v1/algoOrder", "POST /fapi/v1/algoOrder"]);
+  log.length = 0;
+  await adapter.placeProtection(other.credentials, longStop("o-sl-2", "0.010"));
+  assert.deepEqual(log.map(path), ["GET /fapi/v1/premiumIndex", "POST /fapi/v1/algoOrder"]);
 });
 
 Deno.test("VENUE_A a fired protection is working, not FILLED, until the venue finishes it; cancel is refused", async () => {
