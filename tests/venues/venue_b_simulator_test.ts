@@ -269,6 +269,46 @@ Deno.test("VENUE_B simulator replaces, removes and expires agents as the venue d
   assert.equal(((await approve(generateAgentKey().address, "x".repeat(17))).body as { status: string }).status, "err");
 });
 
+Deno.test("VENUE_B simulator prunes an agent whose master has no funds left, and the agent's nonces with it", async () => {
+  let now = 1_800_000_000_000;
+  await using sim = startSim({ now: () => now });
+  const user = await fundedWallet(sim, "50");
+  const payee = await fundedWallet(sim);
+  const agent = generateAgentKey();
+  await sendUser(
+    sim,
+    user,
+    approveAgentAction({ isMainnet: true, agentAddress: agent.address, agentName: "bot", nonce: now++ }),
+  );
+  const listed = async () => (await sim.post("/info", { type: "extraAgents", user: user.address })).body as unknown[];
+  const firstNonce = now++;
+  assert.equal(
+    ((await sendL1(sim, agent, { type: "noop" }, { nonce: firstNonce })).body as { status: string }).status,
+    "ok",
+  );
+  assert.equal((await listed()).length, 1);
+
+  // Everything sent away (to a funded wallet: no activation fee): the master has no funds, the agent is pruned.
+  const drained = await sendUser(sim, user, {
+    ...usdSendAction({ isMainnet: true, destination: payee.address, amount: "50", time: now++ }),
+  });
+  assert.equal((drained.body as { status: string }).status, "ok");
+  const refused = await sendL1(sim, agent, { type: "noop" }, { nonce: now++ });
+  assert.deepEqual(refused.body, { status: "err", response: `User or API Wallet ${agent.address} does not exist.` });
+  assert.deepEqual(await listed(), []);
+  await sim.control("POST", "/wallets", { address: user.address, usdc: "50" });
+  assert.deepEqual(await listed(), [], "funded again, the pruned agent stays gone");
+
+  // Its nonce set went with it: approving the same address again would let an old signed action replay.
+  await sendUser(
+    sim,
+    user,
+    approveAgentAction({ isMainnet: true, agentAddress: agent.address, agentName: "bot", nonce: now++ }),
+  );
+  const replay = await sendL1(sim, agent, { type: "noop" }, { nonce: firstNonce });
+  assert.equal((replay.body as { status: string }).status, "ok", "the old nonce is taken again");
+});
+
 Deno.test("VENUE_B simulator records builder approvals and refuses builders without 100 USDC", async () => {
   await using sim = startSim();
   const user = await fundedWallet(sim);

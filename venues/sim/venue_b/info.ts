@@ -21,6 +21,8 @@ import {
   availableMargin,
   findUser,
   leverageOf,
+  liveAgent,
+  liveAgentsOf,
   marginUsed,
   marketByCoin,
   positionMargin,
@@ -273,12 +275,11 @@ export function answerInfo(state: SimState, raw: unknown): unknown {
       };
     // Under REJECT_KEYS the venue knows no agent here either, as for signatures (verify.ts).
     case "extraAgents":
-      return [...state.agents.values()]
-        .filter((agent) => agent.user === address() && agent.validUntil > state.now() && !keysRejected(state))
+      return (keysRejected(state) ? [] : liveAgentsOf(state, address()))
         .map((agent): WireExtraAgent => ({ name: agent.name, address: agent.address, validUntil: agent.validUntil }));
     case "userRole": {
-      const agent = state.agents.get(address());
-      if (agent && agent.validUntil > state.now() && !keysRejected(state)) {
+      const agent = liveAgent(state, address());
+      if (agent && !keysRejected(state)) {
         return { role: "agent", data: { user: agent.user } };
       }
       return user() ? { role: "user" } : { role: "missing" };

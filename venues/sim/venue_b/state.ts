@@ -290,3 +290,23 @@ export function availableMargin(state: SimState, user: SimUser): string {
 export function isFunded(state: SimState, user: SimUser | undefined): user is SimUser {
   return !!user && (cmp(accountValue(state, user), "0") > 0 || user.positions.size > 0);
 }
+
+/**
+ * The agent at `address` while the venue still holds it. The venue prunes an
+ * agent once it expires or its master has no funds left, and its nonce set
+ * with it (GitBook, "Nonces and API wallets"): here on the first touch after
+ * the fact, which is all a caller can observe. A pruned agent stays gone when
+ * the master is funded again.
+ */
+export function liveAgent(state: SimState, address: HexAddress): SimAgent | undefined {
+  const agent = state.agents.get(address);
+  if (!agent || (agent.validUntil > state.now() && isFunded(state, findUser(state, agent.user)))) return agent;
+  state.agents.delete(address);
+  state.nonces.delete(address);
+  return undefined;
+}
+
+/** The agents `user` approved that the venue still holds (see liveAgent). */
+export function liveAgentsOf(state: SimState, user: HexAddress): SimAgent[] {
+  return [...state.agents.values()].filter((agent) => agent.user === user && liveAgent(state, agent.address));
+}

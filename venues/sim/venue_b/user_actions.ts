@@ -11,6 +11,7 @@ import {
   accountValue,
   ensureUser,
   findUser,
+  liveAgentsOf,
   nextHash,
   type SimState,
   type SimUser,
@@ -50,7 +51,7 @@ export function approveAgent(
   const address = action.agentAddress.toLowerCase() as HexAddress;
   const existing = state.agents.get(address);
   if (existing && existing.user !== user.address) return "Agent already in use by another account.";
-  const mine = [...state.agents.values()].filter((agent) => agent.user === user.address);
+  const mine = liveAgentsOf(state, user.address);
   const replaced = mine.find((agent) => agent.name === name);
   if (address === ZERO_ADDRESS) {
     if (replaced) state.agents.delete(replaced.address);

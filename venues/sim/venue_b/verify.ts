@@ -5,7 +5,7 @@
 import type { HexAddress } from "../../types.ts";
 import type { Signature } from "../../venue_b/signing.ts";
 import { fail, integer, record } from "./canonical.ts";
-import { findUser, isFunded, type SimState, type SimUser } from "./state.ts";
+import { findUser, isFunded, liveAgent, type SimState, type SimUser } from "./state.ts";
 
 const NONCE_SET_SIZE = 100;
 const DAY_MS = 86_400_000;
@@ -23,12 +23,12 @@ export function parseSignature(raw: unknown): Signature {
 }
 
 /**
- * Who an L1 action acts for: an approved, unexpired agent acts for its master,
+ * Who an L1 action acts for: an agent the venue holds acts for its master,
  * a funded wallet for itself. Under REJECT_KEYS every agent is a stranger.
  */
 export function resolveL1Actor(state: SimState, signer: HexAddress): SimUser | string {
-  const agent = state.agents.get(signer);
-  if (agent && agent.validUntil > state.now() && state.faults.mode !== "REJECT_KEYS") {
+  const agent = liveAgent(state, signer);
+  if (agent && state.faults.mode !== "REJECT_KEYS") {
     const master = findUser(state, agent.user);
     if (master) return master;
   }
