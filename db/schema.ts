@@ -634,11 +634,23 @@ export const providerAccounts = sqliteTable("provider_accounts", {
   accountHint: text("account_hint"),
   /** VENUE_B: the builder fee the wallet approved (tenths of a bp), null until checked. */
   approvedBuilderFeeTenthsBps: integer("approved_builder_fee_tenths_bps"),
+  /**
+   * When the venue stops accepting the credential (VENUE_B: the agent's
+   * validity); null when it never does or the venue did not say.
+   */
+  accessExpiresAt: ms("access_expires_at"),
+  /** When the venue was last asked for that validity; null for an account connected before it was asked. */
+  accessCheckedAt: ms("access_checked_at"),
+  /** When `provider.access_expiring` announced the current `accessExpiresAt`; null until then. */
+  accessExpiryWarnedAt: ms("access_expiry_warned_at"),
   secretRetainedForReconciliation: bool("secret_retained").notNull().default(false),
   connectedAt: ms("connected_at").notNull(),
   revokedAt: ms("revoked_at"),
   updatedAt: ms("updated_at").notNull(),
-}, (t) => [uniqueIndex("provider_accounts_client").on(t.clientId, t.providerId)]);
+}, (t) => [
+  uniqueIndex("provider_accounts_client").on(t.clientId, t.providerId),
+  index("provider_accounts_access_expiry").on(t.connection, t.accessExpiresAt),
+]);
 
 // ---------------------------------------------------------------- statements and billing
 

@@ -8,6 +8,7 @@
 import type { Deps } from "../domain/context.ts";
 import { type JobSummary, runScheduledJob } from "../domain/jobs/job_runs.ts";
 import { errorFields } from "../domain/logger.ts";
+import { runAccessExpiry } from "./access_expiry.ts";
 import { runBillingCycleJob } from "./billing_cycle.ts";
 import { runExpiry } from "./expiry.ts";
 import { runPeriodClose } from "./period_close.ts";
@@ -32,6 +33,8 @@ export const JOBS: Job[] = [
   // Due dates and grace ends fall at any minute: a state change is announced within one.
   { name: "billing-cycle", schedule: "* * * * *", run: runBillingCycleJob },
   { name: "payments", schedule: "* * * * *", run: runPayments },
+  // Two weeks' notice before an agent's end; its lapse is confirmed within five minutes.
+  { name: "access-expiry", schedule: "*/5 * * * *", run: runAccessExpiry },
   // A backstop: the service's own sender (started in main.ts) passes every second.
   { name: "webhook-delivery", schedule: "* * * * *", run: runWebhookDelivery },
 ];

@@ -78,6 +78,11 @@ const ProviderViewSchema = z.object({
   connectionFlow: z.literal("HOSTED"),
   connection: z.enum(["NOT_CONNECTED", "CONNECT_PENDING", "CONNECTED", "ACCESS_LOST", "RECOVERING", "REVOKED"]),
   permissions: PermissionsSchema.nullable(),
+  accessExpiresAt: z.string().nullable().openapi({
+    description: "When the venue ends the connection by itself (VENUE_B: the agent approval's validity). " +
+      "Renew before it with a connect session of purpose CONNECT; `provider.access_expiring` announces it " +
+      "two weeks ahead. null when the credential has no end, or the account is not connected.",
+  }),
   eligibleForNewEntries: z.boolean(),
   commercial: CommercialSchema,
   builder: z.object({

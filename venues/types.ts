@@ -157,6 +157,11 @@ export interface CredentialCheck {
   /** Display hint that identifies the account without revealing it, e.g. "…a1b2". */
   accountHint: string | null;
   problems: CredentialProblem[];
+  /**
+   * When the venue stops accepting the credential (epoch ms): an agent's
+   * approval expires. null when it never does or the venue does not say.
+   */
+  accessExpiresAt: number | null;
 }
 
 export type CredentialProblem =
@@ -354,6 +359,13 @@ export interface LedgerEntry {
   destinationDex: string | null;
 }
 
+/** An agent approval to sign, and what it grants: a name, and a validity the venue ends by pruning the agent. */
+export interface AgentApproval {
+  action: UserSignedAction["action"];
+  name: string;
+  validUntil: number;
+}
+
 /**
  * capability agentWallet: the approvals a hosted page asks the client's own
  * wallet to sign. The venue's protocol decides their shape; the domain only
@@ -362,8 +374,12 @@ export interface LedgerEntry {
 export interface WalletApprovals {
   /** A fresh agent key pair; the private key must go straight into the secret box. */
   newAgentKey(): { privateKey: HexAddress; address: HexAddress };
-  /** approveAgent for `agentAddress`, signed on the wallet's chain; the nonce comes from the venue's clock. */
-  agentApproval(input: { agentAddress: HexAddress; signatureChainId: HexAddress }): UserSignedAction["action"];
+  /**
+   * approveAgent for `agentAddress`, signed on the wallet's chain; the nonce
+   * comes from the venue's clock. With the name the venue will list the agent
+   * under and the end of its validity (epoch ms), for the page to show.
+   */
+  agentApproval(input: { agentAddress: HexAddress; signatureChainId: HexAddress }): AgentApproval;
   /** approveBuilderFee up to `maxFeeTenthsBps` for the platform's builder. */
   builderApproval(
     input: { builder: HexAddress; maxFeeTenthsBps: number; signatureChainId: HexAddress },

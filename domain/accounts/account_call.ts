@@ -56,8 +56,13 @@ export async function callWithAccount<T>(
 async function setConnection(ctx: Ctx, account: AccountRow, from: string, to: string): Promise<void> {
   const now = ctx.clock.now();
   await withTransaction(ctx.db, async (tx) => {
+    // Only the credential that was called: a reconnection in between replaced it, and its own calls decide.
     const changed = await tx.update(providerAccounts).set({ connection: to, updatedAt: now })
-      .where(and(eq(providerAccounts.accountId, account.accountId), eq(providerAccounts.connection, from)))
+      .where(and(
+        eq(providerAccounts.accountId, account.accountId),
+        eq(providerAccounts.connection, from),
+        eq(providerAccounts.sealedSecret, account.sealedSecret),
+      ))
       .returning({ accountId: providerAccounts.accountId });
     if (!changed.length || to !== "ACCESS_LOST") return;
     const [client] = await tx.select().from(clients).where(eq(clients.id, account.clientId));

@@ -12,6 +12,7 @@ import { withPartnerTransaction } from "../credentials/partner_transaction.ts";
 import { ApiError } from "../errors.ts";
 import { emitEvent } from "../events/emit_event.ts";
 import { assertProviderGranted, effectiveAccessOf } from "../grants/effective_access.ts";
+import { accessValidity } from "./access_expiry.ts";
 import { callVenue } from "../venues/call_venue.ts";
 import { type Permissions, PROVIDER_IDS, type ProviderId, VenueError } from "../../venues/types.ts";
 import { clientAccount } from "./client_provider.ts";
@@ -67,7 +68,12 @@ export async function testAccount(ctx: Ctx, input: { externalUserId: string; pro
     result = { success: true, error: null, latencyMs, permissions: check.permissions };
     await withTransaction(ctx.db, async (tx) => {
       await tx.update(providerAccounts)
-        .set({ permissions: check.permissions, problems: check.problems, accountHint: check.accountHint })
+        .set({
+          permissions: check.permissions,
+          problems: check.problems,
+          accountHint: check.accountHint,
+          ...accessValidity(check, ctx.clock.now(), account),
+        })
         .where(eq(providerAccounts.accountId, account.accountId));
     });
   } catch (error) {

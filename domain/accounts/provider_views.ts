@@ -1,10 +1,12 @@
 /**
  * `GET /v1/users/:id/providers` (spec, Client provider view): per provider of
  * the contract, its connection state, permissions, commercial status, whether
- * new entries may open there (the entry gates' verdict), and for builder-fee
+ * new entries may open there (the entry gates' verdict), when the venue ends
+ * the connection by itself (an agent's validity), and for builder-fee
  * venues the builder approval, checked live at the venue (null when the check
  * was inconclusive).
  */
+import { iso } from "../clock.ts";
 import { type Ctx, partnerOf } from "../context.ts";
 import { loadClient } from "../clients/load_client.ts";
 import { commercialStates } from "../commercial/commercial_state.ts";
@@ -41,12 +43,19 @@ export async function listProviderViews(ctx: Ctx, input: { externalUserId: strin
       connectionFlow: "HOSTED",
       connection: state,
       permissions: account && state !== "REVOKED" ? account.permissions : null,
+      accessExpiresAt: accessExpiryOf(state, account),
       eligibleForNewEntries: evaluateEntry(snapshot, "OPEN").newEntries === "ALLOWED",
       commercial,
       builder,
     });
   }
   return { externalUserId: client.externalUserId, tenantId: client.tenantId, providers };
+}
+
+/** The end the venue gives the connected credential; none once access is lost or revoked. */
+function accessExpiryOf(state: ConnectionState, account: AccountRow | null): string | null {
+  if (state !== "CONNECTED" || account?.accessExpiresAt == null) return null;
+  return iso(account.accessExpiresAt);
 }
 
 async function builderView(ctx: Ctx, feeTenthsBps: number, state: ConnectionState, account: AccountRow | null) {

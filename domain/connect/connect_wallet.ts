@@ -29,6 +29,7 @@ import { newId } from "../ids.ts";
 import { bindingOf, SEALED_COLUMNS } from "../secrets/sealed_columns.ts";
 import { callVenue } from "../venues/call_venue.ts";
 import {
+  type AgentApproval,
   type HexAddress,
   type ProviderId,
   type UserSignedAction,
@@ -60,8 +61,11 @@ export type WalletNext =
     typedData: Record<string, unknown>;
     builderFeeTenthsBps: number;
     walletAddress: string;
-    /** AGENT: the agent the wallet approves, by address and the name the venue lists it under. */
-    agent: { address: string; name: string } | null;
+    /**
+     * AGENT: the agent the wallet approves, by address and the name the venue
+     * lists it under, and when the venue will prune it (epoch ms).
+     */
+    agent: { address: string; name: string; validUntil: number } | null;
     builderAddress: string;
   }
   | { status: "CONNECTED"; builderFeeTenthsBps: number; walletAddress: string };
@@ -69,6 +73,8 @@ export type WalletNext =
 interface PendingAction {
   step: Step;
   action: UserSignedAction["action"];
+  /** AGENT: what the approval grants, as the page shows it. */
+  agent?: { name: string; validUntil: number };
 }
 
 const SESSION_AGENT_KEY = SEALED_COLUMNS.find((column) => column.table === "connect_sessions")!;
@@ -117,14 +123,17 @@ export async function startWalletFlow(
 
   const agent = approvals.newAgentKey();
   const sealed = await ctx.secrets.seal(agent.privateKey, bindingOf(SESSION_AGENT_KEY, session.sessionId));
-  return await ask(ctx, session, {
-    walletAddress: wallet,
-    agentAddress: agent.address.toLowerCase(),
-    sealedAgentKey: sealed.sealed,
-  }, {
-    step: "AGENT",
-    action: approvals.agentApproval({ agentAddress: agent.address, signatureChainId: input.chainId }),
-  }, fee);
+  return await ask(
+    ctx,
+    session,
+    {
+      walletAddress: wallet,
+      agentAddress: agent.address.toLowerCase(),
+      sealedAgentKey: sealed.sealed,
+    },
+    agentStep(approvals.agentApproval({ agentAddress: agent.address, signatureChainId: input.chainId })),
+    fee,
+  );
 }
 
 /** Check and relay the wallet's signature of the pending step; answer what comes next. */
@@ -298,15 +307,19 @@ async function ask(
     await tx.update(connectSessions).set({ ...fields, pendingAction: { ...pending } })
       .where(eq(connectSessions.sessionId, session.sessionId));
   });
-  const action = pending.action as { agentAddress?: string; agentName?: string };
+  const agentAddress = (pending.action as { agentAddress?: string }).agentAddress;
   return {
     step: pending.step,
     typedData: approvals.typedDataForWallet(pending.action),
     builderFeeTenthsBps: fee,
     walletAddress: checksummed((fields.walletAddress ?? session.walletAddress)!),
-    agent: pending.step === "AGENT" ? { address: checksummed(action.agentAddress!), name: action.agentName! } : null,
+    agent: pending.agent ? { address: checksummed(agentAddress!), ...pending.agent } : null,
     builderAddress: checksummed(ctx.config.venueBBuilderAddress),
   };
+}
+
+function agentStep(approval: AgentApproval): PendingAction {
+  return { step: "AGENT", action: approval.action, agent: { name: approval.name, validUntil: approval.validUntil } };
 }
 
 async function finish(

@@ -2,6 +2,7 @@
 import { eq } from "drizzle-orm";
 import type { Tx } from "../../db/client.ts";
 import { providerAccounts } from "../../db/schema.ts";
+import { accessValidity } from "../accounts/access_expiry.ts";
 import type { AccountRow } from "../accounts/load_account.ts";
 import { ApiError } from "../errors.ts";
 import type { CredentialCheck, ProviderId, VenueCredentials } from "../../venues/types.ts";
@@ -31,6 +32,7 @@ export async function storeConnectedAccount(tx: Tx, account: ConnectedAccount, e
     permissions: account.check.permissions,
     problems: account.check.problems,
     accountHint: account.check.accountHint,
+    ...accessValidity(account.check, account.now),
     secretRetainedForReconciliation: false,
     revokedAt: null,
     updatedAt: account.now,

@@ -16,6 +16,8 @@ export type EventType =
   | "provider.connect_failed"
   | "provider.disconnected"
   | "provider.access_lost"
+  /** A credential the venue ends by itself (an agent's validity) ends within two weeks: renew it. */
+  | "provider.access_expiring"
   | "automation.updated"
   | "position.opened"
   | "position.updated"

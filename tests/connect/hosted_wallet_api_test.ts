@@ -23,7 +23,8 @@ Deno.test("a wallet approves the agent and the builder fee; the account connects
     assert.equal(agentStep.typedData.primaryType, "HyperliquidTransaction:ApproveAgent");
     // What the page shows before the wallet opens: the agent by address and name, the builder, the fee.
     assert.equal(agentStep.walletAddress, wallet.address);
-    assert.equal(agentStep.agent.name, agentStep.typedData.message.agentName);
+    const { name, validUntil } = agentStep.agent;
+    assert.equal(agentStep.typedData.message.agentName, `${name} valid_until ${validUntil}`);
     assert.equal(agentStep.agent.address.toLowerCase(), agentStep.typedData.message.agentAddress);
     assert.match(agentStep.agent.address, /^0x(?=.*[a-f])(?=.*[A-F])[0-9a-fA-F]{40}$/, "checksum casing");
     assert.equal(agentStep.builderAddress.toLowerCase(), QA_BUILDER_ADDRESS.toLowerCase());

@@ -85,7 +85,7 @@ Deno.test("a QA service's VENUE_B signatures name the network its simulator veri
     await approveInWallet(
       env,
       wallet.privateKey,
-      approvals.agentApproval({ agentAddress: agent.address, signatureChainId }),
+      approvals.agentApproval({ agentAddress: agent.address, signatureChainId }).action,
     );
     const builder = env.deps.config.venueBBuilderAddress;
     await approveInWallet(

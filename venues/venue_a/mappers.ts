@@ -340,5 +340,7 @@ export function toCredentialCheck(
     },
     accountHint: apiKey.length >= 4 ? `…${apiKey.slice(-4)}` : null,
     problems,
+    // The venue answers no end date for an API key: it lasts until its owner deletes it.
+    accessExpiresAt: null,
   };
 }

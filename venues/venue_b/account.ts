@@ -66,21 +66,35 @@ async function collectSince<T>(
   return [...seen.values()].sort((a, b) => timeOf(a) - timeOf(b));
 }
 
-/** Read-only check: the sealed key opens to the agent address and the agent is approved for the principal. */
+/**
+ * Read-only check: the sealed key opens to the agent address and the agent is
+ * approved for the principal, until when. The principal's named agents
+ * (`extraAgents`, weight 20) give both. An agent it does not list is asked
+ * about once more by its own `userRole` (weight 60), which names its master
+ * while the approval is live: whether the venue lists an unnamed agent is not
+ * documented, and an agent approved with no name is approved all the same,
+ * until a date the venue does not tell.
+ */
 export async function testCredentials(ctx: VenueBContext, credentials: VenueCredentials): Promise<CredentialCheck> {
   const agent = agentCredentials(credentials);
   const key = await openAgentKey(ctx, agent);
   if (addressFromPrivateKey(key) !== agent.agentAddress.toLowerCase()) {
     throw venueError("CREDENTIAL_REJECTED", "The stored agent key does not belong to the agent address");
   }
-  // userRole of the agent names its master only while the approval is live.
-  const role = await ctx.client.info<WireUserRole>({ type: "userRole", user: agent.agentAddress.toLowerCase() });
-  const approved = role.role === "agent" && role.data.user.toLowerCase() === principal(agent);
+  const listed = await listedAgent(ctx, principal(agent), agent.agentAddress);
+  const approved = listed !== null || await actsFor(ctx, agent.agentAddress, principal(agent));
   return {
     permissions: { canRead: true, canFutures: approved, canWithdraw: false },
     accountHint: accountHint(principal(agent)),
     problems: approved ? [] : ["AGENT_NOT_APPROVED"],
+    accessExpiresAt: listed?.validUntil ?? null,
   };
+}
+
+/** Whether the venue takes `agent`'s signature as `user`'s (its userRole names the master while approved). */
+async function actsFor(ctx: VenueBContext, agent: HexAddress, user: string): Promise<boolean> {
+  const role = await ctx.client.info<WireUserRole>({ type: "userRole", user: agent.toLowerCase() });
+  return role.role === "agent" && role.data.user.toLowerCase() === user;
 }
 
 function openOrders(ctx: VenueBContext, user: string) {
@@ -217,11 +231,16 @@ export async function submitUserSignedAction(ctx: VenueBContext, signed: UserSig
  * may not list an unnamed agent; the service always names its own.
  */
 export async function isAgentApproved(ctx: VenueBContext, user: HexAddress, agent: HexAddress): Promise<boolean> {
+  return await listedAgent(ctx, user, agent) !== null;
+}
+
+/** `agent` among `user`'s named agents, unexpired (weight 20); null when it is not. */
+async function listedAgent(ctx: VenueBContext, user: string, agent: HexAddress): Promise<WireExtraAgent | null> {
   const agents = await ctx.client.info<WireExtraAgent[]>({ type: "extraAgents", user: user.toLowerCase() });
   const address = agent.toLowerCase();
-  return agents.some((entry) =>
+  return agents.find((entry) =>
     entry.address.toLowerCase() === address && (entry.validUntil === null || entry.validUntil > ctx.now())
-  );
+  ) ?? null;
 }
 
 /** The user's non-funding ledger updates since `since`, oldest first. */

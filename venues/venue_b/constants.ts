@@ -21,6 +21,14 @@ export const TESTNET_API_URL = "https://api.hyperliquid-testnet.xyz";
 /** verifyingContract of both signing domains, and the "remove" value of approveAgent. */
 export const ZERO_ADDRESS: HexAddress = "0x0000000000000000000000000000000000000000";
 
+/**
+ * How long the service's agent approvals last. The venue gives an agent
+ * approved without `valid_until` its default lifetime (90 days) and accepts
+ * at most 180 days ahead (nktkas/hyperliquid, approveAgent's name validation).
+ * One day short of that, so a venue clock a little behind ours still takes it.
+ */
+export const AGENT_VALIDITY_MS = 179 * 86_400_000;
+
 // ---------------------------------------------------------------- tick / lot rules
 
 /** Price decimals allowed on perps are PERP_MAX_DECIMALS - szDecimals. */

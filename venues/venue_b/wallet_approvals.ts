@@ -7,6 +7,7 @@
  */
 import type { HexAddress, UserSignedAction, WalletApprovals } from "../types.ts";
 import { keepsCollateralInSpot } from "./account.ts";
+import { AGENT_VALIDITY_MS } from "./constants.ts";
 import {
   approveAgentAction,
   approveBuilderFeeAction,
@@ -53,8 +54,20 @@ export function walletApprovals(
 ): WalletApprovals {
   return {
     newAgentKey: generateAgentKey,
-    agentApproval: ({ agentAddress, signatureChainId }) =>
-      approveAgentAction({ isMainnet, signatureChainId, agentAddress, agentName: AGENT_NAME, nonce: now() }),
+    agentApproval: ({ agentAddress, signatureChainId }) => {
+      // Its validity is explicit: an approval without one gets the venue's default lifetime, which nothing records.
+      const validUntil = now() + AGENT_VALIDITY_MS;
+      const agentName = AGENT_NAME;
+      const action = approveAgentAction({
+        isMainnet,
+        signatureChainId,
+        agentAddress,
+        agentName,
+        validUntil,
+        nonce: now(),
+      });
+      return { action, name: agentName, validUntil };
+    },
     builderApproval: ({ builder, maxFeeTenthsBps, signatureChainId }) =>
       approveBuilderFeeAction({ isMainnet, signatureChainId, builder, maxFeeTenthsBps, nonce: now() }),
     usdcTransfer: async ({ from, destination, amount, signatureChainId }) => {
