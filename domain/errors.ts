@@ -94,7 +94,7 @@ export const ERROR_CATALOG = {
   /** Said for the obligation's status where it is known (superseded_instructions.ts, obligationNotOpen). */
   OBLIGATION_NOT_OPEN: { status: 409, message: "Esta cobrança não está mais em aberto; não há nada a pagar por ela." },
   PAYMENT_EXPIRED: { status: 409, message: "A instrução de pagamento expirou; emita uma nova." },
-  /** Not in the spec's table (see README, API notes): the obligation was reduced after the instruction. */
+  /** Not in the spec's table (see docs/api-notes.md): the obligation was reduced after the instruction. */
   PAYMENT_SUPERSEDED: {
     status: 409,
     message: "O valor da cobrança mudou depois desta instrução; peça uma nova instrução de pagamento.",
@@ -131,13 +131,13 @@ export const ERROR_CATALOG = {
   ENTRY_CIRCUIT_OPEN: { status: 422, message: "Entradas pausadas temporariamente." },
   POSITION_COUNT_CAP: { status: 422, message: "Já existe uma posição real aberta nesta conta." },
   SIGNAL_DISTRIBUTION_LIMIT: { status: 422, message: "Conta fora da coorte deste sinal." },
-  // Entry-gate refusals of a manual opening that the spec's tables do not name (see README, API notes)
+  // Entry-gate refusals of a manual opening that the spec's tables do not name (see docs/api-notes.md)
   SETUP_DISABLED: { status: 422, message: "A configuração (setup) deste provedor está desativada." },
   ASSET_NOT_ALLOWED: { status: 422, message: "O ativo está fora dos ativos permitidos pelo setup." },
   ACCOUNT_SETTINGS_INVALID: { status: 422, message: "A conta no provedor tem configurações incompatíveis." },
   REAL_EXECUTION_NOT_VALIDATED: { status: 403, message: "A execução real ainda não foi validada neste provedor." },
 
-  // Infrastructure (not in the spec's tables; see README, API notes)
+  // Infrastructure (not in the spec's tables; see docs/api-notes.md)
   INTERNAL_ERROR: { status: 500, message: "Erro interno. Informe o requestId ao suporte." },
   /** The database refused the work for a while (locked by another process, disk full, I/O): the change was not recorded. */
   SERVICE_UNAVAILABLE: {

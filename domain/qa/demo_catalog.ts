@@ -2,7 +2,7 @@
  * QA only: at the first start of a QA database the service publishes a demo
  * strategy and entry policies for the simulators' BTC, ETH and SOL markets,
  * so a newcomer can go from the first calls to `newEntries: ALLOWED` by hand
- * (README, walk-through). They are ordinary catalog rows: the operator sees
+ * (README and docs/walkthrough.md). They are ordinary catalog rows: the operator sees
  * them (`GET /operator/v1/strategies`, `/asset-policies`) and may change or
  * remove them, and a removed demo is not published again (a settings flag
  * records that it was published once).

@@ -7,7 +7,7 @@
  * an acknowledged setup safer (no new flag, every value the rules read the
  * same or moved in its safe direction) keeps the acknowledgement, which then
  * moves to the new combination (issue 28). A new rule or threshold is a new
- * `POLICY_VERSION`. The flags are documented in the README (Safety policy).
+ * `POLICY_VERSION`. The flags are documented in docs/api-notes.md (Safety policy).
  */
 import { sha256Hex } from "../ids.ts";
 import { ApiError } from "../errors.ts";

@@ -1,165 +1,165 @@
 /**
- * The README's QA walk-through, step by step, so the README stays true: the
- * demo catalog a QA database publishes, a partner and a client, the hosted
- * page's test credentials, a previewed and acknowledged setup, an automation
- * reading ALLOWED, and the demo signal's protected trade closed by its targets.
+ * The README's first call and docs/walkthrough.md, run as a newcomer runs
+ * them: the service started as `deno task start` starts it (QA, a fresh data
+ * dir, its generated operator token), then every command of the guides in
+ * order, through bash and curl, in the data dir's parent. Each answer must be
+ * JSON without an error, and must hold what the guide shows after `# ->`.
+ *
+ * What a newcomer copies from one answer into the next (the credential, the
+ * session id, the safety fingerprint) is copied here the same way, and step 6's
+ * browser (the hosted page's "Usar conta de teste", then "Conectar conta") is
+ * done through the page's own API.
  */
 import assert from "node:assert/strict";
-import { publishQaDemoCatalog } from "../../domain/qa/demo_catalog.ts";
-import { startTestEnv } from "../_helpers/env.ts";
-import { call, createPartner, expectError, expectJson, operator } from "../_helpers/http.ts";
+import { freePort, waitUntilUp, WatchedService } from "../_helpers/server.ts";
+import {
+  claimsOf,
+  type GuideCommand,
+  guideCommands,
+  holdsPair,
+  holdsString,
+  isAssignment,
+  shellBlocks,
+} from "./shell_walkthrough.ts";
 
-Deno.test("README walk-through: from the first calls to a protected trade", async () => {
-  const env = await startTestEnv();
+const ROOT = new URL("../../", import.meta.url);
+/** Where the guides say the service listens. */
+const GUIDE_BASE = "http://127.0.0.1:8080";
+/** A read whose answer the guide shows may follow work still landing (a fill, a job): asked again meanwhile. */
+const READ_ATTEMPTS = 40;
+
+/** An answer as parsed from JSON. */
+// deno-lint-ignore no-explicit-any
+type Answer = Record<string, any>;
+
+/** Values the guides ask to copy from an answer: by the placeholder standing for them and the step answering them. */
+const PLACEHOLDERS: { placeholder: string; step: number; from: (answer: Answer) => string | undefined }[] = [
+  {
+    placeholder: "cli_...:csk_...",
+    step: 1,
+    from: (answer) => answer.credential && `${answer.credential.clientId}:${answer.credential.clientSecret}`,
+  },
+  { placeholder: "SESSION_ID", step: 6, from: (answer) => answer.sessionId },
+  { placeholder: "FINGERPRINT", step: 8, from: (answer) => answer.safety?.fingerprint },
+];
+
+Deno.test("the README's first call and docs/walkthrough.md run as written, each answer as the guides show it", async () => {
+  const readme = await Deno.readTextFile(new URL("README.md", ROOT));
+  const walkthrough = await Deno.readTextFile(new URL("docs/walkthrough.md", ROOT));
+  const commands = [
+    ...shellBlocks(readme, "## A first call").flatMap(guideCommands),
+    ...shellBlocks(walkthrough).flatMap(guideCommands),
+  ];
+  assert.ok(commands.length >= 25, `the guides' commands were read (${commands.length})`);
+
+  const home = await Deno.makeTempDir({ prefix: "svc-walkthrough-" });
+  const port = String(freePort());
+  const service = new WatchedService({ PORT: port, HOST: "127.0.0.1", DATABASE_URL: `file:${home}/data/service.db` });
   try {
-    assert.equal(await publishQaDemoCatalog(env.deps.db, env.clock.now()), true, "published at first start");
-    assert.equal(await publishQaDemoCatalog(env.deps.db, env.clock.now()), false, "and only then");
-    const strategies = await expectJson(await operator(env, "GET", "/operator/v1/strategies"), 200);
-    assert.deepEqual(strategies.strategies.map((s: { strategyId: string }) => s.strategyId), ["demo-trend"]);
-
-    // 1-3: the partner (granted demo-trend) and its client.
-    const partner = await createPartner(env, {
-      partnerId: "acme",
-      grants: {
-        providers: ["VENUE_A", "VENUE_B"],
-        strategies: ["demo-trend"],
-        capabilities: ["PERP_TRADING", "LEVERAGE", "STOP_LOSS", "TAKE_PROFIT", "BUILDER_FEE", "AGENT_WALLET"],
-      },
-      returnUrlOrigins: ["https://app.acme.example"],
-    });
-    await expectJson(
-      await partner.call("POST", "/v1/users", {
-        body: { externalUserId: "user-4821" },
-        headers: { "idempotency-key": "create-user-4821" },
-      }),
-      201,
-    );
-
-    // 5. Real execution validated.
-    await expectJson(await operator(env, "PUT", "/operator/v1/providers/VENUE_A", { realExecution: true }), 200);
-
-    // 6. The hosted page: its test credentials button, then "Conectar conta".
-    const session = await expectJson(
-      await partner.call("POST", "/v1/users/user-4821/connect-sessions", {
-        body: { providerId: "VENUE_A", returnUrl: "https://app.acme.example/conta" },
-      }),
-      201,
-    );
-    const token = session.connectUrl.split("#t=")[1];
-    env.watchedSecrets.add("connect token", token);
-    const page = await expectJson(await call(env, "POST", "/connect/api/session", { body: { token } }), 200);
-    env.watchedSecrets.add("page ticket", page.ticket);
-    const ticket = { authorization: `Bearer ${page.ticket}` };
-    const keys = await expectJson(
-      await call(env, "POST", "/connect/api/qa/test-credentials", { body: {}, headers: ticket }),
-      200,
-    );
-    env.watchedSecrets.add("apiSecret", keys.apiSecret);
-    await expectJson(await call(env, "POST", "/connect/api/api-key", { body: keys, headers: ticket }), 200);
-    const connected = await expectJson(
-      await partner.call("GET", `/v1/users/user-4821/connect-sessions/${session.sessionId}`),
-      200,
-    );
-    assert.equal(connected.status, "CONNECTED");
-
-    // 7. Never configured: PAPER, with what enabling needs.
-    const fresh = await expectJson(await partner.call("GET", "/v1/users/user-4821/setup?providerId=VENUE_A"), 200);
-    assert.equal(fresh.mode, "PAPER");
-    assert.equal(fresh.setupStatus.issues.length, 3);
-
-    // 8-9. Preview, then PUT with the acknowledgement (and without it, 422).
-    const setup = {
-      providerId: "VENUE_A",
-      mode: "REAL",
-      enabled: true,
-      leverage: 5,
-      orderSizeUsd: 200,
-      maxConcurrentTrades: 1,
-      maxMarginPerTradeUsd: 50,
-      maxDailyLossUsd: 100,
-      capitalBase: 1000,
-      maxLossPerTrade: 20,
-      entryTimeoutMinutes: 30,
-      allowMemecoins: true,
-    };
-    const { safety } = await expectJson(
-      await partner.call("POST", "/v1/users/user-4821/setup/preview", { body: setup }),
-      200,
-    );
-    assert.deepEqual(safety.flags, ["MEMECOINS_ALLOWED"]);
-    await expectError(
-      await partner.call("PUT", "/v1/users/user-4821/setup", {
-        body: setup,
-        headers: { "idempotency-key": "setup-4821-0" },
-      }),
-      422,
-      "RISK_ACK_REQUIRED",
-    );
-    const stored = await expectJson(
-      await partner.call("PUT", "/v1/users/user-4821/setup", {
-        body: { ...setup, riskAcknowledgement: { fingerprint: safety.fingerprint, codes: safety.flags } },
-        headers: { "idempotency-key": "setup-4821-1" },
-      }),
-      200,
-    );
-    assert.equal(stored.setupStatus.status, "READY");
-    assert.equal(stored.safety.acknowledged, true);
-
-    // 10-11. The automation, the first reconciliation, ALLOWED.
-    await expectJson(
-      await partner.call("PUT", "/v1/users/user-4821/automation", {
-        body: {
-          providerId: "VENUE_A",
-          strategyId: "demo-trend",
-          enabled: true,
-          risk: { leverage: 5, maxMarginPerTradeUsd: 50, maxConcurrentTrades: 1, maxDailyLossUsd: 100 },
-        },
-        headers: { "idempotency-key": "automation-4821-1" },
-      }),
-      200,
-    );
-    await expectJson(await operator(env, "POST", "/operator/v1/jobs/reconcile/run"), 200);
-    const view = await expectJson(await partner.call("GET", "/v1/users/user-4821/automation"), 200);
-    assert.equal(view.providers[0].newEntries, "ALLOWED", JSON.stringify(view.providers[0]));
-
-    // 12. The demo signal: judged, sent, filled and protected.
-    const summary = await expectJson(
-      await operator(env, "POST", "/operator/v1/signals", {
-        signalId: "demo-0001",
-        strategyId: "demo-trend",
-        providerId: "VENUE_A",
-        symbol: "BTCUSDT",
-        side: "BUY",
-        entryPrice: 65010,
-        stopLossPrice: 63010,
-        takeProfits: [{ price: 67010, share: 0.5 }, { price: 69010, share: 0.5 }],
-        confidence: 80,
-      }),
-      200,
-    );
-    assert.deepEqual(
-      [summary.evaluated, summary.admitted, summary.dispatched, summary.refused],
-      [1, 1, 1, {}],
-    );
-    const status = await expectJson(await partner.call("GET", "/v1/users/user-4821/execution-status"), 200);
-    assert.equal(status.positions[0].protection.status, "PROTECTED");
-
-    // 13. The market runs through both targets; the reconcile job follows and closes the position.
-    for (const markPrice of ["67100", "69100"]) {
-      await fetch(`${env.venueUrls.venueA}/_control/markets/BTCUSDT`, {
-        method: "PUT",
-        body: JSON.stringify({ markPrice }),
-      }).then((response) => response.body?.cancel());
-      await expectJson(await operator(env, "POST", "/operator/v1/jobs/reconcile/run"), 200);
-    }
-    const closed = await expectJson(await partner.call("GET", "/v1/users/user-4821/execution-status"), 200);
-    assert.deepEqual(closed.positions, []);
-    const feed = await expectJson(await partner.call("GET", "/v1/events?limit=50"), 200);
-    const types = feed.events.map((event: { eventType: string }) => event.eventType);
-    for (const type of ["provider.connected", "automation.updated", "position.opened", "position.closed"]) {
-      assert.ok(types.includes(type), type);
-    }
+    await waitUntilUp(service.url);
+    service.secrets.add("operator token", (await Deno.readTextFile(`${home}/data/operator_token`)).trim());
+    const session = new GuideSession(home, service);
+    for (const command of commands) await session.run(command);
+    assert.deepEqual(session.missing(), [], "every placeholder was filled from an answer");
   } finally {
-    await env.close();
+    const { status } = await service.stop("SIGTERM");
+    assert.equal(status.code, 0);
+    await Deno.remove(home, { recursive: true });
   }
 });
+
+class GuideSession {
+  readonly #assignments: string[] = [];
+  readonly #values = new Map<string, string>();
+
+  constructor(readonly home: string, readonly service: WatchedService) {}
+
+  async run(command: GuideCommand): Promise<void> {
+    const text = this.#filled(command.text);
+    if (isAssignment(command.text)) {
+      this.#assignments.push(text);
+      return;
+    }
+    const read = !/-X (POST|PUT|DELETE|PATCH)\b/.test(text);
+    for (let attempt = 1;; attempt++) {
+      const answer = await this.#shell(text);
+      const problem = this.#problemWith(answer, command.shown);
+      if (!problem) {
+        await this.#took(answer, command.step);
+        return;
+      }
+      if (!read || attempt >= READ_ATTEMPTS) {
+        throw new Error(`Step ${command.step}: ${problem}\n$ ${text}\n${JSON.stringify(answer, null, 1)}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+
+  missing(): string[] {
+    return PLACEHOLDERS.map((entry) => entry.placeholder).filter((placeholder) => !this.#values.has(placeholder));
+  }
+
+  #filled(text: string): string {
+    let filled = text.replaceAll(GUIDE_BASE, this.service.url);
+    for (const [placeholder, value] of this.#values) filled = filled.replaceAll(placeholder, value);
+    return filled;
+  }
+
+  async #shell(command: string): Promise<unknown> {
+    const script = [...this.#assignments, command].join("\n");
+    const output = await new Deno.Command("bash", {
+      args: ["-c", `set -euo pipefail\n${script}`],
+      cwd: this.home,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stdout = new TextDecoder().decode(output.stdout);
+    if (!output.success) throw new Error(`$ ${command}\n${stdout}${new TextDecoder().decode(output.stderr)}`);
+    try {
+      return JSON.parse(stdout);
+    } catch {
+      throw new Error(`$ ${command}\nnot JSON: ${stdout}`);
+    }
+  }
+
+  #problemWith(answer: unknown, shown: string | null): string | null {
+    if (answer !== null && typeof answer === "object" && "error" in answer) return "the answer is an error";
+    if (shown === null) return null;
+    const { pairs, strings } = claimsOf(shown);
+    for (const [key, value] of pairs) {
+      if (!holdsPair(answer, key, value)) return `the guide shows "${key}": ${JSON.stringify(value)}`;
+    }
+    for (const value of strings) if (!holdsString(answer, value)) return `the guide shows "${value}"`;
+    return null;
+  }
+
+  /** What a newcomer takes from an answer: the values to copy, and step 6's hosted page. */
+  async #took(answer: unknown, step: number): Promise<void> {
+    const record = answer as Answer;
+    for (const { placeholder, from, ...copied } of PLACEHOLDERS) {
+      const value = copied.step !== step || this.#values.has(placeholder) ? undefined : from(record);
+      if (value === undefined) continue;
+      this.#values.set(placeholder, value);
+      this.service.secrets.add(placeholder, value);
+    }
+    if (typeof record.connectUrl === "string") await this.#connectWithTestKey(record.connectUrl);
+  }
+
+  /** The hosted page's "Usar conta de teste" then "Conectar conta", through the page's own API. */
+  async #connectWithTestKey(connectUrl: string): Promise<void> {
+    const token = connectUrl.split("#t=")[1];
+    this.service.secrets.add("connect token", token);
+    const post = async (path: string, body: unknown, ticket?: string) => {
+      const response = await this.service.fetch(path, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(ticket ? { authorization: `Bearer ${ticket}` } : {}) },
+        body: JSON.stringify(body),
+      });
+      assert.equal(response.status, 200, `${path}: ${response.status}`);
+      return await response.json();
+    };
+    const { ticket } = await post("/connect/api/session", { token });
+    const keys = await post("/connect/api/qa/test-credentials", {}, ticket);
+    await post("/connect/api/api-key", keys, ticket);
+  }
+}

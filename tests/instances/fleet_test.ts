@@ -2,7 +2,7 @@
  * Three instances of the service on one database behind a round-robin proxy:
  * what one instance writes, every other reads; a credential revoked or a
  * partner suspended through one instance is refused on the next write at
- * every other (the README's "Every write re-checks…").
+ * every other (docs/production.md, "Every write re-checks…").
  */
 import assert from "node:assert/strict";
 import { partnerBody } from "../_helpers/http.ts";

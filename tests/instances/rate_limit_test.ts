@@ -1,7 +1,7 @@
 /**
  * A partner's limits counted once for the whole fleet: three instances on one
  * database behind a round-robin proxy (and a fourth killed mid-minute) grant
- * together what one instance would, within the README's bound. The limit is
+ * together what one instance would, within the bound in docs/api-notes.md. The limit is
  * 600 requests a minute, so each instance claims room in chunks of
  * 600 / 60 = 10 (domain/usage/rate_limiter.ts); orders (5 a minute) in chunks
  * of 1. Each minute is a different frozen minute of the instances' QA clocks.

@@ -2,8 +2,8 @@
  * VENUE_B's WebSocket as the venue documents it: the frames each side sends,
  * the channels account watching uses, and the per-IP limits with the venue's
  * own refusal texts. Shared by the adapter (reading) and the simulator
- * (writing); the facts and their sources are in the README's "Venues and
- * their simulators" (docs: websocket, subscriptions, timeouts and heartbeats,
+ * (writing); the facts and their sources are in docs/venues.md
+ * (docs: websocket, subscriptions, timeouts and heartbeats,
  * rate limits and user limits; the @nktkas/hyperliquid and Python SDKs).
  */
 import type { HexAddress } from "../types.ts";

@@ -1,6 +1,6 @@
 /**
  * `/_control/*` routes of the VENUE_B simulator: the contract tests and the
- * README drive it with (fund wallets, move markets, inject faults, read the
+ * walkthrough (docs/) drive it with (fund wallets, move markets, inject faults, read the
  * payment ledger, pay funding, revoke agents, read the nonce checks).
  */
 import type { Context, Hono } from "hono";
