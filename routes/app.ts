@@ -26,6 +26,7 @@ import { rateLimit } from "./middleware/rate_limit.ts";
 import { requestContext } from "./middleware/request_id.ts";
 import { operatorCatalog } from "./operator/catalog.ts";
 import { operatorWebhooks } from "./operator/webhooks.ts";
+import { operatorHealth } from "./operator/health.ts";
 import { operatorPartners } from "./operator/partners.ts";
 import { operatorQa } from "./operator/qa.ts";
 import { operatorSignals } from "./operator/signals.ts";
@@ -73,7 +74,14 @@ export function buildPartnerApi(): OpenAPIHono<AppEnv> {
 export function buildOperatorApi(qa: boolean): OpenAPIHono<AppEnv> {
   const api = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
   for (
-    const routes of [operatorPartners, operatorCatalog, operatorSignals, operatorWebhooks, ...(qa ? [operatorQa] : [])]
+    const routes of [
+      operatorPartners,
+      operatorCatalog,
+      operatorSignals,
+      operatorWebhooks,
+      operatorHealth,
+      ...(qa ? [operatorQa] : []),
+    ]
   ) {
     api.route("/", routes);
   }

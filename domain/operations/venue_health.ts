@@ -1,0 +1,87 @@
+/**
+ * The venues as this instance sees them, without calling them: reachability
+ * as venue calls last observed it, the egress's request weight counted
+ * against its limit now, and at builder-fee venues the platform builder's
+ * mode from the adapter's one-minute cache (a poll reads the venue at most
+ * once a minute, the same read gate 9 uses, and waits for it at most
+ * BUILDER_READ_WAIT_MS).
+ */
+import { and, eq, gte, sql } from "drizzle-orm";
+import type { Executor } from "../../db/client.ts";
+import { egressBudgets } from "../../db/schema.ts";
+import { MINUTE_MS } from "../clock.ts";
+import type { Ctx } from "../context.ts";
+import { builderStandingOf, type BuilderStandingView } from "../gates/builder_standing.ts";
+import type { EgressBudget } from "../venues/egress_budget.ts";
+import { PROVIDER_IDS, type ProviderId } from "../../venues/types.ts";
+
+/** The egress budget's window (domain/venues/egress_budget.ts counts a claim over this one and the six before). */
+const BUDGET_WINDOW_MS = 10_000;
+/** A health answer does not wait longer than this for a builder read the cache could not serve. */
+export const BUILDER_READ_WAIT_MS = 2_000;
+
+export interface VenueHealth {
+  providerId: ProviderId;
+  availability: "AVAILABLE" | "UNAVAILABLE";
+  budget: { egress: string; usedThisMinute: number; limitPerMinute: number };
+}
+
+export type BuilderStatus = "ACCRUING" | "NOT_ACCRUING" | "UNKNOWN";
+
+export interface BuilderHealth extends BuilderStandingView {
+  providerId: ProviderId;
+  status: BuilderStatus;
+}
+
+/**
+ * Weight spent or claimed in the windows a claim counts now (the same sum
+ * EgressBudget's claim compares with its limit), read without claiming.
+ */
+async function budgetUsed(db: Executor, budget: EgressBudget, wallNow: number): Promise<number> {
+  const window = wallNow - wallNow % BUDGET_WINDOW_MS;
+  const [{ spent }] = await db.select({ spent: sql<number | null>`sum(${egressBudgets.spent})` })
+    .from(egressBudgets).where(and(
+      eq(egressBudgets.providerId, budget.providerId),
+      eq(egressBudgets.egress, budget.egress),
+      gte(egressBudgets.windowStart, window - MINUTE_MS),
+    ));
+  return spent ?? 0;
+}
+
+export async function venuesHealth(ctx: Ctx, wallNow: number): Promise<VenueHealth[]> {
+  const venues: VenueHealth[] = [];
+  for (const providerId of PROVIDER_IDS) {
+    const budget = ctx.egressBudgets[providerId];
+    venues.push({
+      providerId,
+      availability: ctx.venueAvailability.status(providerId),
+      budget: {
+        egress: budget.egress,
+        usedThisMinute: await budgetUsed(ctx.db.read, budget, wallNow),
+        limitPerMinute: budget.perMinute,
+      },
+    });
+  }
+  return venues;
+}
+
+/** Builder-fee venues only; UNKNOWN when the venue could not tell, or did not within BUILDER_READ_WAIT_MS. */
+export async function buildersHealth(ctx: Ctx): Promise<BuilderHealth[]> {
+  const builders: BuilderHealth[] = [];
+  for (const providerId of PROVIDER_IDS) {
+    if (!ctx.venues[providerId].capabilities.builderFee) continue;
+    const address = ctx.config.venueBBuilderAddress;
+    const unknown: BuilderStandingView = { address, mode: null, accruesFees: null };
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const standing = await Promise.race([
+      builderStandingOf(ctx, providerId),
+      new Promise<BuilderStandingView>((resolve) => timer = setTimeout(() => resolve(unknown), BUILDER_READ_WAIT_MS)),
+    ]).finally(() => clearTimeout(timer)) ?? unknown;
+    builders.push({
+      providerId,
+      ...standing,
+      status: standing.accruesFees === true ? "ACCRUING" : standing.accruesFees === false ? "NOT_ACCRUING" : "UNKNOWN",
+    });
+  }
+  return builders;
+}
