@@ -417,8 +417,10 @@ export const performancePortions = sqliteTable("performance_portions", {
 }, (t) => [
   primaryKey({ columns: [t.clientId, t.providerId, t.venueRef] }),
   index("performance_portions_period").on(t.clientId, t.providerId, t.closedAt),
-  // Confirmed after their period was stated: the adjustments' work list.
-  index("performance_portions_unstated").on(t.status, t.statementId),
+  // Confirmed and counted by no statement yet: the adjustments' work list. Partial, so it holds only those: stating a
+  // portion takes its entry out instead of writing a random statement id into an index of every portion ever stated.
+  index("performance_portions_unstated").on(t.clientId, t.providerId, t.closedAt)
+    .where(sql`status = 'CONFIRMED' AND statement_id IS NULL`),
 ]);
 
 /** The operator's entry policy for one asset at one provider: without one, no new entry opens there. */

@@ -1,0 +1,2 @@
+DROP INDEX `performance_portions_unstated`;--> statement-breakpoint
+CREATE INDEX `performance_portions_unstated` ON `performance_portions` (`client_id`,`provider_id`,`closed_at`) WHERE status = 'CONFIRMED' AND statement_id IS NULL;
