@@ -61,8 +61,10 @@ type RunRow = NonNullable<Awaited<ReturnType<ReturnType<typeof latestRunOfLane>[
 
 function outcomeOf(run: RunRow, wallNow: number): RunOutcome {
   if (run.finishedAt === null) return run.leasedUntil > wallNow ? "RUNNING" : "ABANDONED";
-  if (run.summary && "failed" in run.summary) return "FAILED";
-  if (run.summary && "abandoned" in run.summary) return "ABANDONED";
+  // What job_runs.ts writes for a run that threw (`failed`: the error's name) or one taken over (`abandoned`);
+  // a job's own summary may count failures under the same key, as a number.
+  if (typeof run.summary?.failed === "string") return "FAILED";
+  if (typeof run.summary?.abandoned === "string") return "ABANDONED";
   return "SUCCEEDED";
 }
 
