@@ -4,7 +4,7 @@ import { readHealthSnapshot } from "../../domain/operations/health_snapshot.ts";
 import { JOBS } from "../../jobs/registry.ts";
 import { type AppEnv, operatorCtx } from "../env.ts";
 import { json } from "../respond.ts";
-import { jsonContent, operatorErrors, ProviderIdSchema, RequestId } from "../schemas/common.ts";
+import { operatorErrors, ProviderIdSchema, RequestId } from "../schemas/common.ts";
 import { throwOnInvalid } from "../validation.ts";
 
 const Instant = z.string().openapi({ description: "ISO 8601, UTC.", example: "2026-11-26T22:41:00.000Z" });
@@ -93,6 +93,55 @@ export const OperatorHealth = z.object({
   requestId: RequestId,
 }).openapi("OperatorHealth");
 
+/** A QA answer (tests/operations/operator_health_test.ts, the dead delivery's case), its jobs cut to two. */
+const DEGRADED_EXAMPLE = {
+  status: "DEGRADED",
+  problems: ["WEBHOOK_DEAD", "WEBHOOK_BACKLOG"],
+  checkedAt: "2026-11-26T22:29:42.767Z",
+  database: { reachable: true, latencyMs: 0 },
+  jobs: [
+    {
+      job: "reconcile",
+      schedule: "* * * * *",
+      periodMs: 60000,
+      lastRun: { startedAt: "2026-11-26T22:29:42.742Z", finishedAt: "2026-11-26T22:29:42.747Z", outcome: "SUCCEEDED" },
+      sinceLastStartMs: 36,
+      late: false,
+    },
+    {
+      job: "webhook-delivery",
+      schedule: "* * * * *",
+      periodMs: 60000,
+      lastRun: { startedAt: "2026-11-26T22:29:42.765Z", finishedAt: "2026-11-26T22:29:42.767Z", outcome: "SUCCEEDED" },
+      sinceLastStartMs: 13,
+      late: false,
+    },
+  ],
+  webhooks: { backlog: 1, oldestPendingAgeMs: 960000, dead: 1 },
+  venues: [
+    {
+      providerId: "VENUE_A",
+      availability: "AVAILABLE",
+      budget: { egress: "default", usedThisMinute: 0, limitPerMinute: 2040 },
+    },
+    {
+      providerId: "VENUE_B",
+      availability: "AVAILABLE",
+      budget: { egress: "default", usedThisMinute: 20, limitPerMinute: 1020 },
+    },
+  ],
+  builders: [{
+    providerId: "VENUE_B",
+    address: "0xb0b0000000000000000000000000000000000b0b",
+    mode: "default",
+    accruesFees: true,
+    status: "ACCRUING",
+  }],
+  payments: { pending: 0, confirming: 0, inReview: 0 },
+  obligations: { overdue: 0 },
+  requestId: "req_524f57f75b504b478c3f8494",
+};
+
 const app = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
 
 app.openapi(
@@ -108,7 +157,10 @@ app.openapi(
       "than 200 (a database that cannot be read answers 503 before this route runs). Sections that read the " +
       "database are null when it did not answer.",
     responses: {
-      200: jsonContent(OperatorHealth, "The snapshot."),
+      200: {
+        description: "The snapshot, whatever its status.",
+        content: { "application/json": { schema: OperatorHealth, example: DEGRADED_EXAMPLE } },
+      },
       401: operatorErrors[401],
       500: operatorErrors[500],
       503: operatorErrors[503],

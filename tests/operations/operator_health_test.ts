@@ -57,7 +57,7 @@ Deno.test("operator health: a fresh QA service whose jobs have run once is OK, a
   }
 });
 
-Deno.test("operator health: without the operator token, 401 and nothing read", async () => {
+Deno.test("operator health: without the operator token, 401; the document declares it, its example parses", async () => {
   const env = await startTestEnv();
   try {
     await expectError(await call(env, "GET", "/operator/v1/health"), 401, "OPERATOR_UNAUTHORIZED");
@@ -67,7 +67,9 @@ Deno.test("operator health: without the operator token, 401 and nothing read", a
       "OPERATOR_UNAUTHORIZED",
     );
     const document = await expectJson(await call(env, "GET", "/operator/v1/openapi.json"), 200);
-    assert.equal(document.paths["/operator/v1/health"].get.operationId, "getOperatorHealth");
+    const declared = document.paths["/operator/v1/health"].get;
+    assert.equal(declared.operationId, "getOperatorHealth");
+    OperatorHealth.strict().parse(declared.responses[200].content["application/json"].example);
   } finally {
     await env.close();
   }
