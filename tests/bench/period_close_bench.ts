@@ -79,7 +79,7 @@ const statusLatencies = await polling.stop();
 clearInterval(sampler);
 
 console.log(
-  `period closed for ${CLIENTS.toLocaleString("en")} clients in ${(closeMs / 1000).toFixed(2)} s   (target < 20 s): ${
+  `period closed for ${CLIENTS.toLocaleString("en")} clients in ${(closeMs / 1000).toFixed(2)} s   (target < 10 s): ${
     summary.statements.toLocaleString("en")
   } statements, ${summary.obligations.toLocaleString("en")} obligations, their events`,
 );
