@@ -12,7 +12,7 @@ import type { Hono } from "hono";
 import type { Deps } from "../domain/context.ts";
 import { hostedConnect } from "../hosted-pages/connect/routes.ts";
 import { hostedPay } from "../hosted-pages/pay/routes.ts";
-import { docsPage } from "./docs.tsx";
+import { docsRoutes } from "./docs.tsx";
 import type { AppEnv } from "./env.ts";
 import { eventsRoutes } from "./events.ts";
 import { health } from "./health.ts";
@@ -115,8 +115,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   // Public reference material, registered before the /v1 middleware so it needs no credential.
   app.get("/v1/openapi.json", (c) => c.json(partnerDocument));
   app.get("/operator/v1/openapi.json", (c) => c.json(operatorDocument));
-  const docsHtml = docsPage(partnerDocument).toString();
-  app.get("/docs", (c) => c.html(docsHtml));
+  app.route("/docs", docsRoutes({ partner: partnerDocument, operator: operatorDocument }));
 
   app.use("/v1/*", partnerAuth(), rateLimit(), pathGuard(), bodyGuard({ scopeGuard: true }));
   app.route("/", partnerApi);

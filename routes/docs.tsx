@@ -1,121 +1,178 @@
 /** @jsxImportSource hono/jsx */
 /**
- * `/docs`: a self-contained reference page rendered from the same OpenAPI
- * document the API serves, so it can never drift from the routes. No script and
- * no CDN: it works offline and behind strict proxies.
+ * `/docs`: the interactive API reference (Scalar's, from its npm package) over
+ * both OpenAPI documents the service serves, partner and operator, with search,
+ * code samples and try-it against this same service.
+ *
+ * Everything the page loads comes from the service itself: Scalar's browser
+ * bundle is read from node_modules at start and served, like the hosted pages'
+ * files, under a content-hashed name cached for good; the page names no font,
+ * proxy, telemetry or other Scalar service, and its CSP would refuse them.
  */
-import type { FC } from "hono/jsx";
+import { createRequire } from "node:module";
+import { Hono } from "hono";
+import type { MiddlewareHandler } from "hono";
+import { raw } from "hono/html";
+import { randomSecret } from "../domain/ids.ts";
+import { type Asset, assetHref, assetsHandler, script } from "../hosted-pages/page_shell.tsx";
+import type { AppEnv } from "./env.ts";
 
 // deno-lint-ignore no-explicit-any
-type Doc = any;
+type OpenApiDocument = any;
 
-const METHODS = ["get", "post", "put", "patch", "delete"] as const;
+const BASE = "/docs";
 
-function schemaSummary(schema: Doc, doc: Doc, depth = 0): string {
-  if (!schema) return "";
-  if (schema.$ref) {
-    const name = schema.$ref.split("/").pop();
-    return depth > 0 ? name : schemaSummary(doc.components?.schemas?.[name], doc, depth + 1) || name;
-  }
-  if (schema.type === "array") return `${schemaSummary(schema.items, doc, depth + 1)}[]`;
-  if (schema.type === "object" && schema.properties && depth < 2) {
-    const required = new Set(schema.required ?? []);
-    const fields = Object.entries(schema.properties).map(([name, value]) =>
-      `${name}${required.has(name) ? "" : "?"}: ${schemaSummary(value, doc, depth + 1)}`
-    );
-    return `{ ${fields.join(", ")} }`;
-  }
-  if (schema.enum) return schema.enum.map((v: unknown) => JSON.stringify(v)).join(" | ");
-  const type = Array.isArray(schema.type) ? schema.type.join(" | ") : schema.type ?? "any";
-  return schema.nullable ? `${type} | null` : type;
-}
-
-const Operation: FC<{ path: string; method: string; op: Doc; doc: Doc }> = ({ path, method, op, doc }) => (
-  <section class="op">
-    <h3>
-      <span class={`m ${method}`}>{method.toUpperCase()}</span> <code>{path}</code>
-    </h3>
-    {op.summary && <p>{op.summary}</p>}
-    {op.parameters?.length > 0 && (
-      <table>
-        <tr>
-          <th>parameter</th>
-          <th>in</th>
-          <th>type</th>
-          <th>description</th>
-        </tr>
-        {op.parameters.map((p: Doc) => (
-          <tr>
-            <td>
-              <code>{p.name}</code>
-              {p.required ? " *" : ""}
-            </td>
-            <td>{p.in}</td>
-            <td>
-              <code>{schemaSummary(p.schema, doc)}</code>
-            </td>
-            <td>{p.description ?? p.schema?.description ?? ""}</td>
-          </tr>
-        ))}
-      </table>
-    )}
-    {op.requestBody && (
-      <p>
-        Body: <code>{schemaSummary(op.requestBody.content?.["application/json"]?.schema, doc)}</code>
-      </p>
-    )}
-    <ul>
-      {Object.entries(op.responses ?? {}).map(([status, response]: [string, Doc]) => (
-        <li>
-          <b>{status}</b> {response.description}{" "}
-          {status.startsWith("2") && <code>{schemaSummary(response.content?.["application/json"]?.schema, doc)}</code>}
-        </li>
-      ))}
-    </ul>
-  </section>
+/** Scalar's standalone browser bundle: one script with its styles inside (no chunk, no font, no CDN). */
+const scalarBundle = new URL(
+  "./browser/standalone.js",
+  `file://${createRequire(import.meta.url).resolve("@scalar/api-reference/style.css")}`,
 );
 
-export function docsPage(doc: Doc) {
-  const byTag = new Map<string, { path: string; method: string; op: Doc }[]>();
-  for (const [path, item] of Object.entries(doc.paths ?? {}) as [string, Doc][]) {
-    for (const method of METHODS) {
-      const op = item[method];
-      if (!op) continue;
-      const tag = op.tags?.[0] ?? "Other";
-      byTag.set(tag, [...(byTag.get(tag) ?? []), { path, method, op }]);
-    }
-  }
-  return "<!doctype html>" + (
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{doc.info.title} — reference</title>
-        <style>
-          {`body{font:15px/1.5 system-ui,sans-serif;max-width:960px;margin:2rem auto;padding:0 1rem;color:#1b1b1b}
-code{font:13px ui-monospace,monospace;background:#f3f3f3;padding:1px 4px;border-radius:3px}
-.op{border-top:1px solid #ddd;padding:.5rem 0}.m{font:bold 12px ui-monospace,monospace;padding:2px 6px;border-radius:3px;color:#fff}
-.get{background:#2b6cb0}.post{background:#2f855a}.put{background:#b7791f}.patch{background:#6b46c1}.delete{background:#c53030}
-table{border-collapse:collapse;font-size:14px}td,th{border:1px solid #ddd;padding:2px 6px;text-align:left}`}
-        </style>
-      </head>
-      <body>
-        <h1>{doc.info.title}</h1>
-        <p>
-          Version {doc.info.version}. Machine-readable:{" "}
-          <a href="/v1/openapi.json">/v1/openapi.json</a>. Authentication: HTTP Basic with your clientId and
-          clientSecret. Errors:{" "}
-          <code>
-            {"{error:{code,message,requestId}}"}
-          </code>.
-        </p>
-        {[...byTag.entries()].map(([tag, ops]) => (
-          <>
-            <h2>{tag}</h2>
-            {ops.map((o) => <Operation key={`${o.method} ${o.path}`} {...o} doc={doc} />)}
-          </>
-        ))}
-      </body>
-    </html>
-  );
+const DOCS_ASSETS: Record<string, Asset> = {
+  "standalone.js": await script(scalarBundle),
+  "docs.js": await script(new URL("../hosted-pages/docs/docs.js", import.meta.url)),
+};
+
+/**
+ * Scalar's configuration (read by hosted-pages/docs/docs.js). Every switch that
+ * would reach a Scalar service is off: fonts (the system's are used), the
+ * request proxy (try-it calls this origin directly), telemetry, the agent and
+ * MCP features, the "open in client" and developer-tools links to scalar.com.
+ */
+function scalarConfiguration(partner: OpenApiDocument, operator: OpenApiDocument) {
+  return {
+    sources: [
+      { title: `Partner API ${partner.info.version}`, slug: "partner", url: "/v1/openapi.json", default: true },
+      { title: `Operator API ${operator.info.version}`, slug: "operator", url: "/operator/v1/openapi.json" },
+    ],
+    withDefaultFonts: false,
+    telemetry: false,
+    hideClientButton: true,
+    showDeveloperTools: "never",
+    agent: { disabled: true },
+    mcp: { disabled: true },
+    documentDownloadType: "json",
+    // The tabs shown first under each operation; every other language stays in the menu.
+    featuredClients: ["shell/curl", "js/fetch", "python/requests"],
+    defaultHttpClient: { targetKey: "shell", clientKey: "curl" },
+    // Credentials typed into try-it stay in the tab's memory only.
+    persistAuth: false,
+  };
+}
+
+/**
+ * Browser features the page may use: the copy buttons write to the clipboard
+ * (`self` only); everything else Chromium knows is denied, for the page and
+ * anything it would embed.
+ */
+const PERMISSIONS_POLICY = [
+  "clipboard-write=(self)",
+  ...[
+    "camera",
+    "microphone",
+    "geolocation",
+    "payment",
+    "usb",
+    "serial",
+    "hid",
+    "midi",
+    "clipboard-read",
+    "display-capture",
+    "screen-wake-lock",
+    "idle-detection",
+    "local-fonts",
+    "accelerometer",
+    "gyroscope",
+    "magnetometer",
+    "xr-spatial-tracking",
+    "publickey-credentials-create",
+    "publickey-credentials-get",
+    "identity-credentials-get",
+    "otp-credentials",
+    "window-management",
+    "compute-pressure",
+    "fullscreen",
+    "picture-in-picture",
+    "autoplay",
+    "encrypted-media",
+    "browsing-topics",
+  ].map((feature) => `${feature}=()`),
+].join(", ");
+
+/** The reference's own headers: scripts by nonce, requests to this origin only, no framing, no referrer. */
+function docsHeaders(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const nonce = randomSecret(16);
+    c.set("cspNonce", nonce);
+    await next();
+    c.header(
+      "Content-Security-Policy",
+      [
+        "default-src 'none'",
+        `script-src 'nonce-${nonce}'`,
+        // Scalar adds its stylesheet as a <style> carrying the nonce of <meta property="csp-nonce">, but its
+        // components also set `style` attributes in their markup (widths, colours, positions), which only
+        // 'unsafe-inline' allows; a style cannot run code or send anything (connect-src and img-src hold).
+        `style-src 'nonce-${nonce}'`,
+        "img-src 'self' data:",
+        "font-src 'self' data:",
+        // Fetching the documents and try-it: this service only.
+        "connect-src 'self'",
+        "base-uri 'none'",
+        "form-action 'none'",
+        "frame-ancestors 'none'",
+      ].join("; "),
+    );
+    c.header("Referrer-Policy", "no-referrer");
+    c.header("X-Frame-Options", "DENY");
+    c.header("X-Content-Type-Options", "nosniff");
+    c.header("Cross-Origin-Opener-Policy", "same-origin");
+    c.header("Permissions-Policy", PERMISSIONS_POLICY);
+    if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-cache");
+  };
+}
+
+/** JSON inside <script type="application/json">: no `<` may close the element early. */
+const scriptJson = (value: unknown) => JSON.stringify(value).replaceAll("<", "\\u003c");
+
+/** `/docs` and its assets, for `app.route("/docs", …)`. Needs no credential: the documents are public. */
+export function docsRoutes(documents: { partner: OpenApiDocument; operator: OpenApiDocument }) {
+  const { partner, operator } = documents;
+  const configuration = scriptJson(scalarConfiguration(partner, operator));
+  const routes = new Hono<AppEnv>();
+  routes.use("*", docsHeaders());
+  routes.get("/assets/:file", assetsHandler(DOCS_ASSETS));
+  routes.get("/", (c) => {
+    const nonce = c.get("cspNonce");
+    return c.html(
+      "<!doctype html>" +
+        (
+          <html lang="en">
+            <head>
+              <meta charset="utf-8" />
+              <meta name="viewport" content="width=device-width, initial-scale=1" />
+              <meta name="referrer" content="no-referrer" />
+              {/* Scalar gives its own <style> element this nonce. */}
+              <meta property="csp-nonce" content={nonce} />
+              <link rel="icon" href="data:," />
+              <title>{`${partner.info.title} ${partner.info.version} — reference`}</title>
+            </head>
+            <body>
+              <div id="reference"></div>
+              <noscript>
+                The reference needs JavaScript. The documents themselves: <a href="/v1/openapi.json">partner</a>,{" "}
+                <a href="/operator/v1/openapi.json">operator</a>.
+              </noscript>
+              <script type="application/json" id="docs-config" nonce={nonce}>
+                {/* Raw: hono would escape the quotes of the JSON. */}
+                {raw(configuration)}
+              </script>
+              <script src={assetHref(BASE, "standalone.js")} nonce={nonce}></script>
+              <script src={assetHref(BASE, "docs.js")} nonce={nonce}></script>
+            </body>
+          </html>
+        ).toString(),
+    );
+  });
+  return routes;
 }
