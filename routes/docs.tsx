@@ -113,7 +113,10 @@ function docsHeaders(): MiddlewareHandler<AppEnv> {
         // Scalar adds its stylesheet as a <style> carrying the nonce of <meta property="csp-nonce">, but its
         // components also set `style` attributes in their markup (widths, colours, positions), which only
         // 'unsafe-inline' allows; a style cannot run code or send anything (connect-src and img-src hold).
-        `style-src 'nonce-${nonce}'`,
+        // Scalar's components set inline styles (`style` attributes and <style> elements with computed content:
+        // widths, positions, the theme's colours), which neither a nonce nor a fixed hash can allow. A style runs
+        // no code, and where it could load something (a url()) img-src, font-src and connect-src still hold.
+        "style-src 'unsafe-inline'",
         "img-src 'self' data:",
         "font-src 'self' data:",
         // Fetching the documents and try-it: this service only.
@@ -152,8 +155,6 @@ export function docsRoutes(documents: { partner: OpenApiDocument; operator: Open
               <meta charset="utf-8" />
               <meta name="viewport" content="width=device-width, initial-scale=1" />
               <meta name="referrer" content="no-referrer" />
-              {/* Scalar gives its own <style> element this nonce. */}
-              <meta property="csp-nonce" content={nonce} />
               <link rel="icon" href="data:," />
               <title>{`${partner.info.title} ${partner.info.version} — reference`}</title>
             </head>
