@@ -81,7 +81,7 @@ Deno.test("/docs: both references render, search, code samples and a try-it answ
   }
 });
 
-Deno.test("/docs needs no credential, answers with its own headers and serves Scalar from hashed, immutable names", async () => {
+Deno.test("/docs needs no credential, answers with its own headers and serves Scalar from hashed, immutable, gzipped names", async () => {
   const env = await startTestEnv();
   try {
     const partnerDoc = await expectJson(await call(env, "GET", "/v1/openapi.json"), 200);
@@ -117,8 +117,9 @@ Deno.test("/docs needs no credential, answers with its own headers and serves Sc
     ]);
     for (const [, src, scriptNonce] of scripts) {
       assert.equal(scriptNonce, nonce);
-      const asset = await call(env, "GET", src);
+      const asset = await call(env, "GET", src, { headers: { "accept-encoding": "gzip" } });
       assert.equal(asset.status, 200);
+      assert.equal(asset.headers.get("content-encoding"), "gzip");
       assert.match(asset.headers.get("content-type") ?? "", /^text\/javascript/);
       assert.equal(asset.headers.get("cache-control"), "public, max-age=31536000, immutable");
       await asset.body?.cancel();
