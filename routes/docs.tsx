@@ -111,15 +111,12 @@ function docsHeaders(): MiddlewareHandler<AppEnv> {
       [
         "default-src 'none'",
         `script-src 'nonce-${nonce}'`,
-        // Scalar adds its stylesheet as a <style> carrying the nonce of <meta property="csp-nonce">, but its
-        // components also set `style` attributes in their markup (widths, colours, positions), which only
-        // 'unsafe-inline' allows; a style cannot run code or send anything (connect-src and img-src hold).
         // Scalar's components set inline styles (`style` attributes and <style> elements with computed content:
         // widths, positions, the theme's colours), which neither a nonce nor a fixed hash can allow. A style runs
-        // no code, and where it could load something (a url()) img-src, font-src and connect-src still hold.
+        // no code, and what it could fetch from elsewhere (a url()) default-src and img-src still refuse.
         "style-src 'unsafe-inline'",
-        "img-src 'self' data:",
-        "font-src 'self' data:",
+        // The page's empty icon (`data:,`), so the browser asks for no /favicon.ico.
+        "img-src data:",
         // Fetching the documents and try-it: this service only.
         "connect-src 'self'",
         "base-uri 'none'",
@@ -167,8 +164,8 @@ export function docsRoutes(documents: { partner: OpenApiDocument; operator: Open
                 The reference needs JavaScript. The documents themselves: <a href="/v1/openapi.json">partner</a>,{" "}
                 <a href="/operator/v1/openapi.json">operator</a>.
               </noscript>
-              <script type="application/json" id="docs-config" nonce={nonce}>
-                {/* Raw: hono would escape the quotes of the JSON. */}
+              <script type="application/json" id="docs-config">
+                {/* Data, never run (no nonce needed); raw, as hono would escape the JSON's quotes. */}
                 {raw(configuration)}
               </script>
               <script src={assetHref(BASE, "standalone.js")} nonce={nonce}></script>
