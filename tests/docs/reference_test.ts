@@ -97,6 +97,9 @@ Deno.test("/docs needs no credential, answers with its own headers and serves Sc
     assert.equal(csp.get("default-src"), "'none'");
     assert.match(csp.get("script-src") ?? "", /^'nonce-[A-Za-z0-9_-]+'$/);
     assert.equal(csp.get("connect-src"), "'self'");
+    // Scalar's inline styles are the one relaxation (routes/docs.tsx says why); no other origin, no wildcard.
+    assert.equal(csp.get("style-src"), "'unsafe-inline'");
+    assert.doesNotMatch(response.headers.get("content-security-policy")!, /https?:|\*|unsafe-eval/);
     assert.equal(csp.get("frame-ancestors"), "'none'");
     assert.equal(response.headers.get("referrer-policy"), "no-referrer");
     assert.equal(response.headers.get("x-content-type-options"), "nosniff");
