@@ -20,6 +20,7 @@ import { clientConnection } from "./client_connection.ts";
 import { openRemote } from "./remote.ts";
 import * as schema from "./schema.ts";
 import { WriteQueue } from "./write_queue.ts";
+import { inSpan } from "../domain/telemetry/tracing.ts";
 
 export type Db = SqliteRemoteDatabase<typeof schema>;
 /**
@@ -195,15 +196,19 @@ export async function withTransaction<T>(database: Database, work: (tx: Tx) => P
     if (!current.open) throw new Error("A write started after its transaction ended: await it inside the work");
     return await work(current.tx);
   }
-  return await database.writes.run(async (tx) => {
-    const open: OpenTransaction = { database, tx, open: true };
-    try {
-      return await currentTransaction.run(open, () => work(tx));
-    } finally {
-      open.open = false;
-    }
-  });
+  // One span per write group: its time includes the wait in the write queue, which is what a caller pays.
+  return await inSpan("db.write_group", WRITE_GROUP_ATTRIBUTES, () =>
+    database.writes.run(async (tx) => {
+      const open: OpenTransaction = { database, tx, open: true };
+      try {
+        return await currentTransaction.run(open, () => work(tx));
+      } finally {
+        open.open = false;
+      }
+    }));
 }
+
+const WRITE_GROUP_ATTRIBUTES = { "db.system.name": "sqlite", "db.operation.name": "TRANSACTION" };
 
 /**
  * A query built once per handle and reused with placeholders: building

@@ -9,8 +9,12 @@
  * Every string written (the message included) is also scrubbed of token and
  * key shapes, because an allowed field can still carry one (a URL with its
  * `#t=` token, a path with a key in it).
+ *
+ * With telemetry on, a line written inside a span carries its `traceId` and
+ * `spanId` (hex ids, set by us, not by the caller).
  */
 import { sqliteCode } from "../db/connection.ts";
+import { activeTraceIds } from "./telemetry/tracing.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
@@ -175,6 +179,11 @@ const SCALAR_FIELDS = [
   "paymentId",
   "obligationId",
   "job",
+  // a signal's fan-out (domain/engine/dispatch_entries.ts)
+  "signalId",
+  "dispatched",
+  "busy",
+  "failed",
   // on chain (payments scan and finality)
   "networkId",
   "block",
@@ -205,6 +214,9 @@ const FIELD_WRITERS = new Map<string, FieldWriter>([
 
 function logLine(level: LogLevel, message: string, fields: LogFields): string {
   const line: Record<string, unknown> = { time: new Date().toISOString(), level, message: scrubText(message) };
+  // The active span's ids (telemetry on and inside a request, job or fan-out): the line joins its trace.
+  const trace = activeTraceIds();
+  if (trace) Object.assign(line, trace);
   const dropped: string[] = [];
   for (const [name, value] of Object.entries(fields)) {
     if (value === undefined) continue;

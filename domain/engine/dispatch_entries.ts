@@ -47,6 +47,8 @@ import { insertSubmittingUnlessBusy, type IntentDraft, type IntentRow } from "..
 import { sendIntent } from "../execution/send_intent.ts";
 import { protectFilledEntry } from "./entry_fills.ts";
 import type { PlaceOrderRequest, ProviderId, VenueAdapter } from "../../venues/types.ts";
+import { inSpan } from "../telemetry/tracing.ts";
+import { fanoutDuration, secondsSince } from "../telemetry/metrics.ts";
 
 /**
  * Entries in flight at once: enough to overlap venue round trips (the venue
@@ -67,7 +69,25 @@ export interface DispatchSummary {
 type Signal = typeof signals.$inferSelect;
 type Builder = PlaceOrderRequest["builder"];
 
-export async function dispatchAdmitted(ctx: Ctx, signalId: string): Promise<DispatchSummary> {
+/** The fan-out of one signal, as a span (its venue calls nest under it) and a duration. */
+export function dispatchAdmitted(ctx: Ctx, signalId: string): Promise<DispatchSummary> {
+  const startedMs = performance.now();
+  return inSpan("engine.fanout", { "signal.id": signalId }, async (span) => {
+    const summary = await dispatchAll(ctx, signalId);
+    span.setAttributes({
+      "fanout.dispatched": summary.dispatched,
+      "fanout.busy": summary.busy,
+      "fanout.failed": summary.failed,
+    });
+    const seconds = secondsSince(startedMs);
+    fanoutDuration.record(seconds);
+    // Inside the span, so the line carries the signal's trace id.
+    ctx.logger.info("signal fanned out", { signalId, ...summary, durationMs: Math.round(seconds * 1000) });
+    return summary;
+  });
+}
+
+async function dispatchAll(ctx: Ctx, signalId: string): Promise<DispatchSummary> {
   const summary: DispatchSummary = { dispatched: 0, busy: 0, failed: 0 };
   const [signal] = await ctx.db.read.select().from(signals).where(eq(signals.signalId, signalId));
   const builders = new Map<string, Promise<Builder>>();

@@ -36,6 +36,8 @@ import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import { type Database, preparedFor, type Tx, withTransaction } from "../../db/client.ts";
 import { jobRuns } from "../../db/schema.ts";
 import { DAY_MS, iso, MINUTE_MS, wallClockNow } from "../clock.ts";
+import { errorType, inSpan } from "../telemetry/tracing.ts";
+import { jobLag, jobRunDuration, secondsSince } from "../telemetry/metrics.ts";
 import type { Deps } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { randomToken } from "../ids.ts";
@@ -207,6 +209,7 @@ export async function runScheduledJob(
     deps.logger.debug(`job ${job.name} skipped at ${iso(slot)}`, { job: job.name, code: claim });
     return { ran: false, slot, reason: claim };
   }
+  jobLag.record((wallClockNow() - slot) / 1000, { job: job.name });
   return { ran: true, slot, ...await runClaimed(deps, job, claim) };
 }
 
@@ -232,7 +235,24 @@ export async function runJobNow(
   }
 }
 
-async function runClaimed(deps: Deps, job: RunnableJob, claim: JobRunClaim) {
+/** A span and a duration per run, with the job's name and outcome (`ok` or the error's class). */
+function runClaimed(deps: Deps, job: RunnableJob, claim: JobRunClaim) {
+  const startedMs = performance.now();
+  let outcome = "ok";
+  return inSpan(`job ${job.name}`, { job: job.name, "job.slot": claim.slot }, async (span) => {
+    try {
+      return await runAndRecord(deps, job, claim);
+    } catch (error) {
+      outcome = errorType(error);
+      throw error;
+    } finally {
+      span.setAttribute("job.outcome", outcome);
+      jobRunDuration.record(secondsSince(startedMs), { job: job.name, outcome });
+    }
+  });
+}
+
+async function runAndRecord(deps: Deps, job: RunnableJob, claim: JobRunClaim) {
   let summary: JobSummary;
   try {
     // What another instance changed since this one's last request applies to the whole run.

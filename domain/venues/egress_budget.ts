@@ -18,6 +18,7 @@ import { egressBudgets } from "../../db/schema.ts";
 import { MINUTE_MS, wallClockNow } from "../clock.ts";
 import type { Config } from "../../config.ts";
 import { type ProviderId, type RequestBudget, VenueError } from "../../venues/types.ts";
+import { venueBudgetRefused, venueBudgetUsed } from "../telemetry/metrics.ts";
 
 const WINDOW_MS = 10_000;
 /** Of the published limit: the rest is margin for clock skew and operators' own tools. */
@@ -84,10 +85,11 @@ export class EgressBudget implements RequestBudget {
   async spend(weight: number): Promise<void> {
     if (weight <= 0) return;
     for (;;) {
-      if (await this.#holding(weight, true)) return;
+      if (await this.#holding(weight, true)) return venueBudgetUsed.add(weight, { venue: this.providerId });
       const retryAfterMs = this.#currentWindow() + this.#windowMs - this.#now();
       const until = patient.getStore();
       if (!until || until.aborted) {
+        venueBudgetRefused.add(1, { venue: this.providerId });
         throw new VenueError("RATE_LIMITED", "Request weight budget of this egress is spent; request not sent", {
           providerId: this.providerId,
           retryAfterMs,
@@ -114,6 +116,7 @@ export class EgressBudget implements RequestBudget {
    */
   async charge(weight: number): Promise<void> {
     if (weight <= 0) return;
+    venueBudgetUsed.add(weight, { venue: this.providerId });
     const window = this.#currentWindow();
     const held = Math.min(this.#claimed, weight);
     this.#claimed -= held;

@@ -7,6 +7,8 @@
 import type { MiddlewareHandler } from "hono";
 import type { Deps } from "../../domain/context.ts";
 import type { AppEnv } from "../env.ts";
+import { routePath } from "hono/route";
+import { recordAnsweredRequest } from "../../domain/telemetry/requests.ts";
 
 const WELL_FORMED = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -15,14 +17,22 @@ export function newRequestId(): string {
   return `req_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
 }
 
-/** The first middleware of every request: its dependencies and its id. */
+/** The first middleware of every request: its dependencies, its id, and its span's route and latency. */
 export function requestContext(deps: Deps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    const startedMs = performance.now();
     c.set("deps", deps);
     const given = c.req.header("x-request-id");
     const id = given && WELL_FORMED.test(given) ? given : newRequestId();
     c.set("requestId", id);
     await next();
     if (!c.get("requestIdSent")) c.header("X-Request-Id", id);
+    recordAnsweredRequest({
+      method: c.req.method,
+      route: routePath(c, -1),
+      status: c.res.status,
+      partnerId: c.get("partner")?.partnerId,
+      startedMs,
+    });
   };
 }

@@ -16,6 +16,7 @@ import {
 } from "./constants.ts";
 import { CODES, localError, retryAfterMs, toVenueError, type VenueFailure } from "./errors.ts";
 import { OrderCountBudget, type OrderLimits } from "./order_count.ts";
+import { observeVenueCall } from "../../domain/telemetry/venue_calls.ts";
 
 /** An API key with its secret, opened for the duration of one adapter call. */
 export interface ApiKeyPair {
@@ -249,7 +250,12 @@ export function createVenueAClient(options: VenueAClientOptions): VenueAClient {
     );
   }
 
-  async function request<T>(request: VenueRequest): Promise<T> {
+  function request<T>(request: VenueRequest): Promise<T> {
+    const call = { venue: "VENUE_A" as const, endpoint: `${request.method} ${request.path}`, weight: request.weight };
+    return observeVenueCall(call, () => requestOnce<T>(request));
+  }
+
+  async function requestOnce<T>(request: VenueRequest): Promise<T> {
     let resynced = false;
     let retries = 0;
     for (;;) {

@@ -10,6 +10,7 @@
 import { type HexAddress, type RequestBudget, VenueError } from "../types.ts";
 import { errorFromVenueMessage, venueError } from "./errors.ts";
 import type { Signature } from "./signing.ts";
+import { observeVenueCall } from "../../domain/telemetry/venue_calls.ts";
 
 /** Transport settings of the VENUE_B client. */
 export interface VenueBClientDeps {
@@ -122,56 +123,75 @@ export function createVenueBClient(deps: VenueBClientDeps): VenueBClient {
   }
 
   return {
-    async info<T>(body: Record<string, unknown>): Promise<T> {
-      await deps.budget?.spend(infoWeight(String(body.type)));
-      let response: Response;
-      let parsed: unknown;
-      try {
-        response = await post("/info", body);
-        if (response.status === 429) throw rateLimited(response);
-        if (response.status >= 500) {
-          await response.body?.cancel();
-          throw venueError("UNAVAILABLE", `VENUE_B is unavailable (HTTP ${response.status})`, {
-            venueCode: response.status,
-          });
-        }
-        if (!response.ok) throw await refused(response);
-        parsed = await response.json();
-      } catch (error) {
-        if (error instanceof VenueError) throw error;
-        throw venueError("UNAVAILABLE", `VENUE_B could not be read: ${describe(error)}`);
-      }
-      // A history read costs more the more it returns: known only now, and counted though already served.
-      const extra = infoAnswerWeight(String(body.type), parsed);
-      if (extra > 0) await deps.budget?.charge?.(extra);
-      return parsed as T;
+    info<T>(body: Record<string, unknown>): Promise<T> {
+      const type = String(body.type);
+      return observeVenueCall(
+        { venue: "VENUE_B", endpoint: "/info", weight: infoWeight(type), type },
+        () => info(body),
+      );
     },
 
-    async exchange(body: ExchangeRequest): Promise<ExchangeResponse> {
-      await deps.budget?.spend(exchangeWeight(body.action));
-      let reply: { status?: unknown; response?: unknown };
-      try {
-        const response = await post("/exchange", body);
-        if (response.status === 429) throw rateLimited(response);
-        if (response.status >= 500) {
-          await response.body?.cancel();
-          throw venueError("OUTCOME_UNKNOWN", `VENUE_B answered HTTP ${response.status} after the action was sent`, {
-            venueCode: response.status,
-          });
-        }
-        if (!response.ok) throw await refused(response);
-        reply = await response.json();
-      } catch (error) {
-        if (error instanceof VenueError) throw error;
-        const detail = describe(error);
-        if (NOT_SENT.test(detail)) throw venueError("UNAVAILABLE", `VENUE_B could not be reached: ${detail}`);
-        throw venueError("OUTCOME_UNKNOWN", `VENUE_B gave no usable answer to a sent action: ${detail}`);
-      }
-      if (reply.status === "ok" && reply.response && typeof reply.response === "object") {
-        return reply.response as ExchangeResponse;
-      }
-      if (reply.status === "err" && typeof reply.response === "string") throw errorFromVenueMessage(reply.response);
-      throw venueError("OUTCOME_UNKNOWN", "VENUE_B answered a sent action with an unrecognised body");
+    exchange(body: ExchangeRequest): Promise<ExchangeResponse> {
+      const call = { venue: "VENUE_B" as const, endpoint: "/exchange", weight: exchangeWeight(body.action) };
+      return observeVenueCall({ ...call, type: actionType(body.action) }, () => exchange(body));
     },
   };
+
+  async function info<T>(body: Record<string, unknown>): Promise<T> {
+    await deps.budget?.spend(infoWeight(String(body.type)));
+    let response: Response;
+    let parsed: unknown;
+    try {
+      response = await post("/info", body);
+      if (response.status === 429) throw rateLimited(response);
+      if (response.status >= 500) {
+        await response.body?.cancel();
+        throw venueError("UNAVAILABLE", `VENUE_B is unavailable (HTTP ${response.status})`, {
+          venueCode: response.status,
+        });
+      }
+      if (!response.ok) throw await refused(response);
+      parsed = await response.json();
+    } catch (error) {
+      if (error instanceof VenueError) throw error;
+      throw venueError("UNAVAILABLE", `VENUE_B could not be read: ${describe(error)}`);
+    }
+    // A history read costs more the more it returns: known only now, and counted though already served.
+    const extra = infoAnswerWeight(String(body.type), parsed);
+    if (extra > 0) await deps.budget?.charge?.(extra);
+    return parsed as T;
+  }
+
+  async function exchange(body: ExchangeRequest): Promise<ExchangeResponse> {
+    await deps.budget?.spend(exchangeWeight(body.action));
+    let reply: { status?: unknown; response?: unknown };
+    try {
+      const response = await post("/exchange", body);
+      if (response.status === 429) throw rateLimited(response);
+      if (response.status >= 500) {
+        await response.body?.cancel();
+        throw venueError("OUTCOME_UNKNOWN", `VENUE_B answered HTTP ${response.status} after the action was sent`, {
+          venueCode: response.status,
+        });
+      }
+      if (!response.ok) throw await refused(response);
+      reply = await response.json();
+    } catch (error) {
+      if (error instanceof VenueError) throw error;
+      const detail = describe(error);
+      if (NOT_SENT.test(detail)) throw venueError("UNAVAILABLE", `VENUE_B could not be reached: ${detail}`);
+      throw venueError("OUTCOME_UNKNOWN", `VENUE_B gave no usable answer to a sent action: ${detail}`);
+    }
+    if (reply.status === "ok" && reply.response && typeof reply.response === "object") {
+      return reply.response as ExchangeResponse;
+    }
+    if (reply.status === "err" && typeof reply.response === "string") throw errorFromVenueMessage(reply.response);
+    throw venueError("OUTCOME_UNKNOWN", "VENUE_B answered a sent action with an unrecognised body");
+  }
+}
+
+/** An exchange action's `type` (`order`, `cancel`, ...), for the call's span. */
+function actionType(action: unknown): string | undefined {
+  const type = (action as { type?: unknown } | null)?.type;
+  return typeof type === "string" ? type : undefined;
 }

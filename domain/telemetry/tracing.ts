@@ -1,0 +1,55 @@
+/**
+ * Spans through the OpenTelemetry API, which Deno's built-in telemetry
+ * serves when `OTEL_DENO=true` (docs/operations.md); otherwise every call
+ * here is the API's no-op, which costs next to nothing on the hot path.
+ *
+ * Deno already opens one server span per request (`Deno.serve`) and a client
+ * span per `fetch`; the request middleware names the server span after its
+ * route instead of opening a second one, and the spans here nest inside it
+ * because the active context follows awaits.
+ */
+import { type Attributes, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
+
+const tracer = trace.getTracer("partner-service");
+
+/** Attribute values are ids, names, counts and outcomes only: never a credential, a body or a URL with a query. */
+export type SpanAttributes = Attributes;
+
+/**
+ * Runs `work` inside a new active span: its children (venue calls, write
+ * groups, Deno's fetch spans) nest under it. A throw marks the span as an
+ * error by the error's class and `kind` (a VenueError's), never its message,
+ * which may quote a request.
+ */
+export function inSpan<T>(name: string, attributes: SpanAttributes, work: (span: Span) => Promise<T>): Promise<T> {
+  return tracer.startActiveSpan(name, { attributes }, async (span) => {
+    try {
+      return await work(span);
+    } catch (error) {
+      span.setAttribute("error.type", errorType(error));
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** The request's span (Deno's server span), if telemetry is on. */
+export function activeSpan(): Span | undefined {
+  return trace.getActiveSpan();
+}
+
+/** Ids of the active span, for log lines; undefined when there is none (or telemetry is off). */
+export function activeTraceIds(): { traceId: string; spanId: string } | undefined {
+  const context = trace.getActiveSpan()?.spanContext();
+  if (!context || !trace.isSpanContextValid(context)) return undefined;
+  return { traceId: context.traceId, spanId: context.spanId };
+}
+
+/** A VenueError's kind, else the error's class. */
+export function errorType(error: unknown): string {
+  const kind = (error as { kind?: unknown } | null)?.kind;
+  if (typeof kind === "string") return kind;
+  return error instanceof Error ? error.constructor.name : typeof error;
+}
