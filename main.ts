@@ -16,7 +16,8 @@ import { createSecretBox } from "./domain/secrets/secret_box.ts";
 import { VenueAvailability } from "./domain/venues/call_venue.ts";
 import { createCaches } from "./domain/cache.ts";
 import { createRateLimiter } from "./domain/usage/rate_limiter.ts";
-import { registerJobs } from "./jobs/registry.ts";
+import { JOBS, registerJobs } from "./jobs/registry.ts";
+import { startStateGauges } from "./domain/telemetry/state_gauges.ts";
 import { warnOnBuilderStanding } from "./domain/gates/builder_standing.ts";
 import { WebhookWorker } from "./domain/webhooks/worker.ts";
 import { createApp } from "./routes/app.ts";
@@ -101,6 +102,7 @@ const server = Deno.serve({
 }, lifecycle.countRequests(app.fetch));
 
 registerJobs(deps, lifecycle.gateJobRun);
+startStateGauges(deps, JOBS);
 // New events reach partners' webhooks within seconds of their commit.
 const webhookWorker = new WebhookWorker({
   ...deps,
