@@ -28,6 +28,7 @@ import { type Executor, type Tx, withTransaction } from "../../db/client.ts";
 import { clients, connectSessions, partners } from "../../db/schema.ts";
 import { HOUR_MS } from "../clock.ts";
 import type { Ctx } from "../context.ts";
+import { findAccount } from "../accounts/load_account.ts";
 import { ApiError, type ErrorCode } from "../errors.ts";
 import { emitEvent } from "../events/emit_event.ts";
 import { randomSecret, sha256Hex } from "../ids.ts";
@@ -57,6 +58,13 @@ export interface PageSession {
   egressAddresses: string[];
   /** AGENT_WALLET: the builder the wallet approves a fee for (checksum casing) and the partner's fee ceiling. */
   builder: { address: string; feeTenthsBps: number } | null;
+  /**
+   * AGENT_WALLET CONNECT for a client whose wallet already approved an agent
+   * here: the link renews that approval. `accessExpiresAt` is the current
+   * agent's end (epoch ms; null when lost or never read); `lapsed` says it is
+   * over, on the service's clock (a phone's may be off) or as the venue showed.
+   */
+  renewal: { accessExpiresAt: number | null; lapsed: boolean } | null;
 }
 
 /**
@@ -274,8 +282,24 @@ async function pageSession(ctx: Ctx, db: Executor, row: ConnectSessionRow): Prom
     status: statusAt(row, ctx.clock.now()),
     egressAddresses: wallet ? [] : ctx.config.egressAddresses,
     builder: wallet ? { address: checksummed(ctx.config.venueBBuilderAddress), feeTenthsBps: partner.fee } : null,
+    renewal: wallet && row.purpose === "CONNECT" ? await renewalOf(ctx, db, row) : null,
   };
 }
+
+/** The agent this link would replace, when the client's stored connection has one and the link is still open. */
+async function renewalOf(ctx: Ctx, db: Executor, row: ConnectSessionRow): Promise<PageSession["renewal"]> {
+  // Only while the link can act: once it connected, the account it made is no earlier agent.
+  if (statusAt(row, ctx.clock.now()) !== "PENDING") return null;
+  const account = await findAccount(db, row.clientId, row.providerId as ProviderId);
+  if (!account?.agentAddress || !RENEWABLE.has(account.connection)) return null;
+  const { accessExpiresAt } = account;
+  const lapsed = account.connection === "ACCESS_LOST" ||
+    (accessExpiresAt !== null && accessExpiresAt <= ctx.clock.now());
+  return { accessExpiresAt, lapsed };
+}
+
+/** Connections whose agent a new approval replaces (RECOVERING and REVOKED are not renewed by a link). */
+const RENEWABLE = new Set(["CONNECTED", "ACCESS_LOST"]);
 
 /** An address as wallets and explorers show it (EIP-55 mixed case), so the page and the wallet agree. */
 export function checksummed(address: string): string {

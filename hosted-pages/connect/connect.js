@@ -21,6 +21,19 @@
   /** Narrow screens get long explanations folded (<details>), so the form and its action stay in sight. */
   const narrow = () => globalThis.matchMedia?.("(max-width: 39.99rem)").matches ?? false;
 
+  /**
+   * A day and time in Brasília, said so ("24 de maio de 2027, 19:45 (horário de Brasília)"): an agent's end is
+   * months away, and the client may read it from anywhere.
+   */
+  function brasiliaDate(epochMs) {
+    const when = new Date(epochMs).toLocaleString("pt-BR", {
+      timeZone: "America/Sao_Paulo",
+      dateStyle: "long",
+      timeStyle: "short",
+    });
+    return `${when} (horário de Brasília)`;
+  }
+
   /** Tenths of a basis point as a percentage: 25 -> "0,025%". */
   function feePercent(tenthsBps) {
     return `${(tenthsBps / 1000).toLocaleString("pt-BR", { maximumFractionDigits: 3 })}%`;
@@ -443,7 +456,7 @@
   }
 
   /** The builder fee in words: what it is, how much, on what. */
-  function feeLine(feeTenthsBps) {
+  function feeLine(feeTenthsBps, renewal) {
     return el(
       "li",
       {},
@@ -454,6 +467,7 @@
           feePercent(feeTenthsBps)
         } do valor de cada operação (o notional: tamanho × preço), cobrada pela ${state.session.providerName} a cada negociação.`
         : ": nenhuma para este parceiro, nada a aprovar.",
+      renewal && feeTenthsBps > 0 ? " Se já estiver aprovada, não é pedida de novo." : null,
     );
   }
 
@@ -468,6 +482,23 @@
       ". As operações por este serviço param na hora.",
     );
 
+  /**
+   * The agent's end, and how the wallet shows it: the venue reads it from the
+   * name the wallet signs ("automation valid_until 1795…", in milliseconds).
+   */
+  function agentValidity(agent) {
+    return [
+      el("p", { class: "agent-validity" }, el("strong", {}, "Vale até "), brasiliaDate(agent.validUntil), "."),
+      el(
+        "p",
+        { class: "muted" },
+        "Na carteira, o nome aparece como ",
+        el("code", { class: "agent-name" }, `${agent.name} valid_until ${agent.validUntil}`),
+        `: esse número é o fim da autorização. Depois dele, a ${state.session.providerName} remove o agente e ${state.session.partnerName} envia um novo link para renovar.`,
+      ),
+    ];
+  }
+
   /** What the wallet will show, before it opens: the agent, the builder, the fee and how to undo it. */
   function reviewCard(next) {
     const session = state.session;
@@ -480,6 +511,7 @@
         ? [
           kit.copyable(`Agente “${next.agent.name}” (endereço que a carteira vai mostrar)`, next.agent.address),
           el("p", { class: "muted" }, "Ele pode abrir e fechar posições por você; não pode sacar nem transferir."),
+          ...agentValidity(next.agent),
         ]
         : null,
       session.builder.feeTenthsBps > 0
@@ -496,15 +528,43 @@
     );
   }
 
+  /**
+   * A connection that already has an agent: this link approves a new one in
+   * its place (same name, so the venue replaces it). The builder step is asked
+   * only if the fee is not approved, which the page learns only at the start.
+   */
+  function renewalIntro(renewal) {
+    const session = state.session;
+    return [
+      renewal.lapsed
+        ? message("warning", "A autorização anterior expirou: o agente não opera mais por você.")
+        : renewal.accessExpiresAt
+        ? el("p", {}, el("strong", {}, "A autorização atual vale até "), brasiliaDate(renewal.accessExpiresAt), ".")
+        : null,
+      el(
+        "p",
+        {},
+        `Para ${session.partnerName} continuar operando por você, sua carteira autoriza um novo agente, que substitui o atual. Se a taxa da plataforma já estiver aprovada, é só uma assinatura.`,
+      ),
+    ];
+  }
+
   function showWallet() {
     const session = state.session;
     const builderOnly = session.purpose === "BUILDER_APPROVAL";
-    title(builderOnly ? "Aprovar taxa da plataforma" : `Conectar carteira ${session.providerName}`);
+    const renewal = builderOnly ? null : session.renewal;
+    title(
+      builderOnly
+        ? "Aprovar taxa da plataforma"
+        : renewal
+        ? "Renovar autorização do agente"
+        : `Conectar carteira ${session.providerName}`,
+    );
     if (!globalThis.ethereum?.request) return showNoWallet();
     const feedback = feedbackArea();
     const review = el("div", {});
     // The step the wallet was last asked to sign: after a cancel, "try again" resumes it.
-    const flow = { walletAddress: null, next: null, total: 1 };
+    const flow = { walletAddress: null, next: null, total: 1, agentValidUntil: null };
     const startLabel = builderOnly ? "Conectar carteira e aprovar" : "Conectar carteira";
     const start = el("button", { type: "button", class: "button primary" }, startLabel);
     const ui = { button: start, feedback, review, startLabel, firstLabel: startLabel };
@@ -515,10 +575,14 @@
       el(
         "h1",
         {},
-        builderOnly ? "Aprove a taxa da plataforma" : `Conecte sua carteira à conta ${session.providerName}`,
+        builderOnly
+          ? "Aprove a taxa da plataforma"
+          : renewal
+          ? "Renove a autorização do agente"
+          : `Conecte sua carteira à conta ${session.providerName}`,
       ),
       validity(),
-      builderOnly
+      renewal ? renewalIntro(renewal) : builderOnly
         ? el(
           "p",
           {},
@@ -543,7 +607,7 @@
             el("strong", {}, "não pode sacar nem transferir"),
             " seus fundos.",
           ),
-          feeLine(session.builder.feeTenthsBps),
+          feeLine(session.builder.feeTenthsBps, renewal),
           el("li", {}, "Assinar não movimenta fundos nem custa taxa de rede."),
           revokeLine(null),
         ),
@@ -559,10 +623,10 @@
     );
   }
 
-  /** QA, for a connection (a fresh test wallet cannot approve for the wallet already connected). */
+  /** QA, for a first connection (a fresh test wallet cannot approve or renew for the wallet already connected). */
   function testWalletBox(ui, flow) {
     const session = state.session;
-    if (!session.qa || session.purpose !== "CONNECT" || !globalThis.createTestWallet) return null;
+    if (!session.qa || session.purpose !== "CONNECT" || session.renewal || !globalThis.createTestWallet) return null;
     return testBox(
       "Usar carteira de teste",
       "Nada aqui usa dinheiro real: o botão cria, nesta página, uma carteira de teste com saldo no simulador, que assina sozinha.",
@@ -615,7 +679,10 @@
         say(ui.feedback, "info", "Preparando o que a carteira vai assinar…");
         flow.next = await api("/wallet/start", { body: { walletAddress, chainId } });
         flow.walletAddress = walletAddress;
-        flow.total = flow.next.step === "AGENT" && flow.next.builderFeeTenthsBps > 0 ? 2 : 1;
+        // A renewal's fee is likely approved already: one signature, unless the service asks for the fee next.
+        const feeToApprove = flow.next.builderFeeTenthsBps > 0 && !state.session.renewal;
+        flow.total = flow.next.step === "AGENT" && feeToApprove ? 2 : 1;
+        flow.agentValidUntil = flow.next.agent?.validUntil ?? null;
         if (flow.next.step && review) return showReview(ui, flow, done);
       }
       while (flow.next.step) {
@@ -627,10 +694,11 @@
         });
         say(ui.feedback, "info", "Assinatura recebida. Registrando na corretora…");
         const next = await api("/wallet/sign", { body: { signature } });
+        if (flow.next.step === "AGENT" && next.step === "BUILDER") flow.total = 2;
         flow.next = next;
         if (next.step && review) return showReview(ui, flow, done);
       }
-      showConnected([], flow.next.walletAddress);
+      showConnected([], flow.next.walletAddress, flow.agentValidUntil);
     } catch (error) {
       done();
       if (error instanceof ApiFailure) {
@@ -765,10 +833,12 @@
 
   // ------------------------------------------------------------------ the end
 
-  function showConnected(warnings, walletAddress) {
+  /** `agentValidUntil`: the end of the agent just approved, when this page approved one. */
+  function showConnected(warnings, walletAddress, agentValidUntil) {
     const session = state.session;
     const builderOnly = session.purpose === "BUILDER_APPROVAL";
-    const heading = builderOnly ? "Taxa aprovada" : "Conta conectada";
+    const renewed = !builderOnly && session.renewal && agentValidUntil;
+    const heading = builderOnly ? "Taxa aprovada" : renewed ? "Autorização renovada" : "Conta conectada";
     title(heading);
     show(
       header(),
@@ -777,8 +847,11 @@
         "success",
         builderOnly
           ? `Pronto! A taxa da plataforma foi aprovada na sua conta ${session.providerName}.`
+          : renewed
+          ? `Pronto! Sua conta ${session.providerName} continua conectada a ${session.partnerName}.`
           : `Pronto! Sua conta ${session.providerName} está conectada a ${session.partnerName}.`,
       ),
+      agentValidUntil ? el("p", {}, "A autorização do agente vale até ", brasiliaDate(agentValidUntil), ".") : null,
       walletAddress ? kit.copyable("Carteira", walletAddress) : null,
       warnings.map((code) => warningOf(code, session)).filter(Boolean).map((text) =>
         message("warning", el("strong", {}, text[0]), ...text.slice(1))
