@@ -1,7 +1,7 @@
 /**
  * The hosted connect page's VENUE_B flow in headless Chromium: a browser
  * wallet (EIP-1193, signing real EIP-712 typed data) shown what it will sign
- * before it opens (agent, builder, fee on the notional, how to revoke),
+ * before it opens (agent and its end, builder, fee on the notional, how to revoke),
  * cancels that cost nothing, a wrong wallet named, a wallet that never
  * deposited, and a phone with no wallet that carries a single-use handoff
  * link into a wallet's browser (deep links, copy, QR on a desktop). Every
@@ -86,6 +86,13 @@ Deno.test("the connect page's VENUE_B flow in headless Chromium", async (t) => {
         assert.ok(review.includes(builder));
         assert.match(review, /Taxa máxima: 0,025% do valor \(notional\) de cada operação/);
         assert.match(review, /remova o agente “automation”/);
+        // The agent's end, in Brasília time, and the name the wallet will show, whose number is that end.
+        assert.match(review, /Vale até \d{1,2} de [a-zç]+ de \d{4}.*\d{2}:\d{2} \(horário de Brasília\)/);
+        assert.match(review, /a Venue B remove o agente e Corretora Exemplo envia um novo link para renovar/);
+        const shownName = await page.$eval(
+          ".review .agent-name",
+          (code) => (code as unknown as { textContent: string }).textContent,
+        );
         const agentAddress = await page.$$eval(
           ".review code",
           (codes) => codes.map((code) => (code as unknown as { textContent: string }).textContent),
@@ -107,6 +114,8 @@ Deno.test("the connect page's VENUE_B flow in headless Chromium", async (t) => {
           agentAddress[1],
           "the agent shown is the agent signed",
         );
+        assert.equal(wallet.signed[0].typedData.message.agentName, shownName, "the name shown is the name signed");
+        assert.match(String(shownName), /^automation valid_until \d{13}$/);
         assert.match(await textOf(page), /Aprove a taxa da plataforma de até 0,025% por operação/);
         await check(page, "b-review-builder");
 
