@@ -54,7 +54,8 @@ const DENIED_FEATURES = [
   "encrypted-media",
   "browsing-topics",
 ];
-const PERMISSIONS_POLICY = [
+/** Also the API reference's (`/docs`): its copy buttons write to the clipboard, and it needs nothing else. */
+export const PERMISSIONS_POLICY = [
   ...SELF_FEATURES.map((feature) => `${feature}=(self)`),
   ...DENIED_FEATURES.map((feature) => `${feature}=()`),
 ].join(", ");

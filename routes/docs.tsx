@@ -16,6 +16,7 @@ import { compress } from "hono/compress";
 import { raw } from "hono/html";
 import { randomSecret } from "../domain/ids.ts";
 import { type Asset, assetHref, assetsHandler, script } from "../hosted-pages/page_shell.tsx";
+import { PERMISSIONS_POLICY } from "../hosted-pages/security.ts";
 import type { AppEnv } from "./env.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -60,45 +61,6 @@ function scalarConfiguration(partner: OpenApiDocument, operator: OpenApiDocument
     persistAuth: false,
   };
 }
-
-/**
- * Browser features the page may use: the copy buttons write to the clipboard
- * (`self` only); everything else Chromium knows is denied, for the page and
- * anything it would embed.
- */
-const PERMISSIONS_POLICY = [
-  "clipboard-write=(self)",
-  ...[
-    "camera",
-    "microphone",
-    "geolocation",
-    "payment",
-    "usb",
-    "serial",
-    "hid",
-    "midi",
-    "clipboard-read",
-    "display-capture",
-    "screen-wake-lock",
-    "idle-detection",
-    "local-fonts",
-    "accelerometer",
-    "gyroscope",
-    "magnetometer",
-    "xr-spatial-tracking",
-    "publickey-credentials-create",
-    "publickey-credentials-get",
-    "identity-credentials-get",
-    "otp-credentials",
-    "window-management",
-    "compute-pressure",
-    "fullscreen",
-    "picture-in-picture",
-    "autoplay",
-    "encrypted-media",
-    "browsing-topics",
-  ].map((feature) => `${feature}=()`),
-].join(", ");
 
 /** The reference's own headers: scripts by nonce, requests to this origin only, no framing, no referrer. */
 function docsHeaders(): MiddlewareHandler<AppEnv> {
