@@ -22,7 +22,7 @@
 import { eq } from "drizzle-orm";
 import { type Tx, withTransaction } from "../../db/client.ts";
 import { connectSessions, partners, providerAccounts } from "../../db/schema.ts";
-import { accountSecretBinding, findAccount } from "../accounts/load_account.ts";
+import { type AccountRow, accountSecretBinding, findAccount } from "../accounts/load_account.ts";
 import type { Ctx } from "../context.ts";
 import { ApiError, type ErrorCode } from "../errors.ts";
 import { newId } from "../ids.ts";
@@ -91,17 +91,10 @@ export async function startWalletFlow(
   const wallet = input.walletAddress.toLowerCase() as HexAddress;
   const fee = await builderFeeOf(ctx, session);
 
+  const account = await findAccount(ctx.db.read, session.clientId, session.providerId as ProviderId);
   if (session.purpose === "BUILDER_APPROVAL") {
-    const account = await findAccount(ctx.db.read, session.clientId, session.providerId as ProviderId);
     if (account?.connection !== "CONNECTED") throw new ApiError("API_NOT_CONFIGURED");
-    if (account.accountAddress !== wallet) {
-      // Nothing was signed: the client connects the right wallet on the same link.
-      const expected = checksummed(account.accountAddress!);
-      throw await recordFixableRefusal(ctx, session, "WALLET_MISMATCH", {
-        message: `Esta não é a carteira da conta conectada. Conecte a carteira ${expected} e tente de novo.`,
-        extra: { expectedAddress: expected },
-      });
-    }
+    await assertAccountWallet(ctx, session, account, wallet);
     const approved = await approvedFee(ctx, adapter, wallet);
     if (fee === 0 || (approved !== null && approved >= fee)) {
       await finish(
@@ -121,6 +114,9 @@ export async function startWalletFlow(
     }, fee);
   }
 
+  // A renewal (the client's account still connected, or lost) keeps its wallet: the positions and history are that
+  // wallet's. Another wallet is a new account, connected after the partner disconnects this one.
+  if (account && account.connection !== "REVOKED") await assertAccountWallet(ctx, session, account, wallet);
   const agent = approvals.newAgentKey();
   const sealed = await ctx.secrets.seal(agent.privateKey, bindingOf(SESSION_AGENT_KEY, session.sessionId));
   return await ask(
@@ -134,6 +130,16 @@ export async function startWalletFlow(
     agentStep(approvals.agentApproval({ agentAddress: agent.address, signatureChainId: input.chainId })),
     fee,
   );
+}
+
+/** The wallet must be the connected account's; nothing was signed yet, so the client connects the right one. */
+async function assertAccountWallet(ctx: Ctx, session: ConnectSessionRow, account: AccountRow, wallet: HexAddress) {
+  if (account.accountAddress === wallet) return;
+  const expected = checksummed(account.accountAddress!);
+  throw await recordFixableRefusal(ctx, session, "WALLET_MISMATCH", {
+    message: `Esta não é a carteira da conta conectada. Conecte a carteira ${expected} e tente de novo.`,
+    extra: { expectedAddress: expected },
+  });
 }
 
 /** Check and relay the wallet's signature of the pending step; answer what comes next. */

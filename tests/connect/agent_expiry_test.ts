@@ -11,8 +11,9 @@ import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { events, providerAccounts } from "../../db/schema.ts";
 import { START } from "../_helpers/env.ts";
-import { expectJson, operator, type TestPartner } from "../_helpers/http.ts";
-import { connectWallet, openPage, signAsWallet, walletSetUp } from "./connect_fixture.ts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { expectError, expectJson, operator, type TestPartner } from "../_helpers/http.ts";
+import { connectWallet, fund, openPage, signAsWallet, walletSetUp } from "./connect_fixture.ts";
 
 const DAY = 86_400_000;
 
@@ -64,6 +65,15 @@ Deno.test("a VENUE_B agent is approved for 179 days, announced two weeks before 
     // Renewal: a connect link approves a new agent; the builder fee approved before is not asked again.
     env.clock.freeze(START);
     const renewal = await openPage(env, partner);
+    // Another wallet is another account: the renewal names the connected one, before anything is signed.
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    await fund(env, stranger.address);
+    const refused = await expectError(
+      await renewal.request("/wallet/start", { walletAddress: stranger.address, chainId: "0xa4b1" }),
+      403,
+      "WALLET_MISMATCH",
+    );
+    assert.equal(refused.expectedAddress, wallet.address);
     const renewalStep = await expectJson(
       await renewal.request("/wallet/start", { walletAddress: wallet.address, chainId: "0xa4b1" }),
       200,
