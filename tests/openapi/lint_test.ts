@@ -1,0 +1,39 @@
+/**
+ * Both OpenAPI documents, exactly as served, pass redocly's `recommended`
+ * ruleset with no error and no warning (issue 32). redocly's library runs in
+ * the test, offline: the documents hold only local `$ref`s.
+ */
+import assert from "node:assert/strict";
+import { createConfig, lintFromString } from "@redocly/openapi-core";
+import { startTestEnv } from "../_helpers/env.ts";
+import { call, expectJson } from "../_helpers/http.ts";
+
+const DOCUMENTS = ["/v1/openapi.json", "/operator/v1/openapi.json"];
+
+Deno.test("redocly recommended: 0 errors and 0 warnings on both documents", async (t) => {
+  const env = await startTestEnv();
+  try {
+    const config = await createConfig({ extends: ["recommended"] });
+    for (const url of DOCUMENTS) {
+      await t.step(url, async () => {
+        const document = await expectJson(await call(env, "GET", url), 200);
+        const problems = await lintFromString({
+          source: JSON.stringify(document),
+          absoluteRef: `file:///served${url}`,
+          config,
+        });
+        const lines = problems.map((problem) =>
+          `${problem.severity} ${problem.ruleId} ${problem.location[0]?.pointer ?? ""}: ${problem.message}`
+        );
+        const errors = problems.filter((problem) => problem.severity === "error").length;
+        assert.equal(
+          lines.length,
+          0,
+          `${url}: ${errors} errors, ${lines.length - errors} warnings\n${lines.join("\n")}`,
+        );
+      });
+    }
+  } finally {
+    await env.close();
+  }
+});
