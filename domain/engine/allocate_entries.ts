@@ -28,6 +28,7 @@ import {
 import { maxEntriesPerSignal } from "../catalog/provider_settings.ts";
 import type { Ctx } from "../context.ts";
 import type { ProviderId } from "../../venues/types.ts";
+import { activeSpan, inSpan } from "../telemetry/tracing.ts";
 
 /** Rows per write: each batch is one short transaction. */
 const WRITE_BATCH = 1_000;
@@ -42,7 +43,16 @@ interface AllocatedSignal {
 
 type Refusal = { clientId: number; code: string; detail: string };
 
-export async function allocateEntries(
+/** Within a span of its own (`engine.allocate`), with the cohort's and the refusals' sizes. */
+export function allocateEntries(
+  ctx: Ctx,
+  signal: AllocatedSignal,
+  policy: typeof assetPolicies.$inferSelect | null,
+): Promise<void> {
+  return inSpan("engine.allocate", { "signal.id": signal.signalId }, () => allocate(ctx, signal, policy));
+}
+
+async function allocate(
   ctx: Ctx,
   signal: AllocatedSignal,
   policy: typeof assetPolicies.$inferSelect | null,
@@ -101,6 +111,7 @@ export async function allocateEntries(
     }
     take();
   }
+  activeSpan()?.setAttributes({ "allocation.cohort": cohort.length, "allocation.refused": refusals.length });
   await writeRefusals(ctx, signal.signalId, refusals);
   if (limit !== null) await markCohort(ctx, signal, cohort);
 }

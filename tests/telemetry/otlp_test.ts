@@ -51,6 +51,12 @@ Deno.test("a signal's trace links the operator call, the fan-out and each venue 
     assert.equal(fanoutSpan.attributes["signal.id"], SIGNAL_ID);
     assert.ok(fanoutSpan.attributes["fanout.dispatched"] === "1" || fanoutSpan.attributes["fanout.dispatched"] === 1);
     assert.ok(isAncestor(receiver.spans, signalSpan, fanoutSpan), "the operator call is an ancestor of the fan-out");
+    const allocation = receiver.spans.find((span) => span.name === "engine.allocate");
+    assert.ok(
+      allocation && isAncestor(receiver.spans, signalSpan, allocation),
+      "the allocation is in the signal's trace",
+    );
+    assert.equal(allocation.attributes["signal.id"], SIGNAL_ID);
     const endpoints = orders().map((order) => order.attributes["venue.endpoint"]);
     assert.ok(endpoints.includes("POST /fapi/v1/order"), `the entry was sent: ${endpoints}`);
     assert.ok(
