@@ -51,6 +51,8 @@ Deno.test("a signal's trace links the operator call, the fan-out and each venue 
     assert.equal(fanoutSpan.attributes["signal.id"], SIGNAL_ID);
     assert.ok(fanoutSpan.attributes["fanout.dispatched"] === "1" || fanoutSpan.attributes["fanout.dispatched"] === 1);
     assert.ok(isAncestor(receiver.spans, signalSpan, fanoutSpan), "the operator call is an ancestor of the fan-out");
+    const reconcile = receiver.spans.find((span) => span.name === "job reconcile");
+    assert.equal(reconcile?.attributes["job.outcome"], "ok", "the reconcile run is a span with its outcome");
     const allocation = receiver.spans.find((span) => span.name === "engine.allocate");
     assert.ok(
       allocation && isAncestor(receiver.spans, signalSpan, allocation),
@@ -70,7 +72,7 @@ Deno.test("a signal's trace links the operator call, the fan-out and each venue 
     }
 
     await receiver.waitFor(
-      "the request duration by route and the venue outcomes",
+      "the request duration by route, the venue outcomes and budget, the fan-out and job durations",
       () =>
         receiver.points.some((point) =>
           point.metric === "http.server.route.duration" && point.unit === "s" &&
@@ -78,6 +80,14 @@ Deno.test("a signal's trace links the operator call, the fan-out and each venue 
         ) &&
         receiver.points.some((point) =>
           point.metric === "venue.request.count" && point.attributes["venue"] === "VENUE_A" &&
+          point.attributes["outcome"] === "ok"
+        ) &&
+        receiver.points.some((point) =>
+          point.metric === "venue.budget.used" && point.attributes["venue"] === "VENUE_A"
+        ) &&
+        receiver.points.some((point) => point.metric === "engine.fanout.duration" && point.unit === "s") &&
+        receiver.points.some((point) =>
+          point.metric === "job.run.duration" && point.attributes["job"] === "reconcile" &&
           point.attributes["outcome"] === "ok"
         ),
     );
