@@ -42,7 +42,50 @@ import { setupRoutes } from "./setup_and_automation.ts";
 import { declareBodyLimit } from "./schemas/common.ts";
 import { throwOnInvalid } from "./validation.ts";
 
-export const API_VERSION = "1.0.0-mvp";
+export const API_VERSION = "1.0.0";
+
+/**
+ * The service is not open source: use is governed by each partner's contract. redocly's recommended rules
+ * want a licence with a URL; the reference page is the only public page the service has.
+ */
+const license = (baseUrl: string) => ({
+  name: "Proprietary: use under the partner's contract",
+  url: `${baseUrl}/docs`,
+});
+
+const PARTNER_API_DESCRIPTION = "Server-to-server API for partners: onboard clients, send them to the hosted " +
+  "connect page, declare their setup and automations, trade, and read performance, billing and events. " +
+  "Authenticate with HTTP Basic (clientId:clientSecret). Every answer carries X-Request-Id; errors are " +
+  "`{error: {code, message, requestId}}` with a Portuguese message. Mutations marked with a required " +
+  "Idempotency-Key replay their first answer when retried with the same key and body.";
+
+const OPERATOR_API_DESCRIPTION = "The platform operator's API: partners and their contracts, catalogs, payment " +
+  "settings, signals, webhooks and health. Authenticate with the operator token as a Bearer credential.";
+
+const PARTNER_TAGS = [
+  { name: "Health, usage, contract", description: "Service health, the partner's counted usage and its contract." },
+  { name: "Catalogs", description: "Providers, strategies and markets the partner may use." },
+  { name: "Clients", description: "The partner's end users: onboarding, reads, suspension, strategy selection." },
+  { name: "Provider connection", description: "Hosted connect sessions, accounts and live provider reads." },
+  { name: "Risk and setup", description: "Each client's setup and risk limits at a provider." },
+  { name: "Automation", description: "Switching a strategy on or off for a client at a provider." },
+  {
+    name: "Positions and orders",
+    description: "Execution status and order intents: prepare, execute, read, reconcile.",
+  },
+  { name: "Performance", description: "Live performance and closed statements." },
+  { name: "Billing", description: "Billing policy, obligations and payments." },
+  { name: "Events", description: "The ordered, resumable feed of the partner's events." },
+];
+
+const OPERATOR_TAGS = [
+  { name: "Operator: partners", description: "Partners, their contracts, credentials and status." },
+  { name: "Operator: catalog", description: "Providers, strategies, asset policies and payment settings." },
+  { name: "Operator: signals", description: "Strategy signals and their admissions per client." },
+  { name: "Operator: webhooks", description: "Partner webhook endpoints and deliveries." },
+  { name: "Operator: health", description: "The service at a glance, for a monitor to poll." },
+  { name: "Operator: QA", description: "QA environment only: the clock and jobs on demand." },
+];
 
 export interface AppOptions {
   /** QA: simulator apps mounted at /sim/<name>. */
@@ -92,21 +135,43 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const qa = deps.config.serviceEnv === "qa";
   const partnerApi = buildPartnerApi();
   const operatorApi = buildOperatorApi(qa);
+  const servers = [{ url: deps.config.publicBaseUrl }];
   const partnerDocument = declareBodyLimit(partnerApi.getOpenAPIDocument({
     openapi: "3.0.3",
-    info: { title: "Partner trading-automation API", version: API_VERSION },
-    servers: [{ url: deps.config.publicBaseUrl }],
+    info: {
+      title: "Partner trading-automation API",
+      version: API_VERSION,
+      description: PARTNER_API_DESCRIPTION,
+      license: license(deps.config.publicBaseUrl),
+    },
+    servers,
+    tags: PARTNER_TAGS,
+    security: [{ basic: [] }],
   }));
   partnerDocument.components = {
     ...partnerDocument.components,
-    securitySchemes: { basic: { type: "http", scheme: "basic" } },
+    securitySchemes: {
+      basic: { type: "http", scheme: "basic", description: "The partner's clientId and clientSecret." },
+    },
   };
-  partnerDocument.security = [{ basic: [] }];
   const operatorDocument = declareBodyLimit(operatorApi.getOpenAPIDocument({
     openapi: "3.0.3",
-    info: { title: "Operator API", version: API_VERSION },
+    info: {
+      title: "Operator API",
+      version: API_VERSION,
+      description: OPERATOR_API_DESCRIPTION,
+      license: license(deps.config.publicBaseUrl),
+    },
+    servers,
+    tags: OPERATOR_TAGS,
+    security: [{ bearer: [] }],
   }));
-
+  operatorDocument.components = {
+    ...operatorDocument.components,
+    securitySchemes: {
+      bearer: { type: "http", scheme: "bearer", description: "The operator token (OPERATOR_TOKEN)." },
+    },
+  };
   const app = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
   app.onError(onError);
   app.notFound(notFound);

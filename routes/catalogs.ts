@@ -26,6 +26,7 @@ export const catalogs = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
     createRoute({
       method: "get",
       path: "/v1/providers",
+      operationId: "listProviders",
       tags,
       summary: "Providers authorized for the caller",
       responses: { 200: jsonContent(ProvidersResponse, "Providers."), ...partnerErrors },
@@ -39,6 +40,7 @@ export const catalogs = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
     createRoute({
       method: "get",
       path: "/v1/strategies",
+      operationId: "listStrategies",
       tags,
       summary: "Published and granted strategies",
       responses: { 200: jsonContent(StrategiesResponse, "Strategies."), ...partnerErrors },
@@ -52,6 +54,7 @@ export const catalogs = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
     createRoute({
       method: "get",
       path: "/v1/markets",
+      operationId: "listMarkets",
       tags,
       summary: "Markets of a provider, read from the provider",
       request: {

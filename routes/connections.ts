@@ -185,6 +185,7 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
     createRoute(idempotentRoute({
       method: "post",
       path: "/v1/users/{id}/connect-sessions",
+      operationId: "createConnectSession",
       tags,
       summary: "Open a hosted connect session (Idempotency-Key honoured); a newer one cancels the pending one",
       request: { params: z.object({ id: ExternalUserId }), body: jsonBody(CreateSessionBody) },
@@ -212,6 +213,7 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
     createRoute({
       method: "get",
       path: "/v1/users/{id}/connect-sessions/{sessionId}",
+      operationId: "getConnectSession",
       tags,
       summary: "Read a connect session (poll every 3-5 s while PENDING, or use events)",
       request: { params: z.object({ id: ExternalUserId, sessionId: ShortId }) },
@@ -227,6 +229,7 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
     createRoute({
       method: "get",
       path: "/v1/users/{id}/providers",
+      operationId: "listClientProviders",
       tags,
       summary: "Per provider: connection, permissions, eligibility, commercial status, builder approval",
       request: { params: UserParams },
@@ -244,6 +247,7 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
     createRoute({
       method: "get",
       path: "/v1/users/{id}/accounts",
+      operationId: "listAccounts",
       tags,
       summary: "The client's accounts per provider (never credential material)",
       request: { params: UserParams },
@@ -261,6 +265,7 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
     createRoute({
       method: "post",
       path: "/v1/users/{id}/accounts/{provider}/test",
+      operationId: "testAccount",
       tags,
       summary: "Test the stored credential read-only; success refreshes permissions, failure changes nothing",
       request: { params: AccountParams },
@@ -285,6 +290,7 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
     createRoute({
       method: "delete",
       path: "/v1/users/{id}/accounts/{provider}",
+      operationId: "revokeAccount",
       tags,
       summary: "Disconnect: REVOKED, new entries blocked, history kept",
       request: { params: AccountParams },
@@ -304,6 +310,9 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
     createRoute({
       method: "put",
       path: "/v1/users/{id}/accounts/{provider}",
+      operationId: "putAccountCredentials",
+      // Kept only to refuse old clients; it has no success answer to document (redocly: operation-2xx-response).
+      hide: true,
       tags,
       summary: "Legacy: secrets are never accepted over REST (always 403 HOSTED_CONNECT_REQUIRED)",
       request: { params: AccountParams },
@@ -317,6 +326,7 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
     createRoute({
       method: "get",
       path: "/v1/users/{id}/account",
+      operationId: "getBalanceView",
       tags,
       summary: "Balances, positions and open orders, read live from the provider",
       request: { params: UserParams, query: ProviderQuery },
@@ -338,6 +348,7 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
     createRoute({
       method: "get",
       path: "/v1/users/{id}/positions",
+      operationId: "listPositions",
       tags,
       summary: "Open positions, read live from the provider",
       request: { params: UserParams, query: ProviderQuery },

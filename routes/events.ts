@@ -4,7 +4,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { listEvents } from "../domain/events/list_events.ts";
 import type { AppEnv } from "./env.ts";
 import { partnerCtx } from "./env.ts";
-import { jsonContent, partnerErrors, RequestId, ShortId } from "./schemas/common.ts";
+import { FreeObject, jsonContent, partnerErrors, RequestId, ShortId } from "./schemas/common.ts";
 import { throwOnInvalid } from "./validation.ts";
 
 const EventsQuery = z.object({
@@ -21,7 +21,7 @@ export const EventSchema = z.object({
   principalId: z.string(),
   tenantId: z.string().nullable(),
   externalUserId: z.string().nullable(),
-  data: z.record(z.string(), z.unknown()),
+  data: FreeObject,
 }).openapi("Event");
 
 export const EventsResponse = z.object({
@@ -34,6 +34,7 @@ export const eventsRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvali
   createRoute({
     method: "get",
     path: "/v1/events",
+    operationId: "listEvents",
     tags: ["Events"],
     summary: "Event feed, ordered and resumable",
     request: { query: EventsQuery },

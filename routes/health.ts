@@ -23,6 +23,7 @@ export const health = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid }).o
   createRoute({
     method: "get",
     path: "/v1/health",
+    operationId: "getHealth",
     tags: ["Health, usage, contract"],
     summary: "Service and provider health",
     responses: { 200: jsonContent(HealthResponse, "Health."), ...partnerErrors },

@@ -9,6 +9,7 @@ import { idempotentRoute } from "./middleware/idempotency.ts";
 import { idempotentJson, json } from "./respond.ts";
 import {
   errorContent,
+  FreeObject,
   idempotencyErrors,
   identifier,
   jsonBody,
@@ -182,6 +183,7 @@ export const orders = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
     createRoute({
       method: "get",
       path: "/v1/users/{id}/execution-status",
+      operationId: "getExecutionStatus",
       tags,
       summary: "Access per provider and open positions with their protection, from the service's records",
       request: { params: z.object({ id: ExternalUserId }) },
@@ -196,11 +198,12 @@ export const orders = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
     createRoute(idempotentRoute({
       method: "post",
       path: "/v1/orders/prepare",
+      operationId: "prepareOrder",
       tags,
       summary: "Validate an order against contract, risk, billing and readiness; sends nothing",
       request: { body: jsonBody(OrderBody) },
       responses: {
-        200: jsonContent(z.object({ intent: z.record(z.string(), z.unknown()), requestId: RequestId }), "Prepared."),
+        200: jsonContent(z.object({ intent: FreeObject, requestId: RequestId }), "Prepared."),
         ...partnerErrors,
         ...idempotencyErrors,
         ...orderRefusals,
@@ -218,12 +221,13 @@ export const orders = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
     createRoute(idempotentRoute({
       method: "post",
       path: "/v1/orders/execute",
+      operationId: "executeOrder",
       tags,
       summary: "Send an order with the same checks; UNCERTAIN means query and reconcile, never resend",
       request: { body: jsonBody(OrderBody) },
       responses: {
         200: jsonContent(
-          z.object({ execution: z.record(z.string(), z.unknown()), requestId: RequestId }),
+          z.object({ execution: FreeObject, requestId: RequestId }),
           "The execution.",
         ),
         ...partnerErrors,
@@ -244,6 +248,7 @@ export const orders = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
     createRoute({
       method: "get",
       path: "/v1/users/{id}/intents",
+      operationId: "listIntents",
       tags,
       summary: "The client's intents, newest first (OPEN: not yet final)",
       request: {
@@ -270,6 +275,7 @@ export const orders = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
     createRoute({
       method: "get",
       path: "/v1/orders/{intentId}",
+      operationId: "getIntent",
       tags,
       summary: "One intent from the service's records (no provider call)",
       request: { params: z.object({ intentId: IntentId }), query: IntentLocator },
@@ -284,6 +290,7 @@ export const orders = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
     createRoute(idempotentRoute({
       method: "post",
       path: "/v1/orders/{intentId}/reconcile",
+      operationId: "reconcileIntent",
       tags,
       summary: "Ask the provider what became of an intent (never resends); report orphan positions and orders",
       request: { params: z.object({ intentId: IntentId }), body: jsonBody(IntentLocator) },

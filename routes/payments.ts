@@ -120,6 +120,7 @@ export const paymentRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInval
     createRoute(idempotentRoute({
       method: "post",
       path: "/v1/users/{id}/obligations/{obligationId}/payment-instructions",
+      operationId: "createPaymentInstructions",
       tags,
       summary: "Issue an instruction to pay an open obligation: exact token amount, recipient, payer, expiry",
       request: { params: ObligationParams, body: jsonBody(InstructionBody) },
@@ -144,6 +145,7 @@ export const paymentRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInval
     createRoute(idempotentRoute({
       method: "post",
       path: "/v1/users/{id}/payments/{paymentId}/confirm",
+      operationId: "confirmPayment",
       tags,
       summary: "Confirm an EVM transfer by its transaction hash, verified on chain; 202 while not credited",
       request: { params: PaymentParams, body: jsonBody(ConfirmBody) },
@@ -179,6 +181,7 @@ export const paymentRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInval
     createRoute({
       method: "get",
       path: "/v1/users/{id}/payments/{paymentId}",
+      operationId: "getPayment",
       tags,
       summary: "A payment and its status",
       request: { params: PaymentParams },

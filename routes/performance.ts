@@ -51,10 +51,11 @@ const BillingResponse = z.object({
 
 export const performanceRoutes = new OpenAPIHono<AppEnv>();
 
-const route = (path: string, tag: string, summary: string, schema: z.ZodTypeAny) =>
+const route = (path: string, operationId: string, tag: string, summary: string, schema: z.ZodTypeAny) =>
   createRoute({
     method: "get",
     path: `/v1/users/{id}/${path}`,
+    operationId,
     tags: [tag],
     summary,
     request: { params: UserParams },
@@ -62,7 +63,13 @@ const route = (path: string, tag: string, summary: string, schema: z.ZodTypeAny)
   });
 
 performanceRoutes.openapi(
-  route("performance", "Performance", "Live period estimate and the last 12 closed statements", PerformanceResponse),
+  route(
+    "performance",
+    "getPerformance",
+    "Performance",
+    "Live period estimate and the last 12 closed statements",
+    PerformanceResponse,
+  ),
   async (c) => {
     const out = await getPerformance(partnerCtx(c), { externalUserId: c.req.valid("param").id });
     return json(c, PerformanceResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
@@ -70,7 +77,13 @@ performanceRoutes.openapi(
 );
 
 performanceRoutes.openapi(
-  route("statements", "Performance", "Every closed statement, originals and adjustments", StatementsResponse),
+  route(
+    "statements",
+    "listStatements",
+    "Performance",
+    "Every closed statement, originals and adjustments",
+    StatementsResponse,
+  ),
   async (c) => {
     const out = await listStatements(partnerCtx(c), { externalUserId: c.req.valid("param").id });
     return json(c, StatementsResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
@@ -78,7 +91,13 @@ performanceRoutes.openapi(
 );
 
 performanceRoutes.openapi(
-  route("billing", "Billing", "Billing policy, open obligations and what blocks new entries", BillingResponse),
+  route(
+    "billing",
+    "getBilling",
+    "Billing",
+    "Billing policy, open obligations and what blocks new entries",
+    BillingResponse,
+  ),
   async (c) => {
     const out = await getBilling(partnerCtx(c), { externalUserId: c.req.valid("param").id });
     return json(c, BillingResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
@@ -86,7 +105,7 @@ performanceRoutes.openapi(
 );
 
 performanceRoutes.openapi(
-  route("obligations", "Billing", "Obligations, open and settled", ObligationsResponse),
+  route("obligations", "listObligations", "Billing", "Obligations, open and settled", ObligationsResponse),
   async (c) => {
     const out = await listObligations(partnerCtx(c), { externalUserId: c.req.valid("param").id });
     return json(c, ObligationsResponse.parse({ ...out, requestId: c.get("requestId") }), 200);

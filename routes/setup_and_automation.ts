@@ -172,6 +172,7 @@ export const setupRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
     createRoute({
       method: "get",
       path: "/v1/users/{id}/setup",
+      operationId: "getSetup",
       tags,
       summary: "The client's setup at a provider (a never-configured one reads back as PAPER, disabled)",
       request: { params: UserParams, query: z.object({ providerId: ProviderIdSchema }) },
@@ -187,6 +188,7 @@ export const setupRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
     createRoute({
       method: "post",
       path: "/v1/users/{id}/setup/preview",
+      operationId: "previewSetup",
       tags,
       summary: "Validate a setup against the contract and get its safety verdict; writes nothing",
       request: { params: UserParams, body: jsonBody(SetupBody) },
@@ -214,6 +216,7 @@ export const setupRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
     createRoute(idempotentRoute({
       method: "put",
       path: "/v1/users/{id}/setup",
+      operationId: "putSetup",
       tags,
       summary: "Declare the whole setup (not a patch); alerts need riskAcknowledgement",
       request: {
@@ -239,6 +242,7 @@ export const setupRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
     createRoute(idempotentRoute({
       method: "put",
       path: "/v1/users/{id}/risk",
+      operationId: "putRisk",
       tags,
       summary: "Change only the risk limits (not leverage, size or enabled)",
       request: {
@@ -264,6 +268,7 @@ export const setupRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
     createRoute({
       method: "get",
       path: "/v1/users/{id}/automation",
+      operationId: "getAutomation",
       tags: ["Automation"],
       summary: "Per provider: automation, whether new entries may open (and why not); maintenance continues",
       request: { params: UserParams },
@@ -278,6 +283,7 @@ export const setupRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
     createRoute(idempotentRoute({
       method: "put",
       path: "/v1/users/{id}/automation",
+      operationId: "putAutomation",
       tags: ["Automation"],
       summary: "Switch an automation on or pause it (pausing never closes positions); risk is always required",
       request: { params: UserParams, body: jsonBody(AutomationBody) },

@@ -28,6 +28,7 @@ export const tenants = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
     createRoute({
       method: "get",
       path: "/v1/tenants",
+      operationId: "listTenants",
       tags,
       summary: "The partner's contract (exactly one tenant)",
       responses: {
@@ -44,6 +45,7 @@ export const tenants = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
     createRoute({
       method: "get",
       path: "/v1/tenants/{tenantId}",
+      operationId: "getTenant",
       tags,
       summary: "Read the tenant",
       request: { params: TenantParams },
@@ -58,6 +60,7 @@ export const tenants = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
     createRoute({
       method: "put",
       path: "/v1/tenants/{tenantId}/restrictions",
+      operationId: "setTenantRestrictions",
       tags,
       summary: "Restrict providers, strategies and envelope (never widen)",
       request: { params: TenantParams, body: jsonBody(RestrictionsBody) },

@@ -32,6 +32,7 @@ export const usage = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid }).op
   createRoute({
     method: "get",
     path: "/v1/usage",
+    operationId: "getUsage",
     tags: ["Health, usage, contract"],
     summary: "Counted requests and orders per minute",
     request: { query: UsageQuery },

@@ -68,6 +68,7 @@ app.openapi(
   createRoute(idempotentRoute({
     method: "post",
     path: "/v1/users",
+    operationId: "createClient",
     tags,
     summary: "Create a client (IK); an existing pair answers created: false",
     request: {
@@ -96,6 +97,7 @@ app.openapi(
   createRoute({
     method: "get",
     path: "/v1/users",
+    operationId: "listClients",
     tags,
     summary: "List clients, newest first",
     request: {
@@ -120,6 +122,7 @@ app.openapi(
   createRoute({
     method: "get",
     path: "/v1/users/{id}",
+    operationId: "getClient",
     tags,
     summary: "Read a client with its automations",
     request: { params: UserParams },
@@ -135,6 +138,7 @@ app.openapi(
   createRoute({
     method: "get",
     path: "/v1/users/{id}/status",
+    operationId: "getClientStatus",
     tags,
     summary: "Overview: access, strategies, providers, automations, open positions",
     request: { params: UserParams },
@@ -156,6 +160,7 @@ app.openapi(
   createRoute({
     method: "get",
     path: "/v1/users/{id}/commercial",
+    operationId: "getClientCommercial",
     tags,
     summary: "Commercial status per provider",
     request: { params: UserParams },
@@ -172,6 +177,7 @@ for (const [action, status] of [["suspend", "SUSPENDED"], ["reactivate", "ACTIVE
     createRoute({
       method: "post",
       path: `/v1/users/{id}/${action}`,
+      operationId: `${action}Client`,
       tags,
       summary: status === "SUSPENDED"
         ? "Suspend a client: new entries and writes blocked, maintenance continues"
@@ -193,6 +199,7 @@ app.openapi(
   createRoute({
     method: "get",
     path: "/v1/users/{id}/strategies",
+    operationId: "getClientStrategies",
     tags,
     summary: "Granted and selected strategies",
     request: { params: UserParams },
@@ -208,6 +215,7 @@ app.openapi(
   createRoute({
     method: "put",
     path: "/v1/users/{id}/strategies",
+    operationId: "setClientStrategies",
     tags,
     summary: "Select strategies: null = all granted, [] = none",
     request: {

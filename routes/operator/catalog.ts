@@ -53,6 +53,7 @@ app.openapi(
   createRoute({
     method: "put",
     path: "/operator/v1/providers/{providerId}",
+    operationId: "putProvider",
     tags,
     summary: "Mark real execution validated (or not) for a provider, and cap the entries one signal opens there",
     request: {
@@ -90,6 +91,7 @@ app.openapi(
   createRoute({
     method: "get",
     path: "/operator/v1/providers",
+    operationId: "listOperatorProviders",
     tags,
     summary: "Each provider's readiness beyond a client's account: real execution, entry cap, the builder's mode",
     responses: {
@@ -107,6 +109,7 @@ app.openapi(
   createRoute({
     method: "put",
     path: "/operator/v1/strategies/{strategyId}",
+    operationId: "putStrategy",
     tags,
     summary: "Create or replace a strategy (PUBLISHED, DRAFT or RETIRED)",
     request: {
@@ -135,6 +138,7 @@ app.openapi(
   createRoute({
     method: "get",
     path: "/operator/v1/strategies",
+    operationId: "listOperatorStrategies",
     tags,
     summary: "Every strategy, whatever its status",
     responses: {
@@ -152,6 +156,7 @@ app.openapi(
   createRoute({
     method: "delete",
     path: "/operator/v1/strategies/{strategyId}",
+    operationId: "deleteStrategy",
     tags,
     summary: "Remove a strategy no automation uses (one in use answers 409: retire it instead)",
     request: { params: StrategyPath },
@@ -192,6 +197,7 @@ app.openapi(
   createRoute({
     method: "put",
     path: "/operator/v1/asset-policies/{providerId}/{symbol}",
+    operationId: "putAssetPolicy",
     tags,
     summary: "Create or replace the entry policy of an asset (our symbol, e.g. BTCUSDT or BTCUSDC)",
     request: { params: AssetPolicyPath, body: jsonBody(AssetPolicyBody) },
@@ -207,6 +213,7 @@ app.openapi(
   createRoute({
     method: "get",
     path: "/operator/v1/asset-policies",
+    operationId: "listAssetPolicies",
     tags,
     summary: "Entry policies, optionally of one provider",
     request: { query: z.object({ providerId: ProviderIdSchema.optional() }) },
@@ -225,6 +232,7 @@ app.openapi(
   createRoute({
     method: "delete",
     path: "/operator/v1/asset-policies/{providerId}/{symbol}",
+    operationId: "deleteAssetPolicy",
     tags,
     summary: "Remove an entry policy: no new entry opens on that asset any more",
     request: { params: AssetPolicyPath },
@@ -240,6 +248,7 @@ app.openapi(
   createRoute({
     method: "put",
     path: "/operator/v1/payment-recipients/{networkId}",
+    operationId: "putPaymentRecipient",
     tags,
     summary: "The platform's receiving address on a payment network (a change bumps receiverVersion)",
     request: {
@@ -272,6 +281,7 @@ app.openapi(
   createRoute({
     method: "put",
     path: "/operator/v1/deposit-xpub/{networkId}",
+    operationId: "putDepositXpub",
     tags,
     summary: "The extended public key deposit invoices derive their addresses from (no private key)",
     request: {
@@ -299,6 +309,7 @@ app.openapi(
   createRoute({
     method: "put",
     path: "/operator/v1/venue-b-payment-wallet",
+    operationId: "putVenueBPaymentWallet",
     tags,
     summary: "The platform wallet that receives VENUE_B USD sends",
     request: {

@@ -35,6 +35,7 @@ app.openapi(
   createRoute({
     method: "post",
     path: "/operator/v1/partners",
+    operationId: "createPartner",
     tags,
     summary: "Create a partner with its contract and first credential",
     request: { body: jsonBody(CreatePartnerBody) },
@@ -53,6 +54,7 @@ app.openapi(
   createRoute({
     method: "get",
     path: "/operator/v1/partners/{partnerId}",
+    operationId: "getPartner",
     tags,
     summary: "Read a partner",
     request: { params: PartnerParams },
@@ -69,6 +71,7 @@ app.openapi(
   createRoute({
     method: "patch",
     path: "/operator/v1/partners/{partnerId}",
+    operationId: "updatePartner",
     tags,
     summary: "Change grants, envelope, builder fee, return-URL origins or limits",
     request: { params: PartnerParams, body: jsonBody(UpdatePartnerBody) },
@@ -87,6 +90,7 @@ app.openapi(
   createRoute({
     method: "put",
     path: "/operator/v1/partners/{partnerId}/contract",
+    operationId: "putPartnerContract",
     tags,
     summary: "New contract version, effective from the next period boundary",
     request: { params: PartnerParams, body: jsonBody(ContractTermsSchema) },
@@ -106,6 +110,7 @@ for (const [action, suspended] of [["suspend", true], ["resume", false]] as cons
     createRoute({
       method: "post",
       path: `/operator/v1/partners/{partnerId}/contract/${action}`,
+      operationId: `${action}PartnerContract`,
       tags,
       summary: `${suspended ? "Suspend" : "Resume"} the contract at once`,
       request: { params: PartnerParams, body: jsonBody(z.object({ reason: z.string().min(3).max(500) })) },
@@ -126,6 +131,7 @@ for (const [action, status] of [["suspend", "SUSPENDED"], ["reactivate", "ACTIVE
     createRoute({
       method: "post",
       path: `/operator/v1/partners/{partnerId}/${action}`,
+      operationId: `${action}Partner`,
       tags,
       summary: `Set the partner ${status}`,
       request: {
@@ -150,6 +156,7 @@ app.openapi(
   createRoute({
     method: "post",
     path: "/operator/v1/partners/{partnerId}/credentials",
+    operationId: "createPartnerCredential",
     tags,
     summary: "Issue a new credential; the others stay valid until the overlap ends",
     request: {
@@ -184,6 +191,7 @@ app.openapi(
   createRoute({
     method: "delete",
     path: "/operator/v1/partners/{partnerId}/credentials/{clientId}",
+    operationId: "revokePartnerCredential",
     tags,
     summary: "Revoke a credential at once",
     request: { params: PartnerParams.extend({ clientId: z.string().min(1).max(64) }) },

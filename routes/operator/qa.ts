@@ -7,7 +7,7 @@ import { runJobNow } from "../../domain/jobs/job_runs.ts";
 import { setTestClock } from "../../domain/qa/test_clock.ts";
 import { findJob } from "../../jobs/registry.ts";
 import type { AppEnv } from "../env.ts";
-import { jsonBody, jsonContent, operatorErrors, RequestId } from "../schemas/common.ts";
+import { FreeObject, jsonBody, jsonContent, operatorErrors, RequestId } from "../schemas/common.ts";
 import { throwOnInvalid } from "../validation.ts";
 
 const tags = ["Operator: QA"];
@@ -24,6 +24,7 @@ app.openapi(
   createRoute({
     method: "put",
     path: "/operator/v1/clock",
+    operationId: "setClock",
     tags,
     summary: "Freeze business time at an instant (and move it)",
     request: { body: jsonBody(z.object({ now: z.iso.datetime({ offset: true }) }).strict()) },
@@ -40,6 +41,7 @@ app.openapi(
   createRoute({
     method: "delete",
     path: "/operator/v1/clock",
+    operationId: "resetClock",
     tags,
     summary: "Return to real time",
     responses: { 200: jsonContent(ClockResponse, "The clock."), ...operatorErrors },
@@ -55,6 +57,7 @@ app.openapi(
   createRoute({
     method: "post",
     path: "/operator/v1/jobs/{job}/run",
+    operationId: "runJob",
     tags,
     summary: "Run one job now and answer with its summary",
     description: "Not held by the job's scheduled runs; after another manual run of the same job (on any instance) " +
@@ -65,7 +68,7 @@ app.openapi(
         z.object({
           job: z.string(),
           startedAt: z.string(),
-          summary: z.record(z.string(), z.unknown()),
+          summary: FreeObject,
           requestId: RequestId,
         }),
         "Finished.",

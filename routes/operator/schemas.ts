@@ -6,7 +6,7 @@ import {
   isSubscriptionUsd,
   SUBSCRIPTION_MAX_USD,
 } from "../../domain/partners/contract_terms.ts";
-import { ProviderIdSchema, UsdAmount } from "../schemas/common.ts";
+import { FreeObject, ProviderIdSchema, UsdAmount } from "../schemas/common.ts";
 
 const HttpsOrigin = z.string().refine((value) => {
   try {
@@ -134,5 +134,5 @@ export const StrategyBody = z.object({
     options: z.array(z.string()).optional(),
     default: z.union([z.string(), z.number(), z.boolean()]).optional(),
   })),
-  riskRequirements: z.record(z.string(), z.unknown()),
+  riskRequirements: FreeObject,
 }).strict().openapi("StrategyInput");

@@ -57,6 +57,7 @@ app.openapi(
   createRoute({
     method: "post",
     path: "/operator/v1/signals",
+    operationId: "publishSignal",
     tags,
     summary: "Post a signal: stored once by signalId, every candidate account evaluated; answers the fan-out summary",
     request: { body: jsonBody(SignalBody) },
@@ -78,6 +79,7 @@ app.openapi(
   createRoute({
     method: "get",
     path: "/operator/v1/signals/{signalId}/admissions",
+    operationId: "listSignalAdmissions",
     tags,
     summary: "Admission records of a signal (up to 500), optionally by decision or code",
     request: {
@@ -96,6 +98,7 @@ app.openapi(
   createRoute({
     method: "get",
     path: "/operator/v1/partners/{partnerId}/clients/{externalUserId}/admissions",
+    operationId: "listClientAdmissions",
     tags,
     summary: "A client's admission records across signals, newest first (up to 500)",
     request: { params: z.object({ partnerId: ShortId, externalUserId: z.string().max(480) }) },

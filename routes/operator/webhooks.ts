@@ -4,7 +4,7 @@ import { listDeliveries, resendDelivery } from "../../domain/webhooks/deliveries
 import { registerWebhook } from "../../domain/webhooks/endpoints.ts";
 import { type AppEnv, operatorCtx } from "../env.ts";
 import { json } from "../respond.ts";
-import { jsonBody, jsonContent, operatorErrors, RequestId } from "../schemas/common.ts";
+import { FreeObject, jsonBody, jsonContent, operatorErrors, RequestId } from "../schemas/common.ts";
 import { throwOnInvalid } from "../validation.ts";
 
 const tags = ["Operator: webhooks"];
@@ -15,6 +15,7 @@ app.openapi(
   createRoute({
     method: "put",
     path: "/operator/v1/partners/{partnerId}/webhook",
+    operationId: "putPartnerWebhook",
     tags,
     summary: "Register or rotate the partner's endpoint; the new signing secret is shown once",
     request: {
@@ -52,6 +53,7 @@ app.openapi(
   createRoute({
     method: "get",
     path: "/operator/v1/partners/{partnerId}/webhook-deliveries",
+    operationId: "listWebhookDeliveries",
     tags,
     summary: "The partner's deliveries, newest first, with every attempt",
     request: {
@@ -63,7 +65,7 @@ app.openapi(
     },
     responses: {
       200: jsonContent(
-        z.object({ deliveries: z.array(z.record(z.string(), z.unknown())), requestId: RequestId }),
+        z.object({ deliveries: z.array(FreeObject), requestId: RequestId }),
         "Deliveries.",
       ),
       ...operatorErrors,
@@ -82,6 +84,7 @@ app.openapi(
   createRoute({
     method: "post",
     path: "/operator/v1/webhook-deliveries/{deliveryId}/resend",
+    operationId: "resendWebhookDelivery",
     tags,
     summary: "Make a DEAD delivery due again (same eventId)",
     request: { params: z.object({ deliveryId: z.string().min(1).max(64) }) },

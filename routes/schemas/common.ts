@@ -83,9 +83,16 @@ export const operatorErrors = {
 
 export { errorContent };
 
+/**
+ * Optional for zod on purpose: a missing key must answer the spec's 400 IDEMPOTENCY_KEY_REQUIRED (the
+ * middleware), not VALIDATION_ERROR; the document still states the contract: required.
+ */
 export const IdempotencyKeyHeader = z.object({
   "idempotency-key": z.string().optional().openapi({
-    description: "Required: 8-128 characters of A-Z a-z 0-9 . _ : -",
+    param: { required: true },
+    description: "Required: 8-128 characters of A-Z a-z 0-9 . _ : -. The same key and body replays the stored " +
+      "answer (status and body); another body answers 409 IDEMPOTENCY_CONFLICT; a missing key 400 " +
+      "IDEMPOTENCY_KEY_REQUIRED.",
     example: "create-user-42-0001",
   }),
 });
@@ -132,6 +139,13 @@ export function identifier(max: number) {
     }
   }).openapi({ minLength: 1, maxLength: max });
 }
+
+/**
+ * A JSON object with free keys and any values. Declared with an explicit
+ * `additionalProperties: true`: zod's `unknown` alone would be written as
+ * `{nullable: true}` without a type, which OpenAPI 3.0 does not allow.
+ */
+export const FreeObject = z.record(z.string(), z.unknown()).openapi({ type: "object", additionalProperties: true });
 
 /** Ids of the platform's own catalogs and of tenants: 1-64 printable characters. */
 export const ShortId = identifier(64);

@@ -1,6 +1,6 @@
 /** Wire schemas of the partner resources (spec, Resources and their fields). */
 import { z } from "@hono/zod-openapi";
-import { ProviderIdSchema, RequestId, UsdAmount } from "./common.ts";
+import { FreeObject, ProviderIdSchema, RequestId, UsdAmount } from "./common.ts";
 
 /** Strict on purpose: the spec says an envelope has "no other keys" (unknown keys elsewhere are ignored). */
 export const EnvelopeSchema = z.object({
@@ -61,7 +61,7 @@ export const StrategySchema = z.object({
     options: z.array(z.string()).optional(),
     default: z.union([z.string(), z.number(), z.boolean()]).optional(),
   })),
-  riskRequirements: z.record(z.string(), z.unknown()),
+  riskRequirements: FreeObject,
 }).openapi("Strategy");
 
 export const MarketSchema = z.looseObject({
@@ -77,7 +77,7 @@ export const MarketSchema = z.looseObject({
   minNotionalUsd: z.number(),
   quantityPrecision: z.number().int(),
   maxLeverage: z.number(),
-}).openapi("Market");
+}).openapi("Market", { additionalProperties: true });
 
 export const ClientSchema = z.object({
   externalUserId: z.string(),

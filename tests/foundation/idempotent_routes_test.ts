@@ -28,7 +28,7 @@ const SPEC_IK_OPERATIONS = [
 const OPTIONAL_IK_OPERATIONS = ["POST /v1/users/{id}/connect-sessions"];
 
 interface Operation {
-  parameters?: { in: string; name: string; description?: string }[];
+  parameters?: { in: string; name: string; required?: boolean; description?: string }[];
 }
 
 Deno.test("IK routes are exactly the spec's IK mutations, documented and enforced", async () => {
@@ -46,7 +46,10 @@ Deno.test("IK routes are exactly the spec's IK mutations, documented and enforce
         const header = operation.parameters?.find((p) =>
           p.in === "header" && p.name.toLowerCase() === "idempotency-key"
         );
-        if (header) (header.description?.startsWith("Optional") ? optionalIk : ik).push(name);
+        if (!header) continue;
+        const optional = header.description?.startsWith("Optional") ?? false;
+        assert.equal(header.required ?? false, !optional, `${name}: Idempotency-Key required as the contract says`);
+        (optional ? optionalIk : ik).push(name);
       }
     }
     const specIkDocumented = SPEC_IK_OPERATIONS.filter((name) => documented.includes(name));

@@ -10,7 +10,7 @@ Deno.test("OpenAPI documents (the reference page at /docs: tests/docs/)", async 
     await t.step("GET /v1/openapi.json is an OpenAPI 3.0.3 document of the partner routes", async () => {
       const doc = await expectJson(await call(env, "GET", "/v1/openapi.json"), 200);
       assert.equal(doc.openapi, "3.0.3");
-      assert.equal(doc.info.version, "1.0.0-mvp");
+      assert.equal(doc.info.version, "1.0.0");
       const routes = [
         "/v1/health",
         "/v1/usage",
@@ -77,6 +77,11 @@ Deno.test("OpenAPI documents (the reference page at /docs: tests/docs/)", async 
     await t.step("the operator document is separate", async () => {
       const doc = await expectJson(await call(env, "GET", "/operator/v1/openapi.json"), 200);
       assert.ok(doc.paths["/operator/v1/partners"]);
+      assert.deepEqual(doc.security, [{ bearer: [] }], "every operator route needs the bearer token");
+      assert.equal(doc.components.securitySchemes.bearer.scheme, "bearer");
+      const partnerDoc = await expectJson(await call(env, "GET", "/v1/openapi.json"), 200);
+      assert.deepEqual(doc.servers, partnerDoc.servers, "both documents name the configured base URL");
+      assert.equal(doc.servers.length, 1);
     });
   } finally {
     await env.close();
