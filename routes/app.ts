@@ -39,7 +39,7 @@ import { catalogs } from "./catalogs.ts";
 import { connections } from "./connections.ts";
 import { orders } from "./orders.ts";
 import { setupRoutes } from "./setup_and_automation.ts";
-import { declareBodyLimit } from "./schemas/common.ts";
+import { declareBodyLimit, declareResponseHeaders } from "./schemas/common.ts";
 import { throwOnInvalid } from "./validation.ts";
 
 export const API_VERSION = "1.0.0";
@@ -86,6 +86,10 @@ const OPERATOR_TAGS = [
   { name: "Operator: health", description: "The service at a glance, for a monitor to poll." },
   { name: "Operator: QA", description: "QA environment only: the clock and jobs on demand." },
 ];
+
+/** What every generated document gains after zod-openapi: the body limit and the response headers. */
+const documented = <T extends { paths?: unknown; components?: unknown }>(document: T) =>
+  declareResponseHeaders(declareBodyLimit(document));
 
 export interface AppOptions {
   /** QA: simulator apps mounted at /sim/<name>. */
@@ -136,7 +140,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const partnerApi = buildPartnerApi();
   const operatorApi = buildOperatorApi(qa);
   const servers = [{ url: deps.config.publicBaseUrl }];
-  const partnerDocument = declareBodyLimit(partnerApi.getOpenAPIDocument({
+  const partnerDocument = documented(partnerApi.getOpenAPIDocument({
     openapi: "3.0.3",
     info: {
       title: "Partner trading-automation API",
@@ -154,7 +158,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
       basic: { type: "http", scheme: "basic", description: "The partner's clientId and clientSecret." },
     },
   };
-  const operatorDocument = declareBodyLimit(operatorApi.getOpenAPIDocument({
+  const operatorDocument = documented(operatorApi.getOpenAPIDocument({
     openapi: "3.0.3",
     info: {
       title: "Operator API",

@@ -67,6 +67,52 @@ export function declareBodyLimit<T extends { paths?: unknown }>(document: T): T 
   return document;
 }
 
+/** The response headers the service sends, declared once and referenced from every response. */
+const RESPONSE_HEADERS = {
+  "X-Request-Id": {
+    description: "Id of the request (the caller's own when well formed); quote it to support. On a replayed " +
+      "idempotent answer, the id of the request that produced it.",
+    schema: { type: "string", example: "req_3f9c2a7d41b84e0f9a6c1d2e" },
+  },
+  "Retry-After": {
+    description: "Seconds to wait before trying again: always with 429 RATE_LIMITED (until the minute's window " +
+      "resets) and with 503 SERVICE_UNAVAILABLE; 503 PROVIDER_DOWN sends none.",
+    schema: { type: "integer", minimum: 1, example: 12 },
+  },
+  "Idempotent-Replayed": {
+    description: "`true` when this is the stored answer of an earlier request with the same Idempotency-Key and body.",
+    schema: { type: "string", enum: ["true"] },
+  },
+} as const;
+
+/**
+ * Declares the response headers on every response of a generated document:
+ * X-Request-Id everywhere (routes/respond.ts, middleware/request_id.ts),
+ * Retry-After on 429 and 503 (middleware/errors.ts), Idempotent-Replayed on
+ * the answers of operations that take an Idempotency-Key (a replay keeps the
+ * first status). The service sends no other rate-limit header.
+ */
+export function declareResponseHeaders<T extends { paths?: unknown; components?: unknown }>(document: T): T {
+  type Operation = { parameters?: { in: string; name: string }[]; responses?: Record<string, object> };
+  const used = new Set<keyof typeof RESPONSE_HEADERS>();
+  const ref = (name: keyof typeof RESPONSE_HEADERS) => (used.add(name), { $ref: `#/components/headers/${name}` });
+  for (const item of Object.values((document.paths ?? {}) as Record<string, Record<string, Operation>>)) {
+    for (const operation of Object.values(item)) {
+      const takesKey = operation.parameters?.some((p) => p.in === "header" && p.name === "idempotency-key") ?? false;
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const headers: Record<string, unknown> = { "X-Request-Id": ref("X-Request-Id") };
+        if (status === "429" || status === "503") headers["Retry-After"] = ref("Retry-After");
+        if (takesKey && status !== "429") headers["Idempotent-Replayed"] = ref("Idempotent-Replayed");
+        operation.responses![status] = { ...response, headers };
+      }
+    }
+  }
+  const components = (document.components ?? {}) as Record<string, unknown>;
+  const headers = Object.fromEntries([...used].map((name) => [name, RESPONSE_HEADERS[name]]));
+  document.components = { ...components, headers };
+  return document;
+}
+
 /** Extra failures of routes marked IK. */
 export const idempotencyErrors = {
   409: errorContent("IDEMPOTENCY_CONFLICT, IDEMPOTENCY_IN_PROGRESS and other 409 codes."),

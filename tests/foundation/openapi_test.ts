@@ -74,6 +74,37 @@ Deno.test("OpenAPI documents (the reference page at /docs: tests/docs/)", async 
       ]);
     });
 
+    await t.step(
+      "every response declares X-Request-Id; 429 and 503 Retry-After; IK answers Idempotent-Replayed",
+      async () => {
+        type Response = { headers?: Record<string, { $ref: string }> };
+        type Item = Record<string, { parameters?: { name: string }[]; responses: Record<string, Response> }>;
+        const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
+        for (const url of ["/v1/openapi.json", "/operator/v1/openapi.json"]) {
+          const doc = await expectJson(await call(env, "GET", url), 200);
+          for (const [path, item] of Object.entries(doc.paths as Record<string, Item>)) {
+            for (const [method, op] of Object.entries(item)) {
+              const takesKey = op.parameters?.some((p) => p.name === "idempotency-key") ?? false;
+              for (const [status, response] of Object.entries(op.responses)) {
+                const where = `${method.toUpperCase()} ${path} ${status}`;
+                assert.deepEqual(response.headers?.["X-Request-Id"], ref("X-Request-Id"), where);
+                const retry = status === "429" || status === "503";
+                assert.deepEqual(response.headers?.["Retry-After"], retry ? ref("Retry-After") : undefined, where);
+                const replay = takesKey && status !== "429";
+                assert.deepEqual(
+                  response.headers?.["Idempotent-Replayed"],
+                  replay ? ref("Idempotent-Replayed") : undefined,
+                );
+              }
+            }
+          }
+        }
+        const answer = await call(env, "GET", "/v1/health");
+        assert.match(answer.headers.get("x-request-id") ?? "", /^req_/, "what the document declares is sent");
+        await answer.body?.cancel();
+      },
+    );
+
     await t.step("the operator document is separate", async () => {
       const doc = await expectJson(await call(env, "GET", "/operator/v1/openapi.json"), 200);
       assert.ok(doc.paths["/operator/v1/partners"]);
