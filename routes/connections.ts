@@ -186,6 +186,13 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
       method: "post",
       path: "/v1/users/{id}/connect-sessions",
       operationId: "createConnectSession",
+      description:
+        "Opens a hosted connect session (PENDING) and answers its one-time `connectUrl`: hand it to the client " +
+        "only. A newer session cancels the pending one. The outcome arrives as `provider.connected` or " +
+        "`provider.connect_failed` (or poll the session). An `Idempotency-Key` is optional here: when sent, a retry " +
+        "answers the first session instead of opening another.\n\nErrors: 403 RETURN_URL_NOT_ALLOWED / " +
+        "PROVIDER_NOT_GRANTED / CLIENT_SUSPENDED, 422 API_NOT_CONFIGURED (BUILDER_APPROVAL without a connected " +
+        "account).",
       tags,
       summary: "Open a hosted connect session (Idempotency-Key honoured); a newer one cancels the pending one",
       request: { params: z.object({ id: ExternalUserId }), body: jsonBody(CreateSessionBody) },
@@ -291,6 +298,9 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
       method: "delete",
       path: "/v1/users/{id}/accounts/{provider}",
       operationId: "revokeAccount",
+      description: "Disconnects the client's account at a provider: REVOKED, new entries blocked, history and trades " +
+        "kept; the secret is kept only while a position is open, to protect and close it. Emits " +
+        "`provider.disconnected`.\n\nErrors: 404 unknown client, 422 API_NOT_CONFIGURED (nothing ever connected).",
       tags,
       summary: "Disconnect: REVOKED, new entries blocked, history kept",
       request: { params: AccountParams },

@@ -12,6 +12,7 @@ import {
   FreeObject,
   idempotencyErrors,
   identifier,
+  IK_BEHAVIOUR,
   jsonBody,
   jsonContent,
   partnerErrors,
@@ -199,6 +200,10 @@ export const orders = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
       method: "post",
       path: "/v1/orders/prepare",
       operationId: "prepareOrder",
+      description:
+        "Runs every check of an order (contract, risk, billing, readiness) and records the intent as PREPARED; " +
+        "sends nothing to the provider. " + IK_BEHAVIOUR +
+        "\n\nErrors: 403/422 admission refusals (the spec's list, e.g. ASSET_POLICY_REQUIRED), 404 unknown client.",
       tags,
       summary: "Validate an order against contract, risk, billing and readiness; sends nothing",
       request: { body: jsonBody(OrderBody) },
@@ -222,6 +227,12 @@ export const orders = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
       method: "post",
       path: "/v1/orders/execute",
       operationId: "executeOrder",
+      description: "Runs the same checks as prepare and sends a real order to the provider; an `intentId` makes it " +
+        "idempotent at the provider too. Position events follow (`position.opened`, `position.updated`, " +
+        "`position.closed`; `protection.degraded` when a stop or target is not confirmed). When the execution is " +
+        "UNCERTAIN, do not resend: read the intent and reconcile it. " + IK_BEHAVIOUR +
+        "\n\nErrors: 403/422 admission refusals, 404 unknown client, 503 PROVIDER_DOWN (the order was not " +
+        "taken; retry with the same key).",
       tags,
       summary: "Send an order with the same checks; UNCERTAIN means query and reconcile, never resend",
       request: { body: jsonBody(OrderBody) },
@@ -291,6 +302,10 @@ export const orders = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
       method: "post",
       path: "/v1/orders/{intentId}/reconcile",
       operationId: "reconcileIntent",
+      description:
+        "Asks the provider what became of an intent and records it; never resends an order. Reports orphan " +
+        "positions and orders found at the provider. " + IK_BEHAVIOUR +
+        "\n\nErrors: 404 unknown intent or client, 503 PROVIDER_DOWN.",
       tags,
       summary: "Ask the provider what became of an intent (never resends); report orphan positions and orders",
       request: { params: z.object({ intentId: IntentId }), body: jsonBody(IntentLocator) },

@@ -10,6 +10,7 @@ import {
   errorContent,
   idempotencyErrors,
   identifier,
+  IK_BEHAVIOUR,
   jsonBody,
   jsonContent,
   partnerErrors,
@@ -121,6 +122,11 @@ export const paymentRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInval
       method: "post",
       path: "/v1/users/{id}/obligations/{obligationId}/payment-instructions",
       operationId: "createPaymentInstructions",
+      description:
+        "Issues an instruction to pay an open obligation: the exact token amount, recipient, payer and expiry " +
+        "(payment PENDING). A new instruction is needed once it expires. " + IK_BEHAVIOUR +
+        "\n\nErrors: 404 unknown client or obligation, 409 OBLIGATION_NOT_OPEN (with `obligationStatus`), 422 " +
+        "API_NOT_CONFIGURED (VENUE_B_USD_SEND without a connected VENUE_B account).",
       tags,
       summary: "Issue an instruction to pay an open obligation: exact token amount, recipient, payer, expiry",
       request: { params: ObligationParams, body: jsonBody(InstructionBody) },
@@ -146,6 +152,14 @@ export const paymentRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInval
       method: "post",
       path: "/v1/users/{id}/payments/{paymentId}/confirm",
       operationId: "confirmPayment",
+      description:
+        "Confirms an EVM transfer by its transaction hash, verified on chain. 200 when credited: the payment is " +
+        "CONFIRMED, the obligation paid and `obligation.paid` emitted. 202 with `code` (e.g. PAYMENT_TX_NOT_FOUND) " +
+        "while not credited: the payment is SUBMITTED and the same `txHash` may be sent again; it never credits " +
+        "twice. " + IK_BEHAVIOUR +
+        "\n\nErrors: 404 unknown client or payment, 409 PAYMENT_EXPIRED / TX_ALREADY_USED / TX_MISMATCH / " +
+        "OBLIGATION_NOT_OPEN / PAYMENT_SUPERSEDED (ask for a new instruction).",
+
       tags,
       summary: "Confirm an EVM transfer by its transaction hash, verified on chain; 202 while not credited",
       request: { params: PaymentParams, body: jsonBody(ConfirmBody) },

@@ -8,6 +8,7 @@ import { idempotentJson, json } from "./respond.ts";
 import {
   errorContent,
   idempotencyErrors,
+  IK_BEHAVIOUR,
   jsonBody,
   jsonContent,
   partnerErrors,
@@ -217,6 +218,12 @@ export const setupRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
       method: "put",
       path: "/v1/users/{id}/setup",
       operationId: "putSetup",
+      description: "Declares the client's whole setup at a provider (not a patch) and answers it as stored. When the " +
+        "preview raises safety flags, send `riskAcknowledgement` with its fingerprint and every flag code. " +
+        IK_BEHAVIOUR +
+        "\n\nErrors: 400 VALIDATION_ERROR (e.g. `orderSizeUsd` below 1, `capitalBase` or `maxLossPerTrade` not " +
+        "above 0), 403 PAPER_NOT_GRANTED / PROVIDER_NOT_ALLOWED / PROVIDER_NOT_GRANTED / OWNER_NOT_ALLOWED, 422 " +
+        "RISK_ENVELOPE_EXCEEDED / API_NOT_CONFIGURED / RISK_ACK_REQUIRED / DAILY_LOSS_HALT.",
       tags,
       summary: "Declare the whole setup (not a patch); alerts need riskAcknowledgement",
       request: {
@@ -243,6 +250,11 @@ export const setupRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
       method: "put",
       path: "/v1/users/{id}/risk",
       operationId: "putRisk",
+      description:
+        "Changes only the risk limits of the setup (never leverage, size or enabled) and answers the setup as " +
+        "updated. " + IK_BEHAVIOUR +
+        "\n\nErrors: 400 VALIDATION_ERROR, 403 PROVIDER_NOT_ALLOWED / PROVIDER_NOT_GRANTED / OWNER_NOT_ALLOWED, " +
+        "422 RISK_ENVELOPE_EXCEEDED / RISK_ACK_REQUIRED.",
       tags,
       summary: "Change only the risk limits (not leverage, size or enabled)",
       request: {
@@ -284,6 +296,11 @@ export const setupRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
       method: "put",
       path: "/v1/users/{id}/automation",
       operationId: "putAutomation",
+      description:
+        "Switches a granted and selected strategy on, or pauses it, for the client at a provider; `risk` is " +
+        "required even when pausing. Pausing never closes positions. Emits `automation.updated`. " + IK_BEHAVIOUR +
+        "\n\nErrors: 400 VALIDATION_ERROR (e.g. risk missing), 403 STRATEGY_NOT_GRANTED / PROVIDER_NOT_ALLOWED / " +
+        "PROVIDER_NOT_GRANTED / OWNER_NOT_ALLOWED, 422 RISK_ENVELOPE_EXCEEDED.",
       tags: ["Automation"],
       summary: "Switch an automation on or pause it (pausing never closes positions); risk is always required",
       request: { params: UserParams, body: jsonBody(AutomationBody) },

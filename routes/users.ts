@@ -11,6 +11,7 @@ import { idempotentRoute } from "./middleware/idempotency.ts";
 import {
   idempotencyErrors,
   identifier,
+  IK_BEHAVIOUR,
   jsonBody,
   jsonContent,
   partnerErrors,
@@ -69,6 +70,11 @@ app.openapi(
     method: "post",
     path: "/v1/users",
     operationId: "createClient",
+    description:
+      "Creates the client (ACTIVE) for the partner's own `externalUserId`, or answers the existing one with " +
+      "`created: false` (no change). Emits `client.updated` when created. " + IK_BEHAVIOUR +
+      "\n\nErrors: 400 TENANT_REQUIRED (legacy multi-tenant partners), 404 unknown tenant, 409 TENANT_MISMATCH " +
+      "(the pair exists under another tenant).",
     tags,
     summary: "Create a client (IK); an existing pair answers created: false",
     request: {

@@ -113,6 +113,15 @@ export function declareResponseHeaders<T extends { paths?: unknown; components?:
   return document;
 }
 
+/**
+ * How a route marked IK behaves on a retry, for its description (the
+ * retention is domain/idempotency RETENTION_MS).
+ */
+export const IK_BEHAVIOUR = "Idempotency: `Idempotency-Key` is required. A retry with the same key and body within " +
+  "24 hours answers the stored status and body (with `Idempotent-Replayed: true`) and acts no second time; the " +
+  "same key with another body answers 409 IDEMPOTENCY_CONFLICT, while the first is still running 409 " +
+  "IDEMPOTENCY_IN_PROGRESS; a missing key 400 IDEMPOTENCY_KEY_REQUIRED.";
+
 /** Extra failures of routes marked IK. */
 export const idempotencyErrors = {
   409: errorContent("IDEMPOTENCY_CONFLICT, IDEMPOTENCY_IN_PROGRESS and other 409 codes."),
