@@ -26,7 +26,17 @@ export const health = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid }).o
     operationId: "getHealth",
     tags: ["Health, usage, contract"],
     summary: "Service and provider health",
-    responses: { 200: jsonContent(HealthResponse, "Health."), ...partnerErrors },
+    responses: {
+      200: jsonContent(HealthResponse, "Health.", {
+        api: "UP",
+        providers: [
+          { providerId: "VENUE_A", status: "AVAILABLE", realExecution: "NOT_VALIDATED" },
+          { providerId: "VENUE_B", status: "AVAILABLE", realExecution: "NOT_VALIDATED" },
+        ],
+        requestId: "req_f741e2b86079450eb3326995",
+      }),
+      ...partnerErrors,
+    },
   }),
   async (c) => {
     const out = await getHealth({ ctx: partnerCtx(c) });

@@ -78,11 +78,23 @@ app.openapi(
     tags,
     summary: "Create a client (IK); an existing pair answers created: false",
     request: {
-      body: jsonBody(
-        z.object({ externalUserId: ExternalUserId, tenantId: ShortId.optional() }),
-      ),
+      body: jsonBody(z.object({ externalUserId: ExternalUserId, tenantId: ShortId.optional() }), {
+        externalUserId: "user-4821",
+      }),
     },
-    responses: { 201: jsonContent(CreatedResponse, "The client."), ...partnerErrors, ...idempotencyErrors },
+    responses: {
+      201: jsonContent(CreatedResponse, "The client.", {
+        externalUserId: "user-4821",
+        tenantId: "ptn_qgvc6v4dwn676crg",
+        status: "ACTIVE",
+        createdAt: "2026-11-02T10:00:00.000Z",
+        updatedAt: "2026-11-02T10:00:00.000Z",
+        created: true,
+        requestId: "req_0f2a2def974644f29cee30f2",
+      }),
+      ...partnerErrors,
+      ...idempotencyErrors,
+    },
   })),
   (c) =>
     idempotentJson(
@@ -132,7 +144,18 @@ app.openapi(
     tags,
     summary: "Read a client with its automations",
     request: { params: UserParams },
-    responses: { 200: jsonContent(SingleResponse, "The client."), ...partnerErrors },
+    responses: {
+      200: jsonContent(SingleResponse, "The client.", {
+        externalUserId: "user-4821",
+        tenantId: "ptn_qgvc6v4dwn676crg",
+        status: "ACTIVE",
+        createdAt: "2026-11-02T10:00:00.000Z",
+        updatedAt: "2026-11-02T10:00:00.000Z",
+        automations: [],
+        requestId: "req_06c915bcbd5e40b69b439baa",
+      }),
+      ...partnerErrors,
+    },
   }),
   async (c) => {
     const client = await getClient({ ctx: partnerCtx(c), input: { externalUserId: c.req.valid("param").id } });

@@ -159,14 +159,29 @@ export const OptionalIdempotencyKeyHeader = z.object({
   }),
 });
 
-export const jsonContent = <T extends z.ZodType>(schema: T, description: string) => ({
+/**
+ * Every example a route declares, with the schema it must satisfy:
+ * tests/openapi/examples_test.ts parses each with its zod schema, so an
+ * example cannot drift from what the route validates or answers.
+ */
+export const declaredExamples: { schema: z.ZodType; example: unknown }[] = [];
+
+function mediaType<T extends z.ZodType>(schema: T, example: unknown) {
+  if (example === undefined) return { schema };
+  declaredExamples.push({ schema, example });
+  return { schema, example };
+}
+
+/** A JSON answer; `example` is a real answer of the service (ids and times from a QA run). */
+export const jsonContent = <T extends z.ZodType>(schema: T, description: string, example?: z.input<T>) => ({
   description,
-  content: { "application/json": { schema } },
+  content: { "application/json": mediaType(schema, example) },
 });
 
-export const jsonBody = <T extends z.ZodType>(schema: T) => ({
+/** A required JSON body; `example` is a request the service accepts. */
+export const jsonBody = <T extends z.ZodType>(schema: T, example?: z.input<T>) => ({
   required: true,
-  content: { "application/json": { schema } },
+  content: { "application/json": mediaType(schema, example) },
 });
 
 export const ProviderIdSchema = z.enum(["VENUE_A", "VENUE_B"]).openapi({ description: "Provider id." });
