@@ -37,3 +37,25 @@ Deno.test("redocly recommended: 0 errors and 0 warnings on both documents", asyn
     await env.close();
   }
 });
+
+Deno.test("every operation has a camelCase verb+noun operationId, unique across both documents, and a summary", async () => {
+  const env = await startTestEnv();
+  try {
+    const seen = new Set<string>();
+    for (const url of DOCUMENTS) {
+      const document = await expectJson(await call(env, "GET", url), 200);
+      type Item = Record<string, { operationId?: string; summary?: string }>;
+      for (const [path, item] of Object.entries(document.paths as Record<string, Item>)) {
+        for (const [method, operation] of Object.entries(item)) {
+          const where = `${method.toUpperCase()} ${path}`;
+          assert.match(operation.operationId ?? "", /^[a-z]+(?:[A-Z][a-z0-9]*)+$/, where);
+          assert.ok(!seen.has(operation.operationId!), `${where}: ${operation.operationId} used twice`);
+          seen.add(operation.operationId!);
+          assert.ok((operation.summary ?? "").length > 0, `${where}: summary`);
+        }
+      }
+    }
+  } finally {
+    await env.close();
+  }
+});
