@@ -222,7 +222,7 @@ export const setupRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
         "preview raises safety flags, send `riskAcknowledgement` with its fingerprint and every flag code. " +
         IK_BEHAVIOUR +
         "\n\nErrors: 400 VALIDATION_ERROR (e.g. `orderSizeUsd` below 1, `capitalBase` or `maxLossPerTrade` not " +
-        "above 0), 403 PAPER_NOT_GRANTED / PROVIDER_NOT_ALLOWED / PROVIDER_NOT_GRANTED / OWNER_NOT_ALLOWED, 422 " +
+        "above 0, `maxConcurrentTrades` above 3), 400 SETUP_INCOMPLETE (enabling with missing fields), 403 PAPER_NOT_GRANTED / PROVIDER_NOT_ALLOWED / PROVIDER_NOT_GRANTED / OWNER_NOT_ALLOWED, 422 " +
         "RISK_ENVELOPE_EXCEEDED / API_NOT_CONFIGURED / RISK_ACK_REQUIRED / DAILY_LOSS_HALT.",
       tags,
       summary: "Declare the whole setup (not a patch); alerts need riskAcknowledgement",

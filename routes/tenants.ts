@@ -61,6 +61,9 @@ export const tenants = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
       method: "put",
       path: "/v1/tenants/{tenantId}/restrictions",
       operationId: "setTenantRestrictions",
+      description: "Restricts the providers, strategies and risk envelope the partner's clients may use, within the " +
+        "contract; `null` removes a restriction. Never widens the grant.\n\nErrors: 403 GRANT_ESCALATION, 403 " +
+        "RISK_ENVELOPE_EXCEEDED, 403 SCOPE_FIELD_REJECTED, 404 unknown tenant.",
       tags,
       summary: "Restrict providers, strategies and envelope (never widen)",
       request: { params: TenantParams, body: jsonBody(RestrictionsBody) },

@@ -207,6 +207,11 @@ for (const [action, status] of [["suspend", "SUSPENDED"], ["reactivate", "ACTIVE
       method: "post",
       path: `/v1/users/{id}/${action}`,
       operationId: `${action}Client`,
+      description: status === "SUSPENDED"
+        ? "Suspends the client (SUSPENDED): new entries and writes are refused; reads and position maintenance " +
+          "continue. Emits `client.updated`.\n\nErrors: 404 unknown client."
+        : "Reactivates the client (ACTIVE). Other gates (billing, connection, setup) still apply. Emits " +
+          "`client.updated`.\n\nErrors: 404 unknown client.",
       tags,
       summary: status === "SUSPENDED"
         ? "Suspend a client: new entries and writes blocked, maintenance continues"
@@ -245,6 +250,10 @@ app.openapi(
     method: "put",
     path: "/v1/users/{id}/strategies",
     operationId: "setClientStrategies",
+    description:
+      "Selects which granted strategies the client may run: `null` selects all granted (ALL_GRANTED), `[]` none. " +
+      "Emits `client.updated`.\n\nErrors: 403 GRANT_ESCALATION (a strategy outside the grant), 403 " +
+      "STRATEGY_NOT_AVAILABLE (not published), 404 unknown client.",
     tags,
     summary: "Select strategies: null = all granted, [] = none",
     request: {
