@@ -73,3 +73,10 @@ export async function warnOnBuilderStanding(ctx: Pick<Ctx, "venues" | "config" |
     }
   }
 }
+
+/** What the operator sees of a builder: fees accrue, do not, or the venue could not say (paid openings refused). */
+export type BuilderStatus = "ACCRUING" | "NOT_ACCRUING" | "UNKNOWN";
+
+export function builderStatusOf(accruesFees: boolean | null): BuilderStatus {
+  return accruesFees === true ? "ACCRUING" : accruesFees === false ? "NOT_ACCRUING" : "UNKNOWN";
+}

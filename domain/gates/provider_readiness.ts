@@ -10,7 +10,7 @@
 import type { Ctx } from "../context.ts";
 import { PROVIDER_IDS } from "../../venues/types.ts";
 import { maxEntriesPerSignal, realExecutionByProvider } from "../catalog/provider_settings.ts";
-import { builderStandingOf } from "./builder_standing.ts";
+import { builderStandingOf, builderStatusOf } from "./builder_standing.ts";
 
 export async function listProviderReadiness({ ctx }: { ctx: Ctx }) {
   const realExecution = await realExecutionByProvider(ctx);
@@ -24,7 +24,7 @@ export async function listProviderReadiness({ ctx }: { ctx: Ctx }) {
       builder: builder && {
         ...builder,
         // Paid openings are refused BUILDER_CONFIG_INVALID (or READINESS_UNKNOWN) until this is ACCRUING.
-        status: builder.accruesFees === true ? "ACCRUING" : builder.accruesFees === false ? "NOT_ACCRUING" : "UNKNOWN",
+        status: builderStatusOf(builder.accruesFees),
       },
     });
   }

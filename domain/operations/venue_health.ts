@@ -11,7 +11,12 @@ import type { Executor } from "../../db/client.ts";
 import { egressBudgets } from "../../db/schema.ts";
 import { MINUTE_MS } from "../clock.ts";
 import type { Ctx } from "../context.ts";
-import { builderStandingOf, type BuilderStandingView } from "../gates/builder_standing.ts";
+import {
+  builderStandingOf,
+  type BuilderStandingView,
+  type BuilderStatus,
+  builderStatusOf,
+} from "../gates/builder_standing.ts";
 import type { EgressBudget } from "../venues/egress_budget.ts";
 import { PROVIDER_IDS, type ProviderId } from "../../venues/types.ts";
 
@@ -25,8 +30,6 @@ export interface VenueHealth {
   availability: "AVAILABLE" | "UNAVAILABLE";
   budget: { egress: string; usedThisMinute: number; limitPerMinute: number };
 }
-
-export type BuilderStatus = "ACCRUING" | "NOT_ACCRUING" | "UNKNOWN";
 
 export interface BuilderHealth extends BuilderStandingView {
   providerId: ProviderId;
@@ -80,7 +83,7 @@ export async function buildersHealth(ctx: Ctx): Promise<BuilderHealth[]> {
     builders.push({
       providerId,
       ...standing,
-      status: standing.accruesFees === true ? "ACCRUING" : standing.accruesFees === false ? "NOT_ACCRUING" : "UNKNOWN",
+      status: builderStatusOf(standing.accruesFees),
     });
   }
   return builders;
