@@ -66,7 +66,7 @@ async function storedState(ctx: Ctx, scheduled: readonly ScheduledJob[]) {
   return {
     jobs,
     webhooks: await webhookBacklog(ctx.db.read, now),
-    venues: await venuesHealth(ctx, wallNow),
+    venues: await venuesHealth(ctx),
     payments: await paymentsWaiting(ctx.db.read),
     obligations: { overdue: await overdueObligations(ctx.db.read, now) },
   };

@@ -6,10 +6,6 @@
  * once a minute, the same read gate 9 uses, and waits for it at most
  * BUILDER_READ_WAIT_MS).
  */
-import { and, eq, gte, sql } from "drizzle-orm";
-import type { Executor } from "../../db/client.ts";
-import { egressBudgets } from "../../db/schema.ts";
-import { MINUTE_MS } from "../clock.ts";
 import type { Ctx } from "../context.ts";
 import {
   builderStandingOf,
@@ -17,11 +13,8 @@ import {
   type BuilderStatus,
   builderStatusOf,
 } from "../gates/builder_standing.ts";
-import type { EgressBudget } from "../venues/egress_budget.ts";
 import { PROVIDER_IDS, type ProviderId } from "../../venues/types.ts";
 
-/** The egress budget's window (domain/venues/egress_budget.ts counts a claim over this one and the six before). */
-const BUDGET_WINDOW_MS = 10_000;
 /** A health answer does not wait longer than this for a builder read the cache could not serve. */
 export const BUILDER_READ_WAIT_MS = 2_000;
 
@@ -36,22 +29,7 @@ export interface BuilderHealth extends BuilderStandingView {
   status: BuilderStatus;
 }
 
-/**
- * Weight spent or claimed in the windows a claim counts now (the same sum
- * EgressBudget's claim compares with its limit), read without claiming.
- */
-async function budgetUsed(db: Executor, budget: EgressBudget, wallNow: number): Promise<number> {
-  const window = wallNow - wallNow % BUDGET_WINDOW_MS;
-  const [{ spent }] = await db.select({ spent: sql<number | null>`sum(${egressBudgets.spent})` })
-    .from(egressBudgets).where(and(
-      eq(egressBudgets.providerId, budget.providerId),
-      eq(egressBudgets.egress, budget.egress),
-      gte(egressBudgets.windowStart, window - MINUTE_MS),
-    ));
-  return spent ?? 0;
-}
-
-export async function venuesHealth(ctx: Ctx, wallNow: number): Promise<VenueHealth[]> {
+export async function venuesHealth(ctx: Ctx): Promise<VenueHealth[]> {
   const venues: VenueHealth[] = [];
   for (const providerId of PROVIDER_IDS) {
     const budget = ctx.egressBudgets[providerId];
@@ -60,7 +38,7 @@ export async function venuesHealth(ctx: Ctx, wallNow: number): Promise<VenueHeal
       availability: ctx.venueAvailability.status(providerId),
       budget: {
         egress: budget.egress,
-        usedThisMinute: await budgetUsed(ctx.db.read, budget, wallNow),
+        usedThisMinute: await budget.usedInCountedMinute(ctx.db.read),
         limitPerMinute: budget.perMinute,
       },
     });

@@ -13,7 +13,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { and, eq, gte, lt, sql, sum } from "drizzle-orm";
-import { type Database, withTransaction } from "../../db/client.ts";
+import { type Database, type Executor, withTransaction } from "../../db/client.ts";
 import { egressBudgets } from "../../db/schema.ts";
 import { MINUTE_MS, wallClockNow } from "../clock.ts";
 import type { Config } from "../../config.ts";
@@ -171,6 +171,18 @@ export class EgressBudget implements RequestBudget {
       const window = this.#currentWindow();
       await new Promise((resolve) => setTimeout(resolve, Math.min(window + this.#windowMs, deadline) - now));
     }
+  }
+
+  /** The weight a claim would count against the limit now (every instance's, this egress), read without claiming. */
+  async usedInCountedMinute(db: Executor): Promise<number> {
+    const now = this.#now();
+    const [{ spent }] = await db.select({ spent: sum(egressBudgets.spent).mapWith(Number) }).from(egressBudgets)
+      .where(and(
+        eq(egressBudgets.providerId, this.providerId),
+        eq(egressBudgets.egress, this.egress),
+        gte(egressBudgets.windowStart, now - now % this.#windowMs - MINUTE_MS),
+      ));
+    return spent ?? 0;
   }
 
   #currentWindow(): number {
