@@ -17,6 +17,7 @@ import {
   ShortId,
   UsdAmount,
 } from "./schemas/common.ts";
+import * as examples from "./schemas/examples.ts";
 import { AutomationSchema } from "./schemas/resources.ts";
 import { ExternalUserId } from "./users.ts";
 import { throwOnInvalid } from "./validation.ts";
@@ -162,6 +163,22 @@ const AutomationViewResponse = z.object({
 });
 
 const tags = ["Risk and setup"];
+
+/** The walkthrough's setup (docs/walkthrough.md step 8): REAL, enabled, memecoins allowed (one flag to acknowledge). */
+const WALKTHROUGH_SETUP = {
+  providerId: "VENUE_A",
+  mode: "REAL",
+  enabled: true,
+  leverage: 5,
+  orderSizeUsd: 200,
+  maxConcurrentTrades: 1,
+  maxMarginPerTradeUsd: 50,
+  maxDailyLossUsd: 100,
+  capitalBase: 1000,
+  maxLossPerTrade: 20,
+  entryTimeoutMinutes: 30,
+  allowMemecoins: true,
+} as const;
 const UserParams = z.object({ id: ExternalUserId });
 const setupRefusals = {
   403: errorContent("PAPER_NOT_GRANTED, PROVIDER_NOT_ALLOWED, PROVIDER_NOT_GRANTED, OWNER_NOT_ALLOWED"),
@@ -174,10 +191,15 @@ export const setupRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
       method: "get",
       path: "/v1/users/{id}/setup",
       operationId: "getSetup",
+      description: "Reads the client's setup at a provider with what it means now: `setupStatus` (READY, or the " +
+        "issues enabling still needs), the sizing verdict, the risk limits and whether today's loss halted new " +
+        "entries, the safety verdict and whether the account is connected (`apiConfigured`). A setup never " +
+        "declared reads back PAPER and disabled. Changes nothing.\n\nErrors: 400 VALIDATION_ERROR (providerId " +
+        "missing or unknown), 403 PROVIDER_NOT_GRANTED / PROVIDER_NOT_ALLOWED, 404 unknown client.",
       tags,
       summary: "The client's setup at a provider (a never-configured one reads back as PAPER, disabled)",
       request: { params: UserParams, query: z.object({ providerId: ProviderIdSchema }) },
-      responses: { 200: jsonContent(SetupResponse, "Setup."), ...partnerErrors },
+      responses: { 200: jsonContent(SetupResponse, "Setup.", examples.setupNeverConfigured), ...partnerErrors },
     }),
     async (c) => {
       const input = { externalUserId: c.req.valid("param").id, providerId: c.req.valid("query").providerId };
@@ -190,9 +212,15 @@ export const setupRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
       method: "post",
       path: "/v1/users/{id}/setup/preview",
       operationId: "previewSetup",
+      description: "Checks a whole setup as PUT setup would (fields enabling needs, mode REAL, the partner's risk " +
+        "envelope) and answers the safety verdict: the flags a REAL setup raises and the fingerprint that " +
+        "acknowledges them in PUT setup's `riskAcknowledgement`. Writes nothing, emits nothing; an Idempotency-Key " +
+        "is not needed.\n\nErrors: 400 SETUP_INCOMPLETE (enabled without capitalBase, maxLossPerTrade or " +
+        "entryTimeoutMinutes; with `setupStatus`), 403 PAPER_NOT_GRANTED (mode other than REAL), 404 unknown " +
+        "client, 422 RISK_ENVELOPE_EXCEEDED (leverage, margin, concurrent trades or daily loss above the envelope).",
       tags,
       summary: "Validate a setup against the contract and get its safety verdict; writes nothing",
-      request: { params: UserParams, body: jsonBody(SetupBody) },
+      request: { params: UserParams, body: jsonBody(SetupBody, WALKTHROUGH_SETUP) },
       responses: {
         200: jsonContent(
           z.object({
@@ -202,6 +230,7 @@ export const setupRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
             requestId: RequestId,
           }),
           "The safety verdict: acknowledge its flags with its fingerprint in PUT setup.",
+          examples.setupPreview,
         ),
         ...partnerErrors,
         ...setupRefusals,
@@ -228,10 +257,13 @@ export const setupRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
       summary: "Declare the whole setup (not a patch); alerts need riskAcknowledgement",
       request: {
         params: UserParams,
-        body: jsonBody(SetupBody.extend({ riskAcknowledgement: RiskAcknowledgement.optional() })),
+        body: jsonBody(SetupBody.extend({ riskAcknowledgement: RiskAcknowledgement.optional() }), {
+          ...WALKTHROUGH_SETUP,
+          riskAcknowledgement: { fingerprint: examples.setupPreview.safety.fingerprint, codes: ["MEMECOINS_ALLOWED"] },
+        }),
       },
       responses: {
-        200: jsonContent(SetupResponse, "The setup as stored."),
+        200: jsonContent(SetupResponse, "The setup as stored.", examples.setupStored),
         ...partnerErrors,
         ...idempotencyErrors,
         ...setupRefusals,
@@ -281,10 +313,19 @@ export const setupRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
       method: "get",
       path: "/v1/users/{id}/automation",
       operationId: "getAutomation",
+      description: "Per provider: the automation (strategy, version, risk, runtime), whether new entries may open " +
+        "now and, if not, the first gate that blocks them in order (`blockReason`, e.g. CLIENT_SUSPENDED, " +
+        "AUTOMATION_OFF, STRATEGY_NOT_GRANTED, SETUP_DISABLED, OUTSIDE_TRADING_WINDOW) with `blockDetail` in " +
+        "Portuguese. Position " +
+        "maintenance (stops, targets, closes) continues whatever blocks entries. Changes nothing.\n\nErrors: 404 " +
+        "unknown client.",
       tags: ["Automation"],
       summary: "Per provider: automation, whether new entries may open (and why not); maintenance continues",
       request: { params: UserParams },
-      responses: { 200: jsonContent(AutomationViewResponse, "Automation view."), ...partnerErrors },
+      responses: {
+        200: jsonContent(AutomationViewResponse, "Automation view.", examples.automationView),
+        ...partnerErrors,
+      },
     }),
     async (c) => {
       const view = await getAutomation(partnerCtx(c), { externalUserId: c.req.valid("param").id });
@@ -303,11 +344,20 @@ export const setupRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
         "PROVIDER_NOT_GRANTED / OWNER_NOT_ALLOWED, 422 RISK_ENVELOPE_EXCEEDED.",
       tags: ["Automation"],
       summary: "Switch an automation on or pause it (pausing never closes positions); risk is always required",
-      request: { params: UserParams, body: jsonBody(AutomationBody) },
+      request: {
+        params: UserParams,
+        body: jsonBody(AutomationBody, {
+          providerId: "VENUE_A",
+          strategyId: "demo-trend",
+          enabled: true,
+          risk: { leverage: 5, maxMarginPerTradeUsd: 50, maxConcurrentTrades: 1, maxDailyLossUsd: 100 },
+        }),
+      },
       responses: {
         200: jsonContent(
           z.object({ externalUserId: z.string(), automation: AutomationSchema, requestId: RequestId }),
           "The automation as stored; event automation.updated.",
+          examples.automationStored,
         ),
         ...partnerErrors,
         ...idempotencyErrors,

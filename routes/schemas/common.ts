@@ -172,14 +172,23 @@ function mediaType<T extends z.ZodType>(schema: T, example: unknown) {
   return { schema, example };
 }
 
+/** A value or a read-only view of it: examples may be declared `as const` (routes/schemas/examples.ts). */
+type ReadonlyDeep<T> = T extends (infer U)[] ? readonly ReadonlyDeep<U>[]
+  : T extends object ? { readonly [K in keyof T]: ReadonlyDeep<T[K]> }
+  : T;
+
 /** A JSON answer; `example` is a real answer of the service (ids and times from a QA run). */
-export const jsonContent = <T extends z.ZodType>(schema: T, description: string, example?: z.input<T>) => ({
+export const jsonContent = <T extends z.ZodType>(
+  schema: T,
+  description: string,
+  example?: ReadonlyDeep<z.input<T>>,
+) => ({
   description,
   content: { "application/json": mediaType(schema, example) },
 });
 
 /** A required JSON body; `example` is a request the service accepts. */
-export const jsonBody = <T extends z.ZodType>(schema: T, example?: z.input<T>) => ({
+export const jsonBody = <T extends z.ZodType>(schema: T, example?: ReadonlyDeep<z.input<T>>) => ({
   required: true,
   content: { "application/json": mediaType(schema, example) },
 });
