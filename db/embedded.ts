@@ -36,8 +36,11 @@ type Statement = ReturnType<InstanceType<typeof Libsql>["prepare"]>;
  * tests/db/database_test.ts; none with this list in 16 runs). close() still
  * frees the connection's memory and file; only the small wrapper stays. A
  * service opens its database once, so this costs nothing outside tests.
+ * A closed connection's prepared statements stay here too: their finalizers
+ * reach into the closed connection (a clean-clone suite run crashed, SIGSEGV,
+ * right after a test closed its database).
  */
-const opened: InstanceType<typeof Libsql>[] = [];
+const opened: unknown[] = [];
 
 export interface EmbeddedOptions {
   /** Refuse writes on this connection (the read handle). */
@@ -127,6 +130,7 @@ export function openEmbedded(path: string, options: EmbeddedOptions): SqlConnect
     },
     close() {
       checkpointer?.terminate();
+      opened.push([...statements.values()]);
       statements.clear();
       try {
         if (options.checkpointInBackground) engine.exec("PRAGMA wal_checkpoint(TRUNCATE)");
