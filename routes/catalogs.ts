@@ -5,6 +5,7 @@ import { listMarkets, listProviders, listStrategies } from "../domain/catalog/ca
 import { type AppEnv, partnerCtx } from "./env.ts";
 import { errorContent, jsonContent, partnerErrors, RequestId } from "./schemas/common.ts";
 import { MarketSchema, ProviderItemSchema, StrategySchema } from "./schemas/resources.ts";
+import * as examples from "./schemas/examples.ts";
 import { throwOnInvalid } from "./validation.ts";
 
 const tags = ["Catalogs"];
@@ -27,9 +28,11 @@ export const catalogs = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
       method: "get",
       path: "/v1/providers",
       operationId: "listProviders",
+      description: "The providers the partner may use now (the contract's, less any the partner's own restriction " +
+        "removed), with each one's capabilities within the partner's grant. Changes nothing.",
       tags,
       summary: "Providers authorized for the caller",
-      responses: { 200: jsonContent(ProvidersResponse, "Providers."), ...partnerErrors },
+      responses: { 200: jsonContent(ProvidersResponse, "Providers.", examples.providerCatalog), ...partnerErrors },
     }),
     async (c) => {
       const providers = await listProviders({ ctx: partnerCtx(c) });
@@ -41,9 +44,12 @@ export const catalogs = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
       method: "get",
       path: "/v1/strategies",
       operationId: "listStrategies",
+      description:
+        "The strategies in the partner's effective grant, with their versions, providers, markets and risk " +
+        "requirements. A client runs one of them through PUT automation. Changes nothing.",
       tags,
       summary: "Published and granted strategies",
-      responses: { 200: jsonContent(StrategiesResponse, "Strategies."), ...partnerErrors },
+      responses: { 200: jsonContent(StrategiesResponse, "Strategies.", examples.strategyCatalog), ...partnerErrors },
     }),
     async (c) => {
       const strategies = await listStrategies({ ctx: partnerCtx(c) });
@@ -55,6 +61,11 @@ export const catalogs = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
       method: "get",
       path: "/v1/markets",
       operationId: "listMarkets",
+      description: "The provider's markets as the provider reports them (ticks, steps, minimums, maximum leverage), " +
+        "in our symbols: every active market, or one market by `symbol` (ours or the provider's). Changes " +
+        "nothing.\n\nErrors: 400 VALIDATION_ERROR (providerId missing or unknown), 403 PROVIDER_NOT_ALLOWED " +
+        "(outside the contract) / PROVIDER_NOT_GRANTED (removed by the partner's restriction), 404 NOT_FOUND (no " +
+        "such market), 503 PROVIDER_DOWN (the provider did not answer).",
       tags,
       summary: "Markets of a provider, read from the provider",
       request: {
@@ -64,7 +75,11 @@ export const catalogs = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
         }),
       },
       responses: {
-        200: jsonContent(MarketsResponse, "`{market}` with symbol, `{markets}` (active only) without."),
+        200: jsonContent(
+          MarketsResponse,
+          "`{market}` with symbol, `{markets}` (active only) without.",
+          examples.marketCatalog,
+        ),
         ...partnerErrors,
         503: errorContent("PROVIDER_DOWN"),
       },

@@ -5,6 +5,7 @@ import { listEvents } from "../domain/events/list_events.ts";
 import type { AppEnv } from "./env.ts";
 import { partnerCtx } from "./env.ts";
 import { FreeObject, jsonContent, partnerErrors, RequestId, ShortId } from "./schemas/common.ts";
+import * as examples from "./schemas/examples.ts";
 import { throwOnInvalid } from "./validation.ts";
 
 const EventsQuery = z.object({
@@ -35,10 +36,15 @@ export const eventsRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvali
     method: "get",
     path: "/v1/events",
     operationId: "listEvents",
+    description: "The partner's events in the order they happened (the same events its webhook receives): clients, " +
+      "the tenant and credentials, connections, automations, positions and their protection, obligations, " +
+      "payments and statements. Resume with `after` = the last " +
+      "`next`; an empty page keeps `next`. Deduplicate by `eventId`. Changes nothing.\n\nErrors: 400 " +
+      "VALIDATION_ERROR (`after` names no event of the partner).",
     tags: ["Events"],
     summary: "Event feed, ordered and resumable",
     request: { query: EventsQuery },
-    responses: { 200: jsonContent(EventsResponse, "A page of events."), ...partnerErrors },
+    responses: { 200: jsonContent(EventsResponse, "A page of events.", examples.eventFeed), ...partnerErrors },
   }),
   async (c) => {
     const out = await listEvents({ ctx: partnerCtx(c), input: c.req.valid("query") });

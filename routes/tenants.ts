@@ -6,6 +6,7 @@ import { setRestrictions } from "../domain/tenants/set_restrictions.ts";
 import { type AppEnv, partnerCtx } from "./env.ts";
 import { jsonBody, jsonContent, partnerErrors, ProviderIdSchema, RequestId, ShortId } from "./schemas/common.ts";
 import { EnvelopeSchema, TenantSchema } from "./schemas/resources.ts";
+import * as examples from "./schemas/examples.ts";
 import { throwOnInvalid } from "./validation.ts";
 
 const tags = ["Health, usage, contract"];
@@ -29,10 +30,17 @@ export const tenants = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
       method: "get",
       path: "/v1/tenants",
       operationId: "listTenants",
+      description: "The partner's contract seen as its tenant (one per partner): grants, the partner's own " +
+        "restrictions, return-URL origins, the contract's commercial terms and how many clients it has. Changes " +
+        "nothing.",
       tags,
       summary: "The partner's contract (exactly one tenant)",
       responses: {
-        200: jsonContent(z.object({ tenants: z.array(TenantSchema), requestId: RequestId }), "Tenants."),
+        200: jsonContent(
+          z.object({ tenants: z.array(TenantSchema), requestId: RequestId }),
+          "Tenants.",
+          examples.tenantList,
+        ),
         ...partnerErrors,
       },
     }),
@@ -46,10 +54,15 @@ export const tenants = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
       method: "get",
       path: "/v1/tenants/{tenantId}",
       operationId: "getTenant",
+      description: "The tenant by id, as in GET tenants. Changes nothing.\n\nErrors: 404 NOT_FOUND (not the " +
+        "partner's tenant).",
       tags,
       summary: "Read the tenant",
       request: { params: TenantParams },
-      responses: { 200: jsonContent(TenantResponse, "Tenant."), ...partnerErrors },
+      responses: {
+        200: jsonContent(TenantResponse, "Tenant.", examples.tenant),
+        ...partnerErrors,
+      },
     }),
     async (c) => {
       const tenant = await getTenant({ ctx: partnerCtx(c), input: c.req.valid("param") });
@@ -66,8 +79,14 @@ export const tenants = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
         "RISK_ENVELOPE_EXCEEDED, 403 SCOPE_FIELD_REJECTED, 404 unknown tenant.",
       tags,
       summary: "Restrict providers, strategies and envelope (never widen)",
-      request: { params: TenantParams, body: jsonBody(RestrictionsBody) },
-      responses: { 200: jsonContent(TenantResponse, "Tenant with the new restrictions."), ...partnerErrors },
+      request: {
+        params: TenantParams,
+        body: jsonBody(RestrictionsBody, { providers: ["VENUE_A"], reason: "Piloto só na VENUE_A" }),
+      },
+      responses: {
+        200: jsonContent(TenantResponse, "Tenant with the new restrictions.", examples.tenantRestricted),
+        ...partnerErrors,
+      },
     }),
     async (c) => {
       const tenant = await setRestrictions({

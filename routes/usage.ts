@@ -5,6 +5,7 @@ import { getUsage } from "../domain/usage/get_usage.ts";
 import type { AppEnv } from "./env.ts";
 import { partnerCtx } from "./env.ts";
 import { jsonContent, partnerErrors, RequestId } from "./schemas/common.ts";
+import * as examples from "./schemas/examples.ts";
 import { throwOnInvalid } from "./validation.ts";
 
 const UsageQuery = z.object({
@@ -33,10 +34,13 @@ export const usage = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid }).op
     method: "get",
     path: "/v1/usage",
     operationId: "getUsage",
+    description: "What the rate limits counted for the partner over the last `minutes`, minute by minute (REQUEST: " +
+      "every authenticated call; ORDER: every order sent to a provider), with the limits they count against. A " +
+      "call over a limit answers 429 RATE_LIMITED with Retry-After. Changes nothing.",
     tags: ["Health, usage, contract"],
     summary: "Counted requests and orders per minute",
     request: { query: UsageQuery },
-    responses: { 200: jsonContent(UsageResponse, "Usage."), ...partnerErrors },
+    responses: { 200: jsonContent(UsageResponse, "Usage.", examples.usage), ...partnerErrors },
   }),
   async (c) => {
     const out = await getUsage({ ctx: partnerCtx(c), input: c.req.valid("query") });

@@ -20,6 +20,7 @@ import {
   ShortId,
 } from "./schemas/common.ts";
 import { AutomationSchema, ClientSchema, CommercialSchema, StrategySelectionSchema } from "./schemas/resources.ts";
+import * as examples from "./schemas/examples.ts";
 import { throwOnInvalid } from "./validation.ts";
 
 const tags = ["Clients"];
@@ -116,6 +117,8 @@ app.openapi(
     method: "get",
     path: "/v1/users",
     operationId: "listClients",
+    description: "The partner's clients, newest first, filtered by status; page on with `cursor` = `nextCursor` " +
+      "until it is null. Changes nothing.\n\nErrors: 400 VALIDATION_ERROR (a cursor this list did not give).",
     tags,
     summary: "List clients, newest first",
     request: {
@@ -126,7 +129,7 @@ app.openapi(
         cursor: z.string().min(1).max(200).optional().openapi({ description: "nextCursor of the previous page." }),
       }),
     },
-    responses: { 200: jsonContent(ListResponse, "A page of clients."), ...partnerErrors },
+    responses: { 200: jsonContent(ListResponse, "A page of clients.", examples.clientList), ...partnerErrors },
   }),
   async (c) => {
     const out = await listClients({ ctx: partnerCtx(c), input: c.req.valid("query") });
@@ -141,19 +144,12 @@ app.openapi(
     method: "get",
     path: "/v1/users/{id}",
     operationId: "getClient",
+    description: "The client and its automations at every provider. Changes nothing.\n\nErrors: 404 unknown client.",
     tags,
     summary: "Read a client with its automations",
     request: { params: UserParams },
     responses: {
-      200: jsonContent(SingleResponse, "The client.", {
-        externalUserId: "user-4821",
-        tenantId: "ptn_qgvc6v4dwn676crg",
-        status: "ACTIVE",
-        createdAt: "2026-11-02T10:00:00.000Z",
-        updatedAt: "2026-11-02T10:00:00.000Z",
-        automations: [],
-        requestId: "req_06c915bcbd5e40b69b439baa",
-      }),
+      200: jsonContent(SingleResponse, "The client.", examples.clientWithAutomation),
       ...partnerErrors,
     },
   }),
@@ -168,10 +164,13 @@ app.openapi(
     method: "get",
     path: "/v1/users/{id}/status",
     operationId: "getClientStatus",
+    description: "One read for a client's screen: whether it is active, its selected strategies, and per " +
+      "provider the connection, the setup (mode, enabled, outside the partner's envelope), the commercial " +
+      "status; its automations and how many positions are open. Changes nothing.\n\nErrors: 404 unknown client.",
     tags,
     summary: "Overview: access, strategies, providers, automations, open positions",
     request: { params: UserParams },
-    responses: { 200: jsonContent(StatusResponse, "Status."), ...partnerErrors },
+    responses: { 200: jsonContent(StatusResponse, "Status.", examples.clientStatus), ...partnerErrors },
   }),
   async (c) => {
     const out = await getClientStatus({ ctx: partnerCtx(c), input: { externalUserId: c.req.valid("param").id } });
@@ -190,10 +189,16 @@ app.openapi(
     method: "get",
     path: "/v1/users/{id}/commercial",
     operationId: "getClientCommercial",
+    description: "Per provider, whether the client may trade commercially (`allowed`) and why: the B2B contract's " +
+      "state, a grace period (`graceUntil`) or an overdue obligation. Changes nothing.\n\nErrors: 404 unknown " +
+      "client.",
     tags,
     summary: "Commercial status per provider",
     request: { params: UserParams },
-    responses: { 200: jsonContent(CommercialResponse, "Commercial status."), ...partnerErrors },
+    responses: {
+      200: jsonContent(CommercialResponse, "Commercial status.", examples.clientCommercial),
+      ...partnerErrors,
+    },
   }),
   async (c) => {
     const out = await getClientCommercial({ ctx: partnerCtx(c), input: { externalUserId: c.req.valid("param").id } });
@@ -216,8 +221,18 @@ for (const [action, status] of [["suspend", "SUSPENDED"], ["reactivate", "ACTIVE
       summary: status === "SUSPENDED"
         ? "Suspend a client: new entries and writes blocked, maintenance continues"
         : "Reactivate a client (other gates still apply)",
-      request: { params: UserParams, body: jsonBody(ReasonBody) },
-      responses: { 200: jsonContent(ClientResponse, "The client."), ...partnerErrors },
+      request: {
+        params: UserParams,
+        body: jsonBody(ReasonBody, { reason: status === "SUSPENDED" ? "Pedido do cliente" : "Cliente voltou" }),
+      },
+      responses: {
+        200: jsonContent(
+          ClientResponse,
+          "The client.",
+          status === "SUSPENDED" ? examples.clientSuspended : examples.clientReactivated,
+        ),
+        ...partnerErrors,
+      },
     }),
     async (c) => {
       const client = await setClientStatus({
@@ -234,10 +249,16 @@ app.openapi(
     method: "get",
     path: "/v1/users/{id}/strategies",
     operationId: "getClientStrategies",
+    description: "The strategies the partner's grant allows (`granted`) and those the client may run " +
+      "(`selected`; `selectionMode` ALL_GRANTED follows the grant as it changes). Changes nothing.\n\nErrors: " +
+      "404 unknown client.",
     tags,
     summary: "Granted and selected strategies",
     request: { params: UserParams },
-    responses: { 200: jsonContent(StrategySelectionSchema, "Selection."), ...partnerErrors },
+    responses: {
+      200: jsonContent(StrategySelectionSchema, "Selection.", examples.strategySelection),
+      ...partnerErrors,
+    },
   }),
   async (c) => {
     const out = await getClientStrategies({ ctx: partnerCtx(c), input: { externalUserId: c.req.valid("param").id } });
@@ -258,9 +279,12 @@ app.openapi(
     summary: "Select strategies: null = all granted, [] = none",
     request: {
       params: UserParams,
-      body: jsonBody(z.object({ strategyIds: z.array(ShortId).max(100).nullable() })),
+      body: jsonBody(z.object({ strategyIds: z.array(ShortId).max(100).nullable() }), { strategyIds: ["demo-trend"] }),
     },
-    responses: { 200: jsonContent(StrategySelectionSchema, "The new selection."), ...partnerErrors },
+    responses: {
+      200: jsonContent(StrategySelectionSchema, "The new selection.", examples.strategiesSelected),
+      ...partnerErrors,
+    },
   }),
   async (c) => {
     const out = await setClientStrategies({

@@ -51,7 +51,7 @@ export const setupNeverConfigured = {
     "flags": [],
   },
   "apiConfigured": true,
-  "requestId": "req_2796e5d5706045fdbe3d84e0",
+  "requestId": "req_3196a5392bf9481cbfcc296e",
 } as const;
 
 /** POST setup/preview of a REAL setup allowing memecoins: a flag to acknowledge. */
@@ -65,7 +65,7 @@ export const setupPreview = {
     "acknowledged": false,
     "flags": ["MEMECOINS_ALLOWED"],
   },
-  "requestId": "req_669702d02a4042348dc0e6c7",
+  "requestId": "req_7eaadd8176b64f2ba19090a3",
 } as const;
 
 /** PUT setup with the preview's acknowledgement: stored, READY. */
@@ -103,7 +103,45 @@ export const setupStored = {
     "flags": ["MEMECOINS_ALLOWED"],
   },
   "apiConfigured": true,
-  "requestId": "req_fa26ccdcd5e54313b72959ca",
+  "requestId": "req_2c2018cbe8eb4c6d8255a6fc",
+} as const;
+
+/** PUT risk lowering the margin, daily loss and loss per trade of that setup. */
+export const riskLowered = {
+  "externalUserId": "user-4821",
+  "providerId": "VENUE_A",
+  "mode": "REAL",
+  "enabled": true,
+  "market": "FUTURES",
+  "leverage": 5,
+  "marginType": "ISOLATED",
+  "orderSizeUsd": 200,
+  "sizingStatus": "AVAILABLE",
+  "maxConcurrentTrades": 1,
+  "maxMarginPerTradeUsd": 40,
+  "maxDailyLossUsd": 80,
+  "allowedSymbols": [],
+  "allowMemecoins": true,
+  "autoStopLoss": true,
+  "autoTakeProfit": true,
+  "autoBreakEven": false,
+  "maxAdverseEntryPercent": 0.5,
+  "quoteCurrency": "USDT",
+  "capitalBase": 1000,
+  "maxLossPerTrade": 15,
+  "entryTimeoutMinutes": 30,
+  "allowedStrategies": ["demo-trend"],
+  "setupStatus": { "status": "READY", "issues": [] },
+  "risk": { "maxDailyLossUsd": 80, "maxOpenNotionalUsd": null, "maxSameDirection": null, "haltedToday": false },
+  "safety": {
+    "policyVersion": "2026-11.1",
+    "fingerprint": "48155f632bd9bc2289c3841eaaba96e8702dfb9818c6648994e0eb3e4c7b117e",
+    "required": true,
+    "acknowledged": true,
+    "flags": ["MEMECOINS_ALLOWED"],
+  },
+  "apiConfigured": true,
+  "requestId": "req_ba815b8757d5441bb20c4dd3",
 } as const;
 
 /** PUT automation: demo-trend switched on at VENUE_A. */
@@ -117,9 +155,9 @@ export const automationStored = {
     "risk": { "leverage": 5, "maxMarginPerTradeUsd": 50, "maxConcurrentTrades": 1, "maxDailyLossUsd": 100 },
     "conditions": {},
     "runtime": "ROUTING",
-    "updatedAt": "2026-11-26T23:21:33.349Z",
+    "updatedAt": "2026-11-26T23:24:51.933Z",
   },
-  "requestId": "req_fc21800bfe98492587076bd6",
+  "requestId": "req_a0dd14e4101d4e8495ca9aa0",
 } as const;
 
 /** GET automation after the first reconcile: entries allowed at VENUE_A, VENUE_B off. */
@@ -139,7 +177,7 @@ export const automationView = {
       "risk": { "leverage": 5, "maxMarginPerTradeUsd": 50, "maxConcurrentTrades": 1, "maxDailyLossUsd": 100 },
       "conditions": {},
       "runtime": "ROUTING",
-      "updatedAt": "2026-11-26T23:21:33.349Z",
+      "updatedAt": "2026-11-26T23:24:51.933Z",
     },
     "newEntries": "ALLOWED",
     "blockReason": null,
@@ -155,7 +193,7 @@ export const automationView = {
     "blockDetail": "Nenhuma automação configurada para este provedor.",
     "positionMaintenance": "CONTINUES",
   }],
-  "requestId": "req_d7362bcbbb33460bb7b27890",
+  "requestId": "req_1c31f5710e984ded80dae8e3",
 } as const;
 
 /** GET execution-status after signal demo-0001: the entry filled and protected. */
@@ -164,13 +202,13 @@ export const executionStatus = {
   "tenantId": "acme",
   "providers": [{
     "providerId": "VENUE_A",
-    "access": { "connection": "CONNECTED", "reconciledAt": "2026-11-26T23:21:33.372Z", "uncertainIntents": 0 },
+    "access": { "connection": "CONNECTED", "reconciledAt": "2026-11-26T23:24:51.955Z", "uncertainIntents": 0 },
   }, {
     "providerId": "VENUE_B",
     "access": { "connection": "NOT_CONNECTED", "reconciledAt": null, "uncertainIntents": 0 },
   }],
   "positions": [{
-    "positionId": "pos_01m8d2m3gpg3x5jxq3b4zjgg55",
+    "positionId": "pos_01m8d2t5dg6geja03kdq4hgv2g",
     "providerId": "VENUE_A",
     "symbol": "BTCUSDT",
     "side": "LONG",
@@ -178,18 +216,18 @@ export const executionStatus = {
     "entryPrice": 65000.1,
     "leverage": 5,
     "protection": { "status": "PROTECTED", "stopLossPrice": 63010, "takeProfitPrice": 67010, "reason": null },
-    "openedAt": "2026-11-26T23:21:33.462Z",
+    "openedAt": "2026-11-26T23:24:52.016Z",
     "origin": "SERVICE",
   }],
-  "requestId": "req_98c1dfd2cee54a67b04314b1",
+  "requestId": "req_d61e232c656b41c5bf2ec824",
 } as const;
 
-/** GET intents?status=ALL after signal demo-0001: the targets and the stop (two of four shown). */
+/** GET intents?status=ALL after signal demo-0001: the targets (two of the four intents). */
 export const intents = {
   "externalUserId": "user-4821",
   "tenantId": "acme",
   "intents": [{
-    "intentId": "pos_01m8d2m3gpg3x5jxq3b4zjgg55:TAKE_PROFIT:3",
+    "intentId": "pos_01m8d2t5dg6geja03kdq4hgv2g:TAKE_PROFIT:3",
     "type": "TAKE_PROFIT",
     "providerId": "VENUE_A",
     "symbol": "BTCUSDT",
@@ -199,10 +237,10 @@ export const intents = {
     "executedQuantity": 0,
     "executedPrice": null,
     "errorCode": null,
-    "createdAt": "2026-11-26T23:21:33.464Z",
+    "createdAt": "2026-11-26T23:24:52.017Z",
     "finalizedAt": null,
   }, {
-    "intentId": "pos_01m8d2m3gpg3x5jxq3b4zjgg55:TAKE_PROFIT:2",
+    "intentId": "pos_01m8d2t5dg6geja03kdq4hgv2g:TAKE_PROFIT:2",
     "type": "TAKE_PROFIT",
     "providerId": "VENUE_A",
     "symbol": "BTCUSDT",
@@ -212,35 +250,190 @@ export const intents = {
     "executedQuantity": 0,
     "executedPrice": null,
     "errorCode": null,
-    "createdAt": "2026-11-26T23:21:33.464Z",
+    "createdAt": "2026-11-26T23:24:52.017Z",
     "finalizedAt": null,
   }],
-  "requestId": "req_4ea651d4705b4f059c06a3b7",
+  "requestId": "req_aa497faab11e45d6a6ee15ef",
+} as const;
+
+/** POST orders/prepare of a LIMIT opening. */
+export const orderPrepared = {
+  "intent": {
+    "intentId": "manual-btc-0001",
+    "type": "OPEN_POSITION",
+    "providerId": "VENUE_A",
+    "symbol": "BTCUSDT",
+    "side": "BUY",
+    "quantity": 0.002,
+    "status": "PREPARED",
+    "executedQuantity": 0,
+    "executedPrice": null,
+    "errorCode": null,
+    "createdAt": "2026-11-26T23:24:52.791Z",
+    "finalizedAt": null,
+    "orderType": "LIMIT",
+    "price": 69100,
+    "leverage": 5,
+    "reduceOnly": false,
+  },
+  "requestId": "req_6e4dfde5348f435295ac1625",
+} as const;
+
+/** POST orders/execute of the same opening: taken by the provider, not filled yet. */
+export const orderExecuted = {
+  "execution": {
+    "status": "ACCEPTED",
+    "intentId": "manual-btc-0001",
+    "providerId": "VENUE_A",
+    "orderId": "8389765004",
+    "clientOrderId": "svfdd5bce264907992235f4704576e45",
+    "filledQuantity": 0,
+    "averagePrice": null,
+    "requestedPrice": 69100,
+    "feeUsd": null,
+    "builderFeeUsd": null,
+    "latencyMs": 2,
+    "errorCode": null,
+    "errorMessage": null,
+  },
+  "requestId": "req_0fbde41303aa4beca4f25ba5",
+} as const;
+
+/** GET orders/{intentId} of that opening. */
+export const intent = {
+  "intentId": "manual-btc-0001",
+  "providerId": "VENUE_A",
+  "status": "ACCEPTED",
+  "orderId": "8389765004",
+  "clientOrderId": "svfdd5bce264907992235f4704576e45",
+  "executedQuantity": 0,
+  "executedPrice": null,
+  "errorCode": null,
+  "errorMessage": null,
+  "reconciledAt": null,
+  "requestId": "req_bdad9c62e21a4a4faa8c7aa0",
+} as const;
+
+/** POST orders/{intentId}/reconcile of that opening. */
+export const intentReconciled = {
+  "reconciliation": {
+    "scanned": 1,
+    "resolved": 0,
+    "stillUncertain": 0,
+    "orphanPositions": 0,
+    "orphanOrders": 0,
+    "details": [],
+  },
+  "intent": {
+    "intentId": "manual-btc-0001",
+    "providerId": "VENUE_A",
+    "status": "ACCEPTED",
+    "orderId": "8389765004",
+    "clientOrderId": "svfdd5bce264907992235f4704576e45",
+    "executedQuantity": 0,
+    "executedPrice": null,
+    "errorCode": null,
+    "errorMessage": null,
+    "reconciledAt": "2026-11-26T23:24:52.875Z",
+  },
+  "requestId": "req_03b4f0f4dcc94d88bfee6108",
+} as const;
+
+/** GET positions?providerId=VENUE_A with the signal's position open. */
+export const livePositions = {
+  "providerId": "VENUE_A",
+  "positions": [{
+    "symbol": "BTCUSDT",
+    "side": "LONG",
+    "quantity": 0.003,
+    "entryPrice": 65000.1,
+    "markPrice": 65000,
+    "unrealizedPnlUsd": -0.0003,
+    "unrealizedPnlPercent": 0,
+    "leverage": 5,
+    "marginMode": "ISOLATED",
+    "liquidationPrice": 53625.08,
+    "providerId": "VENUE_A",
+  }],
+  "requestId": "req_8de6dfa6facd44be9080d75d",
+} as const;
+
+/** GET account?providerId=VENUE_A with the signal's position open, its stop and targets pending. */
+export const balanceView = {
+  "providerId": "VENUE_A",
+  "balances": [{ "asset": "USDT", "free": 9960.90243985, "total": 9999.90249985, "usdValue": 9999.90249985 }],
+  "positions": [{
+    "symbol": "BTCUSDT",
+    "side": "LONG",
+    "quantity": 0.003,
+    "entryPrice": 65000.1,
+    "markPrice": 65000,
+    "unrealizedPnlUsd": -0.0003,
+    "unrealizedPnlPercent": 0,
+    "leverage": 5,
+    "marginMode": "ISOLATED",
+    "liquidationPrice": 53625.08,
+    "providerId": "VENUE_A",
+  }],
+  "orders": [{
+    "orderId": "1000000001",
+    "clientOrderId": "sve58e4635176e3bc4e0d7a64f8cc5fc",
+    "symbol": "BTCUSDT",
+    "side": "SELL",
+    "type": "TAKE_PROFIT_MARKET",
+    "status": "TRIGGER_PENDING",
+    "quantity": 0.002,
+    "filledQuantity": 0,
+    "price": null,
+    "averagePrice": null,
+    "triggerPrice": 69010,
+    "reduceOnly": true,
+    "timeInForce": null,
+    "createdAt": "2026-11-26T23:24:52.020Z",
+    "providerId": "VENUE_A",
+  }, {
+    "orderId": "1000000002",
+    "clientOrderId": "svf9d39339e223241065ace8163b98a4",
+    "symbol": "BTCUSDT",
+    "side": "SELL",
+    "type": "STOP_MARKET",
+    "status": "TRIGGER_PENDING",
+    "quantity": 0.003,
+    "filledQuantity": 0,
+    "price": null,
+    "averagePrice": null,
+    "triggerPrice": 63010,
+    "reduceOnly": true,
+    "timeInForce": null,
+    "createdAt": "2026-11-26T23:24:52.020Z",
+    "providerId": "VENUE_A",
+  }],
+  "requestId": "req_b503fd9640f042058acfd231",
 } as const;
 
 /** GET events: the first events of a partner's feed. */
 export const eventFeed = {
   "events": [{
-    "eventId": "evt_01m8d2m2h92rwrjekt9km25tng",
+    "eventId": "evt_01m8d2t4de7z1pxx2cdsnj5mwm",
     "eventType": "tenant.updated",
     "type": "tenant.updated",
-    "occurredAt": "2026-11-26T23:21:32.457Z",
+    "occurredAt": "2026-11-26T23:24:50.990Z",
     "principalId": "acme",
     "tenantId": "acme",
     "externalUserId": null,
     "data": { "change": "CREATED", "status": "ACTIVE", "contractVersion": 1 },
   }, {
-    "eventId": "evt_01m8d2m2hb1d617dnrp1k8a3d5",
+    "eventId": "evt_01m8d2t4dhdjm1nqknz9mtqm4e",
     "eventType": "credential.issued",
     "type": "credential.issued",
-    "occurredAt": "2026-11-26T23:21:32.459Z",
+    "occurredAt": "2026-11-26T23:24:50.993Z",
     "principalId": "acme",
     "tenantId": "acme",
     "externalUserId": null,
-    "data": { "clientId": "cli_302m1n7kpdmaq9ef310dk2a7", "replaced": [] },
+    "data": { "clientId": "cli_ffc8r03bte425cczfx8emjsw", "replaced": [] },
   }],
-  "next": "evt_01m8d2m3sbs1z53dv58hg3a3a2",
-  "requestId": "req_3de54943005c4bbca81a5246",
+  "next": "evt_01m8d2t5mqxjzk1jc42qv1q6eb",
+  "requestId": "req_161a5671335f4a16ba409080",
 } as const;
 
 /** GET users/{id}/status of a connected client with an automation on. */
@@ -277,7 +470,7 @@ export const clientStatus = {
   }],
   "automations": [{ "providerId": "VENUE_A", "strategyId": "demo-trend", "enabled": true }],
   "openPositions": 0,
-  "requestId": "req_d85603458c2e45f6bc78ea4d",
+  "requestId": "req_1ae53be6e235438c90a8ab71",
 } as const;
 
 /** GET users/{id}/commercial under an active B2B contract. */
@@ -298,7 +491,7 @@ export const clientCommercial = {
     "graceUntil": null,
     "source": "B2B_CONTRACT",
   }],
-  "requestId": "req_9d2d0fced7434bc6b0e20448",
+  "requestId": "req_4ab1bd378dd24543b1379be9",
 } as const;
 
 /** GET users/{id} with its automation. */
@@ -306,8 +499,8 @@ export const clientWithAutomation = {
   "externalUserId": "user-4821",
   "tenantId": "acme",
   "status": "ACTIVE",
-  "createdAt": "2026-11-26T23:21:32.635Z",
-  "updatedAt": "2026-11-26T23:21:32.635Z",
+  "createdAt": "2026-11-26T23:24:51.186Z",
+  "updatedAt": "2026-11-26T23:24:51.186Z",
   "automations": [{
     "providerId": "VENUE_A",
     "strategyId": "demo-trend",
@@ -316,9 +509,9 @@ export const clientWithAutomation = {
     "risk": { "leverage": 5, "maxMarginPerTradeUsd": 50, "maxConcurrentTrades": 1, "maxDailyLossUsd": 100 },
     "conditions": {},
     "runtime": "ROUTING",
-    "updatedAt": "2026-11-26T23:21:33.349Z",
+    "updatedAt": "2026-11-26T23:24:51.933Z",
   }],
-  "requestId": "req_3973f4a32e7c413589bd51e7",
+  "requestId": "req_28d8095b23ea4e18927f0285",
 } as const;
 
 /** GET users: one page. */
@@ -327,11 +520,11 @@ export const clientList = {
     "externalUserId": "user-4821",
     "tenantId": "acme",
     "status": "ACTIVE",
-    "createdAt": "2026-11-26T23:21:32.635Z",
-    "updatedAt": "2026-11-26T23:21:32.635Z",
+    "createdAt": "2026-11-26T23:24:51.186Z",
+    "updatedAt": "2026-11-26T23:24:51.186Z",
   }],
   "nextCursor": null,
-  "requestId": "req_ad144de0ccf64b159ff326db",
+  "requestId": "req_b2ba60bafc074f20ac5c087b",
 } as const;
 
 /** GET users/{id}/strategies: every granted strategy selected. */
@@ -339,7 +532,35 @@ export const strategySelection = {
   "granted": ["demo-trend"],
   "selected": ["demo-trend"],
   "selectionMode": "ALL_GRANTED",
-  "requestId": "req_57df0ae3588e467ab709a667",
+  "requestId": "req_2680b9a9efb245a688a96cf1",
+} as const;
+
+/** PUT users/{id}/strategies with an explicit list. */
+export const strategiesSelected = {
+  "granted": ["demo-trend"],
+  "selected": ["demo-trend"],
+  "selectionMode": "EXPLICIT",
+  "requestId": "req_5c4eabfc8cf243b98e0cc070",
+} as const;
+
+/** POST users/{id}/suspend. */
+export const clientSuspended = {
+  "externalUserId": "user-5130",
+  "tenantId": "acme",
+  "status": "SUSPENDED",
+  "createdAt": "2026-11-26T23:24:52.716Z",
+  "updatedAt": "2026-11-26T23:24:52.753Z",
+  "requestId": "req_35c8d88549f445cdbd9c9d11",
+} as const;
+
+/** POST users/{id}/reactivate. */
+export const clientReactivated = {
+  "externalUserId": "user-5130",
+  "tenantId": "acme",
+  "status": "ACTIVE",
+  "createdAt": "2026-11-26T23:24:52.716Z",
+  "updatedAt": "2026-11-26T23:24:52.772Z",
+  "requestId": "req_5d3c78d65d2f4d0096dd90cb",
 } as const;
 
 /** GET providers. */
@@ -350,7 +571,7 @@ export const providerCatalog = {
     "kind": "PERP_CEX",
     "capabilities": ["PERP_TRADING", "LEVERAGE"],
   }, { "providerId": "VENUE_B", "name": "Venue B", "kind": "PERP_DEX", "capabilities": ["PERP_TRADING", "LEVERAGE"] }],
-  "requestId": "req_4e8190c00ef84b1993fc66fe",
+  "requestId": "req_cafd0f7f5c504367b219677a",
 } as const;
 
 /** GET strategies: the QA demo strategy. */
@@ -366,7 +587,7 @@ export const strategyCatalog = {
     "configurableParameters": [],
     "riskRequirements": { "maxLeverage": 20, "requiresStopLoss": true },
   }],
-  "requestId": "req_e0b4e7d56c074a9a856affd0",
+  "requestId": "req_0471bfa3862a478e847e44e7",
 } as const;
 
 /** GET markets?providerId=VENUE_A (two of its markets). */
@@ -400,16 +621,16 @@ export const marketCatalog = {
     "maxLeverage": 20,
     "pricePrecision": 2,
   }],
-  "requestId": "req_4afa7c349d144634bc6a8016",
+  "requestId": "req_bf7d501f26cf433b996065ae",
 } as const;
 
 /** GET usage: the last hour. */
 export const usage = {
-  "window": { "from": "2026-11-26T22:22:00.000Z", "minutes": 60 },
+  "window": { "from": "2026-11-26T22:25:00.000Z", "minutes": 60 },
   "totals": { "requests": 29, "orders": 0 },
   "limits": { "requestsPerMinute": 600, "ordersPerMinute": 60 },
-  "buckets": [{ "window": "2026-11-26T23:21:00.000Z", "kind": "REQUEST", "count": 29 }],
-  "requestId": "req_903f471c89b44c70bf00dc16",
+  "buckets": [{ "window": "2026-11-26T23:24:00.000Z", "kind": "REQUEST", "count": 29 }],
+  "requestId": "req_8742083026a448bda359ea8a",
 } as const;
 
 /** GET tenants of a single-tenant partner. */
@@ -436,12 +657,66 @@ export const tenantList = {
     },
     "clients": 0,
   }],
-  "requestId": "req_cb48d7d4b0bd4f51a78fd2c5",
+  "requestId": "req_5832128c26d74740bd99b6f8",
+} as const;
+
+/** GET tenants/{tenantId}. */
+export const tenant = {
+  "tenant": {
+    "tenantId": "acme",
+    "name": "Acme Corretora",
+    "status": "ACTIVE",
+    "grants": {
+      "providers": ["VENUE_A", "VENUE_B"],
+      "strategies": ["demo-trend"],
+      "capabilities": ["PERP_TRADING", "LEVERAGE"],
+    },
+    "partnerRestrictions": null,
+    "returnUrlOrigins": ["https://app.acme.example"],
+    "contract": {
+      "version": 1,
+      "suspended": false,
+      "subscriptionMonthlyUsd": 49.9,
+      "currency": "USDT",
+      "performanceFeePercent": 0.2,
+      "performancePeriod": "MONTHLY",
+      "carryPolicy": "CARRY",
+    },
+    "clients": 1,
+  },
+  "requestId": "req_37fe6f6a7fae4782a0d6c1b8",
+} as const;
+
+/** PUT tenants/{tenantId}/restrictions keeping the clients to VENUE_A. */
+export const tenantRestricted = {
+  "tenant": {
+    "tenantId": "acme",
+    "name": "Acme Corretora",
+    "status": "ACTIVE",
+    "grants": {
+      "providers": ["VENUE_A", "VENUE_B"],
+      "strategies": ["demo-trend"],
+      "capabilities": ["PERP_TRADING", "LEVERAGE"],
+    },
+    "partnerRestrictions": { "providers": ["VENUE_A"], "strategies": null, "riskEnvelope": null },
+    "returnUrlOrigins": ["https://app.acme.example"],
+    "contract": {
+      "version": 1,
+      "suspended": false,
+      "subscriptionMonthlyUsd": 49.9,
+      "currency": "USDT",
+      "performanceFeePercent": 0.2,
+      "performancePeriod": "MONTHLY",
+      "carryPolicy": "CARRY",
+    },
+    "clients": 1,
+  },
+  "requestId": "req_52cf7ada89a149aa9404f4bc",
 } as const;
 
 /** POST connect-sessions: the link to hand the client (its token replaced by a placeholder). */
 export const connectSessionCreated = {
-  "sessionId": "cs_01m8d2m2qzz9fcs4px59jjnrxm",
+  "sessionId": "cs_01m8d2t4mvg53crb5wp1f6xgfm",
   "externalUserId": "user-4821",
   "providerId": "VENUE_A",
   "scheme": "API_KEY",
@@ -449,15 +724,15 @@ export const connectSessionCreated = {
   "status": "PENDING",
   "failureCode": null,
   "opened": false,
-  "expiresAt": "2026-11-26T23:36:32.671Z",
+  "expiresAt": "2026-11-26T23:39:51.227Z",
   "completedAt": null,
   "connectUrl": "http://127.0.0.1:8080/connect#t=<link token>",
-  "requestId": "req_dab58688b1d44c4b95cd2dbc",
+  "requestId": "req_3478f726014d4fdcb54dbc87",
 } as const;
 
 /** GET connect-sessions/{sessionId} once the client connected. */
 export const connectSessionConnected = {
-  "sessionId": "cs_01m8d2m2qzz9fcs4px59jjnrxm",
+  "sessionId": "cs_01m8d2t4mvg53crb5wp1f6xgfm",
   "externalUserId": "user-4821",
   "providerId": "VENUE_A",
   "scheme": "API_KEY",
@@ -465,9 +740,9 @@ export const connectSessionConnected = {
   "status": "CONNECTED",
   "failureCode": null,
   "opened": true,
-  "expiresAt": "2026-11-26T23:36:32.671Z",
-  "completedAt": "2026-11-26T23:21:33.109Z",
-  "requestId": "req_45b81b726c6d41f4b5122718",
+  "expiresAt": "2026-11-26T23:39:51.227Z",
+  "completedAt": "2026-11-26T23:24:51.677Z",
+  "requestId": "req_819ac4f997004defb0da93e4",
 } as const;
 
 /** GET accounts: VENUE_A connected, VENUE_B not. */
@@ -480,8 +755,8 @@ export const accounts = {
     "status": "CONNECTED",
     "capabilities": ["PERP_TRADING", "LEVERAGE"],
     "permissions": { "canRead": true, "canFutures": true, "canWithdraw": false },
-    "accountHint": "…zo2U",
-    "updatedAt": "2026-11-26T23:21:33.108Z",
+    "accountHint": "…Qgz8",
+    "updatedAt": "2026-11-26T23:24:51.677Z",
     "revokedAt": null,
   }, {
     "providerId": "VENUE_B",
@@ -494,7 +769,25 @@ export const accounts = {
     "updatedAt": null,
     "revokedAt": null,
   }],
-  "requestId": "req_1ae7b11f382e459bb952fc14",
+  "requestId": "req_9d772c7d8b9b47f1833ce526",
+} as const;
+
+/** DELETE accounts/VENUE_A with no position open. */
+export const accountRevoked = {
+  "externalUserId": "user-4821",
+  "account": {
+    "providerId": "VENUE_A",
+    "scheme": "API_KEY",
+    "configured": false,
+    "status": "REVOKED",
+    "capabilities": ["PERP_TRADING", "LEVERAGE"],
+    "permissions": { "canRead": true, "canFutures": true, "canWithdraw": false },
+    "accountHint": "…Qgz8",
+    "updatedAt": "2026-11-26T23:24:52.979Z",
+    "revokedAt": "2026-11-26T23:24:52.979Z",
+    "secretRetainedForReconciliation": false,
+  },
+  "requestId": "req_bce564887a9641f6adbb91f7",
 } as const;
 
 /** GET users/{id}/providers. */
@@ -547,7 +840,7 @@ export const clientProviders = {
       "approvedMaxFeeTenthsBps": null,
     },
   }],
-  "requestId": "req_b98a7e58bb764d29a7fdfc14",
+  "requestId": "req_44551b2780ec4681b113fd3a",
 } as const;
 
 /** POST accounts/VENUE_A/test. */
@@ -557,9 +850,9 @@ export const accountTest = {
   "providerId": "VENUE_A",
   "success": true,
   "error": null,
-  "latencyMs": 2,
+  "latencyMs": 1,
   "permissions": { "canRead": true, "canFutures": true, "canWithdraw": false },
-  "requestId": "req_14522087774c4be08346fb38",
+  "requestId": "req_eaef1f91da684bfd99c89bef",
 } as const;
 
 /** GET performance: the live estimate of the current period. */
@@ -576,7 +869,7 @@ export const performance = {
       "performanceFeePercent": 0.2,
       "currency": "USDT",
     },
-    "periodStart": "2026-11-26T23:21:32.457Z",
+    "periodStart": "2026-11-26T23:24:50.990Z",
     "periodEnd": "2026-12-01T00:00:00.000Z",
     "providers": [{
       "basis": "CANONICAL_NET_REALIZED_PNL",
@@ -611,7 +904,7 @@ export const performance = {
     }],
   },
   "closedStatements": [],
-  "requestId": "req_93e8c03dedfe44c28e244450",
+  "requestId": "req_da359b2aa5764c1caa00c5fa",
 } as const;
 
 /** GET billing under an active contract with nothing owed. */
@@ -622,7 +915,7 @@ export const billing = {
   "policy": {
     "contractId": "acme",
     "version": 1,
-    "effectiveFrom": "2026-11-26T23:21:32.457Z",
+    "effectiveFrom": "2026-11-26T23:24:50.990Z",
     "suspended": false,
     "subscriptionMonthlyUsd": 49.9,
     "subscriptionProviders": ["VENUE_A"],
@@ -638,5 +931,5 @@ export const billing = {
   "payment": { "networks": [], "tokens": ["USDC", "USDT"] },
   "openObligations": [],
   "newEntriesBlockedBy": [],
-  "requestId": "req_b376ffb331b0488d87fffc73",
+  "requestId": "req_f4e286b1b9374f9392a995b1",
 } as const;
