@@ -20,6 +20,7 @@ import {
 } from "./schemas/common.ts";
 import { CommercialSchema } from "./schemas/resources.ts";
 import { ExternalUserId } from "./users.ts";
+import * as examples from "./schemas/examples.ts";
 import { throwOnInvalid } from "./validation.ts";
 
 const tags = ["Provider connection"];
@@ -195,9 +196,19 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
         "account).",
       tags,
       summary: "Open a hosted connect session (Idempotency-Key honoured); a newer one cancels the pending one",
-      request: { params: z.object({ id: ExternalUserId }), body: jsonBody(CreateSessionBody) },
+      request: {
+        params: z.object({ id: ExternalUserId }),
+        body: jsonBody(CreateSessionBody, {
+          providerId: "VENUE_A",
+          returnUrl: "https://app.acme.example/conta",
+        }),
+      },
       responses: {
-        201: jsonContent(CreatedSessionResponse, "The session, with its one-time link."),
+        201: jsonContent(
+          CreatedSessionResponse,
+          "The session, with its one-time link.",
+          examples.connectSessionCreated,
+        ),
         ...partnerErrors,
         ...idempotencyErrors,
         403: errorContent(
@@ -221,10 +232,16 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
       method: "get",
       path: "/v1/users/{id}/connect-sessions/{sessionId}",
       operationId: "getConnectSession",
+      description: "The session's state (PENDING, then CONNECTED, FAILED with `failureCode`, EXPIRED or CANCELLED), " +
+        "whether the client opened the link, and when it completed; never the link itself. Changes nothing." +
+        "\n\nErrors: 404 unknown client or session.",
       tags,
       summary: "Read a connect session (poll every 3-5 s while PENDING, or use events)",
       request: { params: z.object({ id: ExternalUserId, sessionId: ShortId }) },
-      responses: { 200: jsonContent(SessionResponse, "The session, without its link."), ...partnerErrors },
+      responses: {
+        200: jsonContent(SessionResponse, "The session, without its link.", examples.connectSessionConnected),
+        ...partnerErrors,
+      },
     }),
     async (c) => {
       const { id, sessionId } = c.req.valid("param");
@@ -237,11 +254,15 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
       method: "get",
       path: "/v1/users/{id}/providers",
       operationId: "listClientProviders",
+      description: "Per provider of the partner's grant: the rollout and how the client connects (scheme, hosted " +
+        "flow), the connection and its permissions, when agent access expires, whether new entries could open " +
+        "there, the commercial status and, for VENUE_B, the builder-fee approval. Changes nothing.\n\nErrors: " +
+        "404 unknown client.",
       tags,
       summary: "Per provider: connection, permissions, eligibility, commercial status, builder approval",
       request: { params: UserParams },
       responses: {
-        200: jsonContent(ProvidersResponse, "Provider views."),
+        200: jsonContent(ProvidersResponse, "Provider views.", examples.clientProviders),
         ...partnerErrors,
       },
     }),
@@ -255,11 +276,14 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
       method: "get",
       path: "/v1/users/{id}/accounts",
       operationId: "listAccounts",
+      description: "The client's account at each provider: scheme, whether a credential is stored, the connection " +
+        "status, permissions and a hint of the account (never key or secret material). Changes nothing." +
+        "\n\nErrors: 404 unknown client.",
       tags,
       summary: "The client's accounts per provider (never credential material)",
       request: { params: UserParams },
       responses: {
-        200: jsonContent(AccountsResponse, "Accounts."),
+        200: jsonContent(AccountsResponse, "Accounts.", examples.accounts),
         ...partnerErrors,
       },
     }),
@@ -273,11 +297,15 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
       method: "post",
       path: "/v1/users/{id}/accounts/{provider}/test",
       operationId: "testAccount",
+      description: "Calls the provider read-only with the stored credential. 200 `success: true`: the stored " +
+        "permissions are refreshed. 400 `success: false`: the provider refused the credential; nothing changes, " +
+        "not even the connection.\n\nErrors: 400 API_NOT_CONFIGURED (no credential stored), 403 " +
+        "PROVIDER_NOT_GRANTED, 404 unknown client, 503 PROVIDER_DOWN.",
       tags,
       summary: "Test the stored credential read-only; success refreshes permissions, failure changes nothing",
       request: { params: AccountParams },
       responses: {
-        200: jsonContent(TestResponse, "The credential works."),
+        200: jsonContent(TestResponse, "The credential works.", examples.accountTest),
         ...partnerErrors,
         403: errorContent(`PRINCIPAL_NOT_ACTIVE; ${PROVIDER_NOT_GRANTED}.`),
         400: jsonContent(
@@ -305,7 +333,7 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
       summary: "Disconnect: REVOKED, new entries blocked, history kept",
       request: { params: AccountParams },
       responses: {
-        200: jsonContent(RevokedResponse, "The revoked account."),
+        200: jsonContent(RevokedResponse, "The revoked account.", examples.accountRevoked),
         ...partnerErrors,
         422: errorContent("API_NOT_CONFIGURED: nothing was ever connected at this provider."),
       },
@@ -337,11 +365,17 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
       method: "get",
       path: "/v1/users/{id}/account",
       operationId: "getBalanceView",
+      description: "Balances, open positions and open orders (the service's stops and targets included). " +
+        "Read live from the provider with the client's stored credential. When the provider refuses it, the " +
+        "account becomes ACCESS_LOST (event `provider.access_lost`) and the answer is 422 " +
+        "PROVIDER_CREDENTIAL_REJECTED: the client reconnects through a connect session. Changes nothing else." +
+        "\n\nErrors: 403 PROVIDER_NOT_ALLOWED / PROVIDER_NOT_GRANTED, 404 unknown client, 422 CREDENTIALS_MISSING " +
+        "(no account connected) / PROVIDER_CREDENTIAL_REJECTED, 503 PROVIDER_DOWN.",
       tags,
       summary: "Balances, positions and open orders, read live from the provider",
       request: { params: UserParams, query: ProviderQuery },
       responses: {
-        200: jsonContent(BalanceResponse, "Balance view."),
+        200: jsonContent(BalanceResponse, "Balance view.", examples.balanceView),
         ...partnerErrors,
         403: liveReadRefusals,
         422: errorContent("CREDENTIALS_MISSING, PROVIDER_CREDENTIAL_REJECTED"),
@@ -359,6 +393,12 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
       method: "get",
       path: "/v1/users/{id}/positions",
       operationId: "listPositions",
+      description: "Open positions with mark price, unrealized PnL and liquidation price. " +
+        "Read live from the provider with the client's stored credential. When the provider refuses it, the " +
+        "account becomes ACCESS_LOST (event `provider.access_lost`) and the answer is 422 " +
+        "PROVIDER_CREDENTIAL_REJECTED: the client reconnects through a connect session. Changes nothing else." +
+        "\n\nErrors: 403 PROVIDER_NOT_ALLOWED / PROVIDER_NOT_GRANTED, 404 unknown client, 422 CREDENTIALS_MISSING " +
+        "(no account connected) / PROVIDER_CREDENTIAL_REJECTED, 503 PROVIDER_DOWN.",
       tags,
       summary: "Open positions, read live from the provider",
       request: { params: UserParams, query: ProviderQuery },
@@ -370,6 +410,7 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
             requestId: RequestId,
           }),
           "Positions.",
+          examples.livePositions,
         ),
         ...partnerErrors,
         403: liveReadRefusals,

@@ -20,6 +20,7 @@ import {
   RequestId,
 } from "./schemas/common.ts";
 import { ExternalUserId } from "./users.ts";
+import * as examples from "./schemas/examples.ts";
 import { throwOnInvalid } from "./validation.ts";
 
 const tags = ["Positions and orders"];
@@ -177,6 +178,23 @@ const ExecutionStatusResponse = z.object({
   requestId: RequestId,
 }).openapi("ExecutionStatus");
 
+/** A manual opening the service accepts (a real opening is LIMIT only), as prepared and executed on QA. */
+const MANUAL_OPENING = {
+  externalUserId: "user-4821",
+  type: "OPEN_POSITION",
+  providerId: "VENUE_A",
+  intentId: "manual-btc-0001",
+  symbol: "BTCUSDT",
+  side: "BUY",
+  orderType: "LIMIT",
+  price: 69100,
+  timeInForce: "GTC",
+  quantity: 0.002,
+  leverage: 5,
+  stopLossPrice: 67000,
+  takeProfits: [{ price: 71000, share: 1 }],
+} as const;
+
 const IntentLocator = z.object({ externalUserId: ExternalUserId, providerId: ProviderIdSchema });
 
 export const orders = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
@@ -185,10 +203,16 @@ export const orders = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
       method: "get",
       path: "/v1/users/{id}/execution-status",
       operationId: "getExecutionStatus",
+      description: "From the service's own records (no provider call): per provider the connection, the last " +
+        "reconciliation and how many intents only a query can settle; the open positions with their protection " +
+        "(stop and next target, PROTECTED or why not). Changes nothing.\n\nErrors: 404 unknown client.",
       tags,
       summary: "Access per provider and open positions with their protection, from the service's records",
       request: { params: z.object({ id: ExternalUserId }) },
-      responses: { 200: jsonContent(ExecutionStatusResponse, "Execution status."), ...partnerErrors },
+      responses: {
+        200: jsonContent(ExecutionStatusResponse, "Execution status.", examples.executionStatus),
+        ...partnerErrors,
+      },
     }),
     async (c) => {
       const status = await getExecutionStatus(partnerCtx(c), { externalUserId: c.req.valid("param").id });
@@ -206,9 +230,9 @@ export const orders = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
         "\n\nErrors: 403/422 admission refusals (the spec's list, e.g. ASSET_POLICY_REQUIRED), 404 unknown client.",
       tags,
       summary: "Validate an order against contract, risk, billing and readiness; sends nothing",
-      request: { body: jsonBody(OrderBody) },
+      request: { body: jsonBody(OrderBody, MANUAL_OPENING) },
       responses: {
-        200: jsonContent(z.object({ intent: FreeObject, requestId: RequestId }), "Prepared."),
+        200: jsonContent(z.object({ intent: FreeObject, requestId: RequestId }), "Prepared.", examples.orderPrepared),
         ...partnerErrors,
         ...idempotencyErrors,
         ...orderRefusals,
@@ -235,11 +259,12 @@ export const orders = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
         "taken; retry with the same key).",
       tags,
       summary: "Send an order with the same checks; UNCERTAIN means query and reconcile, never resend",
-      request: { body: jsonBody(OrderBody) },
+      request: { body: jsonBody(OrderBody, MANUAL_OPENING) },
       responses: {
         200: jsonContent(
           z.object({ execution: FreeObject, requestId: RequestId }),
           "The execution.",
+          examples.orderExecuted,
         ),
         ...partnerErrors,
         ...idempotencyErrors,
@@ -260,6 +285,9 @@ export const orders = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
       method: "get",
       path: "/v1/users/{id}/intents",
       operationId: "listIntents",
+      description: "The client's intents (entries, stops, targets, closes and manual orders), newest first: OPEN " +
+        "lists those not yet final, ALL every one. From the service's records; changes nothing.\n\nErrors: 404 " +
+        "unknown client.",
       tags,
       summary: "The client's intents, newest first (OPEN: not yet final)",
       request: {
@@ -270,7 +298,7 @@ export const orders = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
         }),
       },
       responses: {
-        200: jsonContent(IntentsResponse, "Intents."),
+        200: jsonContent(IntentsResponse, "Intents.", examples.intents),
         ...partnerErrors,
       },
     }),
@@ -287,10 +315,13 @@ export const orders = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
       method: "get",
       path: "/v1/orders/{intentId}",
       operationId: "getIntent",
+      description: "One intent of the client at a provider, as the service recorded it (no provider call): its " +
+        "status, the provider's order id, what executed and any error. An UNCERTAIN intent is settled by POST " +
+        "reconcile, never by sending the order again.\n\nErrors: 404 unknown client or intent.",
       tags,
       summary: "One intent from the service's records (no provider call)",
       request: { params: z.object({ intentId: IntentId }), query: IntentLocator },
-      responses: { 200: jsonContent(IntentResponse, "The intent."), ...partnerErrors },
+      responses: { 200: jsonContent(IntentResponse, "The intent.", examples.intent), ...partnerErrors },
     }),
     async (c) => {
       const intent = await getIntent(partnerCtx(c), { ...c.req.valid("param"), ...c.req.valid("query") });
@@ -308,9 +339,12 @@ export const orders = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
         "\n\nErrors: 404 unknown intent or client, 503 PROVIDER_DOWN.",
       tags,
       summary: "Ask the provider what became of an intent (never resends); report orphan positions and orders",
-      request: { params: z.object({ intentId: IntentId }), body: jsonBody(IntentLocator) },
+      request: {
+        params: z.object({ intentId: IntentId }),
+        body: jsonBody(IntentLocator, { externalUserId: "user-4821", providerId: "VENUE_A" }),
+      },
       responses: {
-        200: jsonContent(ReconcileResponse, "The reconciliation."),
+        200: jsonContent(ReconcileResponse, "The reconciliation.", examples.intentReconciled),
         ...partnerErrors,
         ...idempotencyErrors,
         422: errorContent("CREDENTIALS_MISSING, PROVIDER_CREDENTIAL_REJECTED"),

@@ -291,10 +291,16 @@ export const setupRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
       summary: "Change only the risk limits (not leverage, size or enabled)",
       request: {
         params: UserParams,
-        body: jsonBody(RiskBody),
+        body: jsonBody(RiskBody, {
+          providerId: "VENUE_A",
+          maxConcurrentTrades: 1,
+          maxMarginPerTradeUsd: 40,
+          maxDailyLossUsd: 80,
+          maxLossPerTrade: 15,
+        }),
       },
       responses: {
-        200: jsonContent(SetupResponse, "The setup as updated; maxDailyLossUsd at top level."),
+        200: jsonContent(SetupResponse, "The setup as updated; maxDailyLossUsd at top level.", examples.riskLowered),
         ...partnerErrors,
         ...idempotencyErrors,
         ...setupRefusals,
