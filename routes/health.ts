@@ -24,6 +24,9 @@ export const health = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid }).o
     method: "get",
     path: "/v1/health",
     operationId: "getHealth",
+    description: "Whether the API is up and, per provider of the contract, whether it answered when last " +
+      "called (AVAILABLE or UNAVAILABLE) and whether the operator validated real execution there (until then " +
+      "entries are refused there). Cheap; no provider is called. Changes nothing.",
     tags: ["Health, usage, contract"],
     summary: "Service and provider health",
     responses: {

@@ -196,6 +196,10 @@ export const paymentRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInval
       method: "get",
       path: "/v1/users/{id}/payments/{paymentId}",
       operationId: "getPayment",
+      description: "A payment of the client as recorded: its method, status (see Payment.status), exact token " +
+        "amount, recipient, the transaction credited and when it became final, and any review. Changes nothing; " +
+        "on-chain progress arrives through POST confirm and the payments job (events `obligation.paid`, " +
+        "`payment.reversed`).\n\nErrors: 404 unknown client or payment.",
       tags,
       summary: "A payment and its status",
       request: { params: PaymentParams },

@@ -11,6 +11,7 @@ import {
   ObligationSchema,
   StatementSchema,
 } from "./schemas/resources.ts";
+import * as examples from "./schemas/examples.ts";
 import { ExternalUserId } from "./users.ts";
 
 const UserParams = z.object({ id: ExternalUserId });
@@ -51,15 +52,26 @@ const BillingResponse = z.object({
 
 export const performanceRoutes = new OpenAPIHono<AppEnv>();
 
-const route = (path: string, operationId: string, tag: string, summary: string, schema: z.ZodTypeAny) =>
+/** Every route here reads one client's figures and changes nothing; an unknown client answers 404. */
+const READ_ONLY = "Changes nothing.\n\nErrors: 404 unknown client.";
+
+const route = <T extends z.ZodTypeAny>(
+  path: string,
+  operationId: string,
+  tag: string,
+  text: { summary: string; description: string },
+  schema: T,
+  example: Parameters<typeof jsonContent<T>>[2],
+) =>
   createRoute({
     method: "get",
     path: `/v1/users/{id}/${path}`,
     operationId,
     tags: [tag],
-    summary,
+    summary: text.summary,
+    description: `${text.description} ${READ_ONLY}`,
     request: { params: UserParams },
-    responses: { 200: jsonContent(schema, summary), ...partnerErrors },
+    responses: { 200: jsonContent(schema, text.summary, example), ...partnerErrors },
   });
 
 performanceRoutes.openapi(
@@ -67,8 +79,14 @@ performanceRoutes.openapi(
     "performance",
     "getPerformance",
     "Performance",
-    "Live period estimate and the last 12 closed statements",
+    {
+      summary: "Live period estimate and the last 12 closed statements",
+      description: "Per provider, the current period's live estimate under the contract (net realized PnL, carry, " +
+        "chargeable performance and the estimated fee; builder fees apart), how many portions still await " +
+        "attribution, and the last 12 closed statements.",
+    },
     PerformanceResponse,
+    examples.performance,
   ),
   async (c) => {
     const out = await getPerformance(partnerCtx(c), { externalUserId: c.req.valid("param").id });
@@ -81,8 +99,14 @@ performanceRoutes.openapi(
     "statements",
     "listStatements",
     "Performance",
-    "Every closed statement, originals and adjustments",
+    {
+      summary: "Every closed statement, originals and adjustments",
+      description: "Every statement the period close wrote for the client (event `statement.created`), and the " +
+        "adjustments a late fact wrote afterwards (`statement.adjusted`, `adjustsStatementId`), each with the " +
+        "obligation it raised, if any.",
+    },
     StatementsResponse,
+    examples.statements,
   ),
   async (c) => {
     const out = await listStatements(partnerCtx(c), { externalUserId: c.req.valid("param").id });
@@ -95,8 +119,14 @@ performanceRoutes.openapi(
     "billing",
     "getBilling",
     "Billing",
-    "Billing policy, open obligations and what blocks new entries",
+    {
+      summary: "Billing policy, open obligations and what blocks new entries",
+      description: "The client's billing status (ACTIVE, DUE, GRACE, SUSPENDED) under the contract's policy, the " +
+        "builder fee, each provider's currency, the networks and tokens payments accept, the open obligations " +
+        "and which of them block new entries (`newEntriesBlockedBy`).",
+    },
     BillingResponse,
+    examples.billing,
   ),
   async (c) => {
     const out = await getBilling(partnerCtx(c), { externalUserId: c.req.valid("param").id });
@@ -105,7 +135,19 @@ performanceRoutes.openapi(
 );
 
 performanceRoutes.openapi(
-  route("obligations", "listObligations", "Billing", "Obligations, open and settled", ObligationsResponse),
+  route(
+    "obligations",
+    "listObligations",
+    "Billing",
+    {
+      summary: "Obligations, open and settled",
+      description: "Every obligation of the client (subscriptions and performance fees; `obligation.created` when " +
+        "raised, `obligation.paid` when settled), with its due date, grace and whether it blocks new entries. " +
+        "Pay one with POST payment-instructions.",
+    },
+    ObligationsResponse,
+    examples.obligations,
+  ),
   async (c) => {
     const out = await listObligations(partnerCtx(c), { externalUserId: c.req.valid("param").id });
     return json(c, ObligationsResponse.parse({ ...out, requestId: c.get("requestId") }), 200);

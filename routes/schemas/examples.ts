@@ -51,7 +51,7 @@ export const setupNeverConfigured = {
     "flags": [],
   },
   "apiConfigured": true,
-  "requestId": "req_3196a5392bf9481cbfcc296e",
+  "requestId": "req_e3230661a2fd4efa98ecf611",
 } as const;
 
 /** POST setup/preview of a REAL setup allowing memecoins: a flag to acknowledge. */
@@ -65,7 +65,7 @@ export const setupPreview = {
     "acknowledged": false,
     "flags": ["MEMECOINS_ALLOWED"],
   },
-  "requestId": "req_7eaadd8176b64f2ba19090a3",
+  "requestId": "req_059997f859444172967a9efb",
 } as const;
 
 /** PUT setup with the preview's acknowledgement: stored, READY. */
@@ -103,7 +103,7 @@ export const setupStored = {
     "flags": ["MEMECOINS_ALLOWED"],
   },
   "apiConfigured": true,
-  "requestId": "req_2c2018cbe8eb4c6d8255a6fc",
+  "requestId": "req_8a6bacc695ab4a13994051a3",
 } as const;
 
 /** PUT risk lowering the margin, daily loss and loss per trade of that setup. */
@@ -141,7 +141,7 @@ export const riskLowered = {
     "flags": ["MEMECOINS_ALLOWED"],
   },
   "apiConfigured": true,
-  "requestId": "req_ba815b8757d5441bb20c4dd3",
+  "requestId": "req_d6c547a06608412ab83b8512",
 } as const;
 
 /** PUT automation: demo-trend switched on at VENUE_A. */
@@ -155,9 +155,9 @@ export const automationStored = {
     "risk": { "leverage": 5, "maxMarginPerTradeUsd": 50, "maxConcurrentTrades": 1, "maxDailyLossUsd": 100 },
     "conditions": {},
     "runtime": "ROUTING",
-    "updatedAt": "2026-11-26T23:24:51.933Z",
+    "updatedAt": "2026-11-26T23:27:50.474Z",
   },
-  "requestId": "req_a0dd14e4101d4e8495ca9aa0",
+  "requestId": "req_2a2e4884dfb34de4a8df54a1",
 } as const;
 
 /** GET automation after the first reconcile: entries allowed at VENUE_A, VENUE_B off. */
@@ -177,7 +177,7 @@ export const automationView = {
       "risk": { "leverage": 5, "maxMarginPerTradeUsd": 50, "maxConcurrentTrades": 1, "maxDailyLossUsd": 100 },
       "conditions": {},
       "runtime": "ROUTING",
-      "updatedAt": "2026-11-26T23:24:51.933Z",
+      "updatedAt": "2026-11-26T23:27:50.474Z",
     },
     "newEntries": "ALLOWED",
     "blockReason": null,
@@ -193,7 +193,7 @@ export const automationView = {
     "blockDetail": "Nenhuma automação configurada para este provedor.",
     "positionMaintenance": "CONTINUES",
   }],
-  "requestId": "req_1c31f5710e984ded80dae8e3",
+  "requestId": "req_9add8971f2564eda818d6b3b",
 } as const;
 
 /** GET execution-status after signal demo-0001: the entry filled and protected. */
@@ -202,13 +202,13 @@ export const executionStatus = {
   "tenantId": "acme",
   "providers": [{
     "providerId": "VENUE_A",
-    "access": { "connection": "CONNECTED", "reconciledAt": "2026-11-26T23:24:51.955Z", "uncertainIntents": 0 },
+    "access": { "connection": "CONNECTED", "reconciledAt": "2026-11-26T23:27:50.495Z", "uncertainIntents": 0 },
   }, {
     "providerId": "VENUE_B",
     "access": { "connection": "NOT_CONNECTED", "reconciledAt": null, "uncertainIntents": 0 },
   }],
   "positions": [{
-    "positionId": "pos_01m8d2t5dg6geja03kdq4hgv2g",
+    "positionId": "pos_01m8d2zkse786vx6fda5gb9ez6",
     "providerId": "VENUE_A",
     "symbol": "BTCUSDT",
     "side": "LONG",
@@ -216,10 +216,10 @@ export const executionStatus = {
     "entryPrice": 65000.1,
     "leverage": 5,
     "protection": { "status": "PROTECTED", "stopLossPrice": 63010, "takeProfitPrice": 67010, "reason": null },
-    "openedAt": "2026-11-26T23:24:52.016Z",
+    "openedAt": "2026-11-26T23:27:50.574Z",
     "origin": "SERVICE",
   }],
-  "requestId": "req_d61e232c656b41c5bf2ec824",
+  "requestId": "req_cb30a274f9a745ebab917005",
 } as const;
 
 /** GET intents?status=ALL after signal demo-0001: the targets (two of the four intents). */
@@ -227,7 +227,7 @@ export const intents = {
   "externalUserId": "user-4821",
   "tenantId": "acme",
   "intents": [{
-    "intentId": "pos_01m8d2t5dg6geja03kdq4hgv2g:TAKE_PROFIT:3",
+    "intentId": "pos_01m8d2zkse786vx6fda5gb9ez6:TAKE_PROFIT:3",
     "type": "TAKE_PROFIT",
     "providerId": "VENUE_A",
     "symbol": "BTCUSDT",
@@ -237,10 +237,10 @@ export const intents = {
     "executedQuantity": 0,
     "executedPrice": null,
     "errorCode": null,
-    "createdAt": "2026-11-26T23:24:52.017Z",
+    "createdAt": "2026-11-26T23:27:50.575Z",
     "finalizedAt": null,
   }, {
-    "intentId": "pos_01m8d2t5dg6geja03kdq4hgv2g:TAKE_PROFIT:2",
+    "intentId": "pos_01m8d2zkse786vx6fda5gb9ez6:TAKE_PROFIT:2",
     "type": "TAKE_PROFIT",
     "providerId": "VENUE_A",
     "symbol": "BTCUSDT",
@@ -250,10 +250,10 @@ export const intents = {
     "executedQuantity": 0,
     "executedPrice": null,
     "errorCode": null,
-    "createdAt": "2026-11-26T23:24:52.017Z",
+    "createdAt": "2026-11-26T23:27:50.575Z",
     "finalizedAt": null,
   }],
-  "requestId": "req_aa497faab11e45d6a6ee15ef",
+  "requestId": "req_fca41ff1067b498191db1587",
 } as const;
 
 /** POST orders/prepare of a LIMIT opening. */
@@ -269,14 +269,14 @@ export const orderPrepared = {
     "executedQuantity": 0,
     "executedPrice": null,
     "errorCode": null,
-    "createdAt": "2026-11-26T23:24:52.791Z",
+    "createdAt": "2026-11-26T23:27:51.356Z",
     "finalizedAt": null,
     "orderType": "LIMIT",
     "price": 69100,
     "leverage": 5,
     "reduceOnly": false,
   },
-  "requestId": "req_6e4dfde5348f435295ac1625",
+  "requestId": "req_999e1db85ecd43f086327df4",
 } as const;
 
 /** POST orders/execute of the same opening: taken by the provider, not filled yet. */
@@ -296,7 +296,7 @@ export const orderExecuted = {
     "errorCode": null,
     "errorMessage": null,
   },
-  "requestId": "req_0fbde41303aa4beca4f25ba5",
+  "requestId": "req_9ceef04c51654c5b886b2ce8",
 } as const;
 
 /** GET orders/{intentId} of that opening. */
@@ -311,7 +311,7 @@ export const intent = {
   "errorCode": null,
   "errorMessage": null,
   "reconciledAt": null,
-  "requestId": "req_bdad9c62e21a4a4faa8c7aa0",
+  "requestId": "req_fa130eda957c4aa4a5cb2a01",
 } as const;
 
 /** POST orders/{intentId}/reconcile of that opening. */
@@ -334,9 +334,9 @@ export const intentReconciled = {
     "executedPrice": null,
     "errorCode": null,
     "errorMessage": null,
-    "reconciledAt": "2026-11-26T23:24:52.875Z",
+    "reconciledAt": "2026-11-26T23:27:51.425Z",
   },
-  "requestId": "req_03b4f0f4dcc94d88bfee6108",
+  "requestId": "req_3f078f8f64354d869d6255d2",
 } as const;
 
 /** GET positions?providerId=VENUE_A with the signal's position open. */
@@ -355,7 +355,7 @@ export const livePositions = {
     "liquidationPrice": 53625.08,
     "providerId": "VENUE_A",
   }],
-  "requestId": "req_8de6dfa6facd44be9080d75d",
+  "requestId": "req_5033ea3172984795922df7da",
 } as const;
 
 /** GET account?providerId=VENUE_A with the signal's position open, its stop and targets pending. */
@@ -377,23 +377,7 @@ export const balanceView = {
   }],
   "orders": [{
     "orderId": "1000000001",
-    "clientOrderId": "sve58e4635176e3bc4e0d7a64f8cc5fc",
-    "symbol": "BTCUSDT",
-    "side": "SELL",
-    "type": "TAKE_PROFIT_MARKET",
-    "status": "TRIGGER_PENDING",
-    "quantity": 0.002,
-    "filledQuantity": 0,
-    "price": null,
-    "averagePrice": null,
-    "triggerPrice": 69010,
-    "reduceOnly": true,
-    "timeInForce": null,
-    "createdAt": "2026-11-26T23:24:52.020Z",
-    "providerId": "VENUE_A",
-  }, {
-    "orderId": "1000000002",
-    "clientOrderId": "svf9d39339e223241065ace8163b98a4",
+    "clientOrderId": "sv4ed57ab7bd6204b672f0b689ca97b6",
     "symbol": "BTCUSDT",
     "side": "SELL",
     "type": "STOP_MARKET",
@@ -405,35 +389,51 @@ export const balanceView = {
     "triggerPrice": 63010,
     "reduceOnly": true,
     "timeInForce": null,
-    "createdAt": "2026-11-26T23:24:52.020Z",
+    "createdAt": "2026-11-26T23:27:50.580Z",
+    "providerId": "VENUE_A",
+  }, {
+    "orderId": "1000000002",
+    "clientOrderId": "sv7ebde1173855845ba141afa5cf0442",
+    "symbol": "BTCUSDT",
+    "side": "SELL",
+    "type": "TAKE_PROFIT_MARKET",
+    "status": "TRIGGER_PENDING",
+    "quantity": 0.001,
+    "filledQuantity": 0,
+    "price": null,
+    "averagePrice": null,
+    "triggerPrice": 67010,
+    "reduceOnly": true,
+    "timeInForce": null,
+    "createdAt": "2026-11-26T23:27:50.580Z",
     "providerId": "VENUE_A",
   }],
-  "requestId": "req_b503fd9640f042058acfd231",
+  "requestId": "req_6a260398399f4e518d8fb729",
 } as const;
 
 /** GET events: the first events of a partner's feed. */
 export const eventFeed = {
   "events": [{
-    "eventId": "evt_01m8d2t4de7z1pxx2cdsnj5mwm",
+    "eventId": "evt_01m8d2zjvyva3e4maw9skh7a2b",
     "eventType": "tenant.updated",
     "type": "tenant.updated",
-    "occurredAt": "2026-11-26T23:24:50.990Z",
+    "occurredAt": "2026-11-26T23:27:49.630Z",
     "principalId": "acme",
     "tenantId": "acme",
     "externalUserId": null,
     "data": { "change": "CREATED", "status": "ACTIVE", "contractVersion": 1 },
   }, {
-    "eventId": "evt_01m8d2t4dhdjm1nqknz9mtqm4e",
+    "eventId": "evt_01m8d2zjw0fezhe1j008205fwz",
     "eventType": "credential.issued",
     "type": "credential.issued",
-    "occurredAt": "2026-11-26T23:24:50.993Z",
+    "occurredAt": "2026-11-26T23:27:49.632Z",
     "principalId": "acme",
     "tenantId": "acme",
     "externalUserId": null,
-    "data": { "clientId": "cli_ffc8r03bte425cczfx8emjsw", "replaced": [] },
+    "data": { "clientId": "cli_trbjhd94cvhp4k8pxhgtbcfy", "replaced": [] },
   }],
-  "next": "evt_01m8d2t5mqxjzk1jc42qv1q6eb",
-  "requestId": "req_161a5671335f4a16ba409080",
+  "next": "evt_01m8d2zm2en6pvkqwws59xcbg5",
+  "requestId": "req_7a3842b6ce54451aa2769cff",
 } as const;
 
 /** GET users/{id}/status of a connected client with an automation on. */
@@ -470,7 +470,7 @@ export const clientStatus = {
   }],
   "automations": [{ "providerId": "VENUE_A", "strategyId": "demo-trend", "enabled": true }],
   "openPositions": 0,
-  "requestId": "req_1ae53be6e235438c90a8ab71",
+  "requestId": "req_a9ff494210e040b2abc76c87",
 } as const;
 
 /** GET users/{id}/commercial under an active B2B contract. */
@@ -491,7 +491,7 @@ export const clientCommercial = {
     "graceUntil": null,
     "source": "B2B_CONTRACT",
   }],
-  "requestId": "req_4ab1bd378dd24543b1379be9",
+  "requestId": "req_30fc2ac47d814b0b867062ee",
 } as const;
 
 /** GET users/{id} with its automation. */
@@ -499,8 +499,8 @@ export const clientWithAutomation = {
   "externalUserId": "user-4821",
   "tenantId": "acme",
   "status": "ACTIVE",
-  "createdAt": "2026-11-26T23:24:51.186Z",
-  "updatedAt": "2026-11-26T23:24:51.186Z",
+  "createdAt": "2026-11-26T23:27:49.819Z",
+  "updatedAt": "2026-11-26T23:27:49.819Z",
   "automations": [{
     "providerId": "VENUE_A",
     "strategyId": "demo-trend",
@@ -509,9 +509,9 @@ export const clientWithAutomation = {
     "risk": { "leverage": 5, "maxMarginPerTradeUsd": 50, "maxConcurrentTrades": 1, "maxDailyLossUsd": 100 },
     "conditions": {},
     "runtime": "ROUTING",
-    "updatedAt": "2026-11-26T23:24:51.933Z",
+    "updatedAt": "2026-11-26T23:27:50.474Z",
   }],
-  "requestId": "req_28d8095b23ea4e18927f0285",
+  "requestId": "req_53bbfe304aca428186bc8446",
 } as const;
 
 /** GET users: one page. */
@@ -520,11 +520,11 @@ export const clientList = {
     "externalUserId": "user-4821",
     "tenantId": "acme",
     "status": "ACTIVE",
-    "createdAt": "2026-11-26T23:24:51.186Z",
-    "updatedAt": "2026-11-26T23:24:51.186Z",
+    "createdAt": "2026-11-26T23:27:49.819Z",
+    "updatedAt": "2026-11-26T23:27:49.819Z",
   }],
   "nextCursor": null,
-  "requestId": "req_b2ba60bafc074f20ac5c087b",
+  "requestId": "req_8174a80831764bccb481bdd3",
 } as const;
 
 /** GET users/{id}/strategies: every granted strategy selected. */
@@ -532,7 +532,7 @@ export const strategySelection = {
   "granted": ["demo-trend"],
   "selected": ["demo-trend"],
   "selectionMode": "ALL_GRANTED",
-  "requestId": "req_2680b9a9efb245a688a96cf1",
+  "requestId": "req_80cff48325b248cc93003009",
 } as const;
 
 /** PUT users/{id}/strategies with an explicit list. */
@@ -540,7 +540,7 @@ export const strategiesSelected = {
   "granted": ["demo-trend"],
   "selected": ["demo-trend"],
   "selectionMode": "EXPLICIT",
-  "requestId": "req_5c4eabfc8cf243b98e0cc070",
+  "requestId": "req_dc6e1ee0b8434cc484b713af",
 } as const;
 
 /** POST users/{id}/suspend. */
@@ -548,9 +548,9 @@ export const clientSuspended = {
   "externalUserId": "user-5130",
   "tenantId": "acme",
   "status": "SUSPENDED",
-  "createdAt": "2026-11-26T23:24:52.716Z",
-  "updatedAt": "2026-11-26T23:24:52.753Z",
-  "requestId": "req_35c8d88549f445cdbd9c9d11",
+  "createdAt": "2026-11-26T23:27:51.314Z",
+  "updatedAt": "2026-11-26T23:27:51.325Z",
+  "requestId": "req_e53f1e1e6c644d58979d3f0f",
 } as const;
 
 /** POST users/{id}/reactivate. */
@@ -558,9 +558,9 @@ export const clientReactivated = {
   "externalUserId": "user-5130",
   "tenantId": "acme",
   "status": "ACTIVE",
-  "createdAt": "2026-11-26T23:24:52.716Z",
-  "updatedAt": "2026-11-26T23:24:52.772Z",
-  "requestId": "req_5d3c78d65d2f4d0096dd90cb",
+  "createdAt": "2026-11-26T23:27:51.314Z",
+  "updatedAt": "2026-11-26T23:27:51.337Z",
+  "requestId": "req_44ec30d3ad7c4258a5b21094",
 } as const;
 
 /** GET providers. */
@@ -571,7 +571,7 @@ export const providerCatalog = {
     "kind": "PERP_CEX",
     "capabilities": ["PERP_TRADING", "LEVERAGE"],
   }, { "providerId": "VENUE_B", "name": "Venue B", "kind": "PERP_DEX", "capabilities": ["PERP_TRADING", "LEVERAGE"] }],
-  "requestId": "req_cafd0f7f5c504367b219677a",
+  "requestId": "req_636c3f12186f45b8b8f7199f",
 } as const;
 
 /** GET strategies: the QA demo strategy. */
@@ -587,7 +587,7 @@ export const strategyCatalog = {
     "configurableParameters": [],
     "riskRequirements": { "maxLeverage": 20, "requiresStopLoss": true },
   }],
-  "requestId": "req_0471bfa3862a478e847e44e7",
+  "requestId": "req_78a2b2d39cc54210a2e3a22b",
 } as const;
 
 /** GET markets?providerId=VENUE_A (two of its markets). */
@@ -621,16 +621,16 @@ export const marketCatalog = {
     "maxLeverage": 20,
     "pricePrecision": 2,
   }],
-  "requestId": "req_bf7d501f26cf433b996065ae",
+  "requestId": "req_e168a27d431c4f0799376c6a",
 } as const;
 
 /** GET usage: the last hour. */
 export const usage = {
-  "window": { "from": "2026-11-26T22:25:00.000Z", "minutes": 60 },
+  "window": { "from": "2026-11-26T22:28:00.000Z", "minutes": 60 },
   "totals": { "requests": 29, "orders": 0 },
   "limits": { "requestsPerMinute": 600, "ordersPerMinute": 60 },
-  "buckets": [{ "window": "2026-11-26T23:24:00.000Z", "kind": "REQUEST", "count": 29 }],
-  "requestId": "req_8742083026a448bda359ea8a",
+  "buckets": [{ "window": "2026-11-26T23:27:00.000Z", "kind": "REQUEST", "count": 29 }],
+  "requestId": "req_0e1282de062c4f2bac9f3c05",
 } as const;
 
 /** GET tenants of a single-tenant partner. */
@@ -657,7 +657,7 @@ export const tenantList = {
     },
     "clients": 0,
   }],
-  "requestId": "req_5832128c26d74740bd99b6f8",
+  "requestId": "req_c22433ad6cbe4bc9bd7f00ae",
 } as const;
 
 /** GET tenants/{tenantId}. */
@@ -684,7 +684,7 @@ export const tenant = {
     },
     "clients": 1,
   },
-  "requestId": "req_37fe6f6a7fae4782a0d6c1b8",
+  "requestId": "req_f9634c8a52d7469bb8645d24",
 } as const;
 
 /** PUT tenants/{tenantId}/restrictions keeping the clients to VENUE_A. */
@@ -711,12 +711,12 @@ export const tenantRestricted = {
     },
     "clients": 1,
   },
-  "requestId": "req_52cf7ada89a149aa9404f4bc",
+  "requestId": "req_80f43964789f4f1da31e97e8",
 } as const;
 
 /** POST connect-sessions: the link to hand the client (its token replaced by a placeholder). */
 export const connectSessionCreated = {
-  "sessionId": "cs_01m8d2t4mvg53crb5wp1f6xgfm",
+  "sessionId": "cs_01m8d2zk2tw9295vkgmyqy3hpg",
   "externalUserId": "user-4821",
   "providerId": "VENUE_A",
   "scheme": "API_KEY",
@@ -724,15 +724,15 @@ export const connectSessionCreated = {
   "status": "PENDING",
   "failureCode": null,
   "opened": false,
-  "expiresAt": "2026-11-26T23:39:51.227Z",
+  "expiresAt": "2026-11-26T23:42:49.850Z",
   "completedAt": null,
   "connectUrl": "http://127.0.0.1:8080/connect#t=<link token>",
-  "requestId": "req_3478f726014d4fdcb54dbc87",
+  "requestId": "req_74756a4123b54b909c53ecb6",
 } as const;
 
 /** GET connect-sessions/{sessionId} once the client connected. */
 export const connectSessionConnected = {
-  "sessionId": "cs_01m8d2t4mvg53crb5wp1f6xgfm",
+  "sessionId": "cs_01m8d2zk2tw9295vkgmyqy3hpg",
   "externalUserId": "user-4821",
   "providerId": "VENUE_A",
   "scheme": "API_KEY",
@@ -740,9 +740,9 @@ export const connectSessionConnected = {
   "status": "CONNECTED",
   "failureCode": null,
   "opened": true,
-  "expiresAt": "2026-11-26T23:39:51.227Z",
-  "completedAt": "2026-11-26T23:24:51.677Z",
-  "requestId": "req_819ac4f997004defb0da93e4",
+  "expiresAt": "2026-11-26T23:42:49.850Z",
+  "completedAt": "2026-11-26T23:27:50.267Z",
+  "requestId": "req_14c6db092638453abf6a88cd",
 } as const;
 
 /** GET accounts: VENUE_A connected, VENUE_B not. */
@@ -755,8 +755,8 @@ export const accounts = {
     "status": "CONNECTED",
     "capabilities": ["PERP_TRADING", "LEVERAGE"],
     "permissions": { "canRead": true, "canFutures": true, "canWithdraw": false },
-    "accountHint": "…Qgz8",
-    "updatedAt": "2026-11-26T23:24:51.677Z",
+    "accountHint": "…b2ns",
+    "updatedAt": "2026-11-26T23:27:50.267Z",
     "revokedAt": null,
   }, {
     "providerId": "VENUE_B",
@@ -769,7 +769,7 @@ export const accounts = {
     "updatedAt": null,
     "revokedAt": null,
   }],
-  "requestId": "req_9d772c7d8b9b47f1833ce526",
+  "requestId": "req_dfd87b5cb22a4f7a8adf5f52",
 } as const;
 
 /** DELETE accounts/VENUE_A with no position open. */
@@ -782,12 +782,12 @@ export const accountRevoked = {
     "status": "REVOKED",
     "capabilities": ["PERP_TRADING", "LEVERAGE"],
     "permissions": { "canRead": true, "canFutures": true, "canWithdraw": false },
-    "accountHint": "…Qgz8",
-    "updatedAt": "2026-11-26T23:24:52.979Z",
-    "revokedAt": "2026-11-26T23:24:52.979Z",
+    "accountHint": "…b2ns",
+    "updatedAt": "2026-11-26T23:27:52.037Z",
+    "revokedAt": "2026-11-26T23:27:52.037Z",
     "secretRetainedForReconciliation": false,
   },
-  "requestId": "req_bce564887a9641f6adbb91f7",
+  "requestId": "req_2a0a0e76ddbf43d08d4dbf2c",
 } as const;
 
 /** GET users/{id}/providers. */
@@ -840,7 +840,7 @@ export const clientProviders = {
       "approvedMaxFeeTenthsBps": null,
     },
   }],
-  "requestId": "req_44551b2780ec4681b113fd3a",
+  "requestId": "req_14ae6f793ec14af3af977a16",
 } as const;
 
 /** POST accounts/VENUE_A/test. */
@@ -850,12 +850,12 @@ export const accountTest = {
   "providerId": "VENUE_A",
   "success": true,
   "error": null,
-  "latencyMs": 1,
+  "latencyMs": 3,
   "permissions": { "canRead": true, "canFutures": true, "canWithdraw": false },
-  "requestId": "req_eaef1f91da684bfd99c89bef",
+  "requestId": "req_b634db6cb3404c83ad58ce9f",
 } as const;
 
-/** GET performance: the live estimate of the current period. */
+/** GET performance early in December: the live estimate and November's closed statement. */
 export const performance = {
   "externalUserId": "user-4821",
   "tenantId": "acme",
@@ -869,8 +869,8 @@ export const performance = {
       "performanceFeePercent": 0.2,
       "currency": "USDT",
     },
-    "periodStart": "2026-11-26T23:24:50.990Z",
-    "periodEnd": "2026-12-01T00:00:00.000Z",
+    "periodStart": "2026-12-01T00:00:00.000Z",
+    "periodEnd": "2027-01-01T00:00:00.000Z",
     "providers": [{
       "basis": "CANONICAL_NET_REALIZED_PNL",
       "providerNetRealizedPnlUsd": 0,
@@ -883,9 +883,9 @@ export const performance = {
       "performanceFeeUsd": 0,
       "estimatedPerformanceFeeUsd": 0,
       "providerId": "VENUE_A",
-      "pendingPortions": 2,
+      "pendingPortions": 0,
       "attributionPendingFacts": 0,
-      "pendingInEndedPeriods": 0,
+      "pendingInEndedPeriods": 2,
     }, {
       "basis": "CANONICAL_NET_REALIZED_PNL",
       "providerNetRealizedPnlUsd": 0,
@@ -903,19 +903,108 @@ export const performance = {
       "pendingInEndedPeriods": 0,
     }],
   },
-  "closedStatements": [],
-  "requestId": "req_da359b2aa5764c1caa00c5fa",
+  "closedStatements": [{
+    "basis": "CANONICAL_NET_REALIZED_PNL",
+    "providerNetRealizedPnlUsd": 0,
+    "netPerformanceUsd": 0,
+    "auditComponents": { "role": "AUDIT_EVIDENCE", "providerRealizedPnlUsd": 0, "venueFeesUsd": 0, "fundingUsd": 0 },
+    "builderFees": { "role": "FINAUTON_REVENUE_SEPARATE", "builderFeesUsd": 0 },
+    "carryInUsd": 0,
+    "carryOutUsd": 0,
+    "chargeablePerformanceUsd": 0,
+    "performanceFeeUsd": 0,
+    "estimatedPerformanceFeeUsd": 0,
+    "statementId": "stm_01m8qezny0m8ha4a58paj7xjs7",
+    "kind": "ORIGINAL",
+    "status": "CLOSED",
+    "adjustsStatementId": null,
+    "tenantId": "acme",
+    "providerId": "VENUE_A",
+    "contractId": "acme",
+    "contractVersion": 1,
+    "period": "MONTHLY",
+    "policy": "CARRY",
+    "periodStart": "2026-11-26T23:27:49.630Z",
+    "periodEnd": "2026-12-01T00:00:00.000Z",
+    "performanceFeePercent": 0.2,
+    "currency": "USDT",
+    "creditUsd": 0,
+    "sourceFactsCount": 0,
+    "reason": "PERIOD_CLOSED_WITH_PENDING_PORTIONS",
+    "obligationId": null,
+    "createdAt": "2026-12-01T00:10:00.000Z",
+  }],
+  "requestId": "req_e457b07f648d43db9951b8b3",
 } as const;
 
-/** GET billing under an active contract with nothing owed. */
+/** GET statements: November's statement, closed with portions still pending attribution. */
+export const statements = {
+  "externalUserId": "user-4821",
+  "tenantId": "acme",
+  "statements": [{
+    "basis": "CANONICAL_NET_REALIZED_PNL",
+    "providerNetRealizedPnlUsd": 0,
+    "netPerformanceUsd": 0,
+    "auditComponents": { "role": "AUDIT_EVIDENCE", "providerRealizedPnlUsd": 0, "venueFeesUsd": 0, "fundingUsd": 0 },
+    "builderFees": { "role": "FINAUTON_REVENUE_SEPARATE", "builderFeesUsd": 0 },
+    "carryInUsd": 0,
+    "carryOutUsd": 0,
+    "chargeablePerformanceUsd": 0,
+    "performanceFeeUsd": 0,
+    "estimatedPerformanceFeeUsd": 0,
+    "statementId": "stm_01m8qezny0m8ha4a58paj7xjs7",
+    "kind": "ORIGINAL",
+    "status": "CLOSED",
+    "adjustsStatementId": null,
+    "tenantId": "acme",
+    "providerId": "VENUE_A",
+    "contractId": "acme",
+    "contractVersion": 1,
+    "period": "MONTHLY",
+    "policy": "CARRY",
+    "periodStart": "2026-11-26T23:27:49.630Z",
+    "periodEnd": "2026-12-01T00:00:00.000Z",
+    "performanceFeePercent": 0.2,
+    "currency": "USDT",
+    "creditUsd": 0,
+    "sourceFactsCount": 0,
+    "reason": "PERIOD_CLOSED_WITH_PENDING_PORTIONS",
+    "obligationId": null,
+    "createdAt": "2026-12-01T00:10:00.000Z",
+  }],
+  "requestId": "req_89ea3fc13ef5473a9a278a63",
+} as const;
+
+/** GET obligations: December's subscription, open and not yet due. */
+export const obligations = {
+  "externalUserId": "user-4821",
+  "tenantId": "acme",
+  "obligations": [{
+    "obligationId": "obl_01m8qezny06mtefwv3pa8hcdcz",
+    "source": "MONTHLY_SUBSCRIPTION",
+    "reference": "2026-12",
+    "status": "OPEN",
+    "effectiveStatus": "PENDING",
+    "amountUsd": 49.9,
+    "currency": "USDT",
+    "dueAt": "2026-12-06T00:10:00.000Z",
+    "graceUntil": "2026-12-07T00:10:00.000Z",
+    "blocksNewEntry": false,
+    "providers": ["VENUE_A"],
+    "settledAt": null,
+  }],
+  "requestId": "req_e73d0eea2cbb4b02a770bc3d",
+} as const;
+
+/** GET billing with December's subscription open (DUE, not yet blocking entries). */
 export const billing = {
   "externalUserId": "user-4821",
   "tenantId": "acme",
-  "status": "ACTIVE",
+  "status": "DUE",
   "policy": {
     "contractId": "acme",
     "version": 1,
-    "effectiveFrom": "2026-11-26T23:24:50.990Z",
+    "effectiveFrom": "2026-11-26T23:27:49.630Z",
     "suspended": false,
     "subscriptionMonthlyUsd": 49.9,
     "subscriptionProviders": ["VENUE_A"],
@@ -928,8 +1017,21 @@ export const billing = {
   },
   "builder": { "source": "B2B_CONTRACT", "version": 1, "feeTenthsBps": 25 },
   "providerCurrencies": { "VENUE_A": "USDT", "VENUE_B": "USDC" },
-  "payment": { "networks": [], "tokens": ["USDC", "USDT"] },
-  "openObligations": [],
+  "payment": { "networks": ["arbitrum"], "tokens": ["USDC", "USDT"] },
+  "openObligations": [{
+    "obligationId": "obl_01m8qezny06mtefwv3pa8hcdcz",
+    "source": "MONTHLY_SUBSCRIPTION",
+    "reference": "2026-12",
+    "status": "OPEN",
+    "effectiveStatus": "PENDING",
+    "amountUsd": 49.9,
+    "currency": "USDT",
+    "dueAt": "2026-12-06T00:10:00.000Z",
+    "graceUntil": "2026-12-07T00:10:00.000Z",
+    "blocksNewEntry": false,
+    "providers": ["VENUE_A"],
+    "settledAt": null,
+  }],
   "newEntriesBlockedBy": [],
-  "requestId": "req_f4e286b1b9374f9392a995b1",
+  "requestId": "req_9d11a37943a844de9cb39e5c",
 } as const;
