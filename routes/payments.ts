@@ -16,6 +16,7 @@ import {
   partnerErrors,
   RequestId,
 } from "./schemas/common.ts";
+import * as examples from "./schemas/examples.ts";
 import { ExternalUserId } from "./users.ts";
 import { throwOnInvalid } from "./validation.ts";
 
@@ -129,9 +130,9 @@ export const paymentRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInval
         "API_NOT_CONFIGURED (VENUE_B_USD_SEND without a connected VENUE_B account).",
       tags,
       summary: "Issue an instruction to pay an open obligation: exact token amount, recipient, payer, expiry",
-      request: { params: ObligationParams, body: jsonBody(InstructionBody) },
+      request: { params: ObligationParams, body: jsonBody(InstructionBody, examples.paymentInstructionRequest) },
       responses: {
-        200: jsonContent(InstructionResponse, "The instruction."),
+        200: jsonContent(InstructionResponse, "The instruction.", examples.paymentInstruction),
         ...partnerErrors,
         ...idempotencyErrors,
         422: errorContent("API_NOT_CONFIGURED: VENUE_B_USD_SEND needs the client's connected VENUE_B account."),
@@ -162,14 +163,18 @@ export const paymentRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInval
 
       tags,
       summary: "Confirm an EVM transfer by its transaction hash, verified on chain; 202 while not credited",
-      request: { params: PaymentParams, body: jsonBody(ConfirmBody) },
+      request: {
+        params: PaymentParams,
+        body: jsonBody(ConfirmBody, { txHash: examples.paymentCredited.payment.txHash }),
+      },
       responses: {
-        200: jsonContent(ConfirmResponse, "Credited (the obligation is paid)."),
+        200: jsonContent(ConfirmResponse, "Credited (the obligation is paid).", examples.paymentCredited),
         202: jsonContent(
           ConfirmResponse,
           "Not credited: see code. Most codes: the same txHash may be sent again. OBLIGATION_ALREADY_SETTLED: " +
             "the transfer arrived after the obligation was settled; it is held for review (status REVIEW), never " +
             "credited.",
+          examples.paymentNotCredited,
         ),
         ...partnerErrors,
         ...idempotencyErrors,
@@ -203,7 +208,7 @@ export const paymentRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInval
       tags,
       summary: "A payment and its status",
       request: { params: PaymentParams },
-      responses: { 200: jsonContent(PaymentResponse, "The payment."), ...partnerErrors },
+      responses: { 200: jsonContent(PaymentResponse, "The payment.", examples.payment), ...partnerErrors },
     }),
     async (c) => {
       const { id, paymentId } = c.req.valid("param");

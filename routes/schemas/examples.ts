@@ -1,8 +1,11 @@
 /**
  * Real answers of the service, for the documents' examples: the README's first call and docs/walkthrough.md
  * run against a QA service (a connected VENUE_A account, the setup, the automation, signal demo-0001 traded
- * through both targets), arrays trimmed to two items, secrets replaced by their shapes. Each is checked
- * against its route's schema where it is used (jsonContent/jsonBody) and by tests/openapi/examples_test.ts.
+ * through both targets, then the clock moved past November's close for statements and obligations); the
+ * payments from a test service paying December's subscription on a local Arbitrum chain
+ * (tests/_helpers/evm/chain.ts). Arrays trimmed to two items; secrets and link tokens replaced by their shapes.
+ * Each is checked against its route's schema where it is used (jsonContent/jsonBody) and by
+ * tests/openapi/examples_test.ts.
  */
 
 /** GET setup of a client never configured at VENUE_A: PAPER, disabled, what enabling needs. */
@@ -1034,4 +1037,135 @@ export const billing = {
   }],
   "newEntriesBlockedBy": [],
   "requestId": "req_9d11a37943a844de9cb39e5c",
+} as const;
+
+/** POST payment-instructions: an EVM transfer of USDT on Arbitrum from the client's wallet. */
+export const paymentInstructionRequest = {
+  "method": "EVM_TRANSFER",
+  "networkId": "arbitrum",
+  "token": "USDT",
+  "payerAddress": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+} as const;
+
+/** Its answer: the exact token amount, recipient, payer and expiry (the page's link token replaced by a placeholder). */
+export const paymentInstruction = {
+  "externalUserId": "user-4821",
+  "tenantId": "acme",
+  "payment": {
+    "paymentId": "pay_01m6dv7580s99xqdn9q4zb69ca",
+    "obligationId": "obl_01m6dv758038qcbw72mvsjp19q",
+    "method": "EVM_TRANSFER",
+    "status": "PENDING",
+    "amountUsd": 49.9,
+    "tokenSymbol": "USDT",
+    "tokenAddress": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+    "tokenDecimals": 6,
+    "tokenAmount": "49907275",
+    "networkId": "arbitrum",
+    "recipient": "0x5e1f0000000000000000000000000000000a11ce",
+    "receiverVersion": 1,
+    "payerAddress": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+    "txHash": null,
+    "expiresAt": "2026-11-02T11:00:00.000Z",
+    "confirmedAt": null,
+    "finalAt": null,
+    "review": null,
+    "overpaidTokenAmount": null,
+    "failureReason": null,
+  },
+  "paymentUrl": "http://127.0.0.1:8080/pay#<link token>",
+  "instructions":
+    "Envie exatamente 49,907275 USDT (49907275 na menor unidade do token) na rede Arbitrum One (chain id 42161), da carteira 0x70997970c51812dc3a010c7d01b50e0d17dc79c8 para 0x5e1f0000000000000000000000000000000a11ce, até 02/11/2026 às 08:00 (horário de Brasília). Outro valor, outra rede ou outra carteira não quitam esta cobrança. Ou abra o link de pagamento, que mostra tudo isso com um QR code e acompanha a confirmação.",
+  "requestId": "req_90682770e0be4148a3848989",
+} as const;
+
+/** POST payments/{paymentId}/confirm with a hash the network does not know (yet): 202, not credited. */
+export const paymentNotCredited = {
+  "externalUserId": "user-4821",
+  "tenantId": "acme",
+  "payment": {
+    "paymentId": "pay_01m6dv7580s99xqdn9q4zb69ca",
+    "obligationId": "obl_01m6dv758038qcbw72mvsjp19q",
+    "method": "EVM_TRANSFER",
+    "status": "SUBMITTED",
+    "amountUsd": 49.9,
+    "tokenSymbol": "USDT",
+    "tokenAddress": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+    "tokenDecimals": 6,
+    "tokenAmount": "49907275",
+    "networkId": "arbitrum",
+    "recipient": "0x5e1f0000000000000000000000000000000a11ce",
+    "receiverVersion": 1,
+    "payerAddress": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+    "txHash": "0x7b7b7b7b7b7b7b7b7b7b7b7b7b7b7b7b7b7b7b7b7b7b7b7b7b7b7b7b7b7b7b7b",
+    "expiresAt": "2026-11-02T11:00:00.000Z",
+    "confirmedAt": null,
+    "finalAt": null,
+    "review": null,
+    "overpaidTokenAmount": null,
+    "failureReason": "PAYMENT_TX_NOT_FOUND: Transação não encontrada na rede da instrução.",
+  },
+  "credited": false,
+  "code": "PAYMENT_TX_NOT_FOUND",
+  "message": "Transação não encontrada na rede da instrução.",
+  "requestId": "req_18e246f138d947f19aff67b1",
+} as const;
+
+/** POST payments/{paymentId}/confirm with the transfer's hash: 200, credited, the obligation paid. */
+export const paymentCredited = {
+  "externalUserId": "user-4821",
+  "tenantId": "acme",
+  "payment": {
+    "paymentId": "pay_01m6dv7580s99xqdn9q4zb69ca",
+    "obligationId": "obl_01m6dv758038qcbw72mvsjp19q",
+    "method": "EVM_TRANSFER",
+    "status": "CONFIRMED",
+    "amountUsd": 49.9,
+    "tokenSymbol": "USDT",
+    "tokenAddress": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+    "tokenDecimals": 6,
+    "tokenAmount": "49907275",
+    "networkId": "arbitrum",
+    "recipient": "0x5e1f0000000000000000000000000000000a11ce",
+    "receiverVersion": 1,
+    "payerAddress": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+    "txHash": "0x0daeb8bcdb3eb79c3d3b3b15098c00ed54f31069ba88d1b6b7f10982b7843998",
+    "expiresAt": "2026-11-02T11:00:00.000Z",
+    "confirmedAt": "2026-11-02T10:00:00.000Z",
+    "finalAt": null,
+    "review": null,
+    "overpaidTokenAmount": null,
+    "failureReason": null,
+  },
+  "credited": true,
+  "requestId": "req_920b9f0ae467498a88dbe064",
+} as const;
+
+/** GET payments/{paymentId} once credited. */
+export const payment = {
+  "externalUserId": "user-4821",
+  "tenantId": "acme",
+  "payment": {
+    "paymentId": "pay_01m6dv7580s99xqdn9q4zb69ca",
+    "obligationId": "obl_01m6dv758038qcbw72mvsjp19q",
+    "method": "EVM_TRANSFER",
+    "status": "CONFIRMED",
+    "amountUsd": 49.9,
+    "tokenSymbol": "USDT",
+    "tokenAddress": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+    "tokenDecimals": 6,
+    "tokenAmount": "49907275",
+    "networkId": "arbitrum",
+    "recipient": "0x5e1f0000000000000000000000000000000a11ce",
+    "receiverVersion": 1,
+    "payerAddress": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+    "txHash": "0x0daeb8bcdb3eb79c3d3b3b15098c00ed54f31069ba88d1b6b7f10982b7843998",
+    "expiresAt": "2026-11-02T11:00:00.000Z",
+    "confirmedAt": "2026-11-02T10:00:00.000Z",
+    "finalAt": null,
+    "review": null,
+    "overpaidTokenAmount": null,
+    "failureReason": null,
+  },
+  "requestId": "req_fc57b3773b3e420a96c17c55",
 } as const;
