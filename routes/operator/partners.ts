@@ -19,6 +19,7 @@ import {
   ReasonBody,
   UpdatePartnerBody,
 } from "./schemas.ts";
+import * as examples from "../schemas/examples.ts";
 
 const PartnerParams = z.object({ partnerId: z.string().min(1).max(64) });
 const PartnerResponse = z.object({ partner: OperatorPartner, requestId: RequestId });
@@ -29,6 +30,13 @@ const CreatedPartnerResponse = z.object({
 });
 const tags = ["Operator: partners"];
 
+/** What the status routes answered on QA (revoking ends the example partner, so none is shown for it). */
+const PARTNER_STATUS_EXAMPLES = {
+  SUSPENDED: examples.partnerSuspended,
+  ACTIVE: examples.partnerReactivated,
+  REVOKED: undefined,
+} as const;
+
 const app = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
 
 app.openapi(
@@ -36,11 +44,35 @@ app.openapi(
     method: "post",
     path: "/operator/v1/partners",
     operationId: "createPartner",
+    description:
+      "Creates an ACTIVE partner (its tenant has the same id) with its grants, risk envelope, builder fee, " +
+      "return-URL origins, limits and contract version 1 in force from now, and issues its first credential: the " +
+      "client secret is in this answer only. Emits `tenant.updated` (CREATED) and `credential.issued`.\n\nErrors: " +
+      "400 VALIDATION_ERROR, 409 VALIDATION_ERROR (the partnerId exists).",
     tags,
     summary: "Create a partner with its contract and first credential",
-    request: { body: jsonBody(CreatePartnerBody) },
+    request: {
+      body: jsonBody(CreatePartnerBody, {
+        partnerId: "acme",
+        name: "Acme Corretora",
+        grants: examples.partnerCreated.partner.grants,
+        riskEnvelope: examples.partnerCreated.partner.riskEnvelope,
+        contract: {
+          subscriptionMonthlyUsd: 49.9,
+          currency: "USDT",
+          performanceFeePercent: 0.2,
+          performancePeriod: "MONTHLY",
+          carryPolicy: "CARRY",
+          dueDays: 5,
+          subscriptionProviders: ["VENUE_A"],
+        },
+        builder: { feeTenthsBps: 25 },
+        returnUrlOrigins: ["https://app.acme.example"],
+        limits: { requestsPerMinute: 600, ordersPerMinute: 60 },
+      }),
+    },
     responses: {
-      201: jsonContent(CreatedPartnerResponse, "Created; the secret is shown once."),
+      201: jsonContent(CreatedPartnerResponse, "Created; the secret is shown once.", examples.partnerCreated),
       ...operatorErrors,
     },
   }),
@@ -55,10 +87,12 @@ app.openapi(
     method: "get",
     path: "/operator/v1/partners/{partnerId}",
     operationId: "getPartner",
+    description: "The partner with its settings, the contract in force, a scheduled contract version and the " +
+      "partner's own restrictions. Changes nothing." + "\n\nErrors: 404 unknown partner.",
     tags,
     summary: "Read a partner",
     request: { params: PartnerParams },
-    responses: { 200: jsonContent(PartnerResponse, "The partner."), ...operatorErrors },
+    responses: { 200: jsonContent(PartnerResponse, "The partner.", examples.partner), ...operatorErrors },
   }),
   async (c) => {
     const { db, clock } = c.get("deps");
@@ -72,10 +106,16 @@ app.openapi(
     method: "patch",
     path: "/operator/v1/partners/{partnerId}",
     operationId: "updatePartner",
+    description: "Changes only the fields sent (name, grants, risk envelope, builder fee, return-URL origins, " +
+      "limits), at once and for every client of the partner; recorded in the audit log. Emits `tenant.updated` " +
+      "(SETTINGS, with the fields changed)." + "\n\nErrors: 404 unknown partner.",
     tags,
     summary: "Change grants, envelope, builder fee, return-URL origins or limits",
-    request: { params: PartnerParams, body: jsonBody(UpdatePartnerBody) },
-    responses: { 200: jsonContent(PartnerResponse, "The partner."), ...operatorErrors },
+    request: {
+      params: PartnerParams,
+      body: jsonBody(UpdatePartnerBody, { limits: { requestsPerMinute: 1200, ordersPerMinute: 120 } }),
+    },
+    responses: { 200: jsonContent(PartnerResponse, "The partner.", examples.partnerUpdated), ...operatorErrors },
   }),
   async (c) => {
     const partner = await updatePartner({
@@ -91,10 +131,27 @@ app.openapi(
     method: "put",
     path: "/operator/v1/partners/{partnerId}/contract",
     operationId: "putPartnerContract",
+    description: "Writes the next contract version (whole terms), in force from the next period boundary; until " +
+      "then it is `scheduledContract` and the current version keeps billing. Emits `tenant.updated` " +
+      "(CONTRACT_SCHEDULED, with the version and when it takes effect)." + "\n\nErrors: 404 unknown partner.",
     tags,
     summary: "New contract version, effective from the next period boundary",
-    request: { params: PartnerParams, body: jsonBody(ContractTermsSchema) },
-    responses: { 200: jsonContent(PartnerResponse, "The partner with its scheduled contract."), ...operatorErrors },
+    request: {
+      params: PartnerParams,
+      body: jsonBody(ContractTermsSchema, {
+        subscriptionMonthlyUsd: 59.9,
+        currency: "USDT",
+        performanceFeePercent: 0.2,
+        performancePeriod: "MONTHLY",
+        carryPolicy: "CARRY",
+        dueDays: 5,
+        subscriptionProviders: ["VENUE_A"],
+      }),
+    },
+    responses: {
+      200: jsonContent(PartnerResponse, "The partner with its scheduled contract.", examples.contractScheduled),
+      ...operatorErrors,
+    },
   }),
   async (c) => {
     const partner = await updateContract({
@@ -113,8 +170,27 @@ for (const [action, suspended] of [["suspend", true], ["resume", false]] as cons
       operationId: `${action}PartnerContract`,
       tags,
       summary: `${suspended ? "Suspend" : "Resume"} the contract at once`,
-      request: { params: PartnerParams, body: jsonBody(z.object({ reason: z.string().min(3).max(500) })) },
-      responses: { 200: jsonContent(PartnerResponse, "The partner."), ...operatorErrors },
+      description: (suspended
+        ? "Suspends the contract in force (and any scheduled version) at once: the partner's clients open no new " +
+          "entries (B2B_ACCESS_SUSPENDED) while reads, closes and position maintenance continue. "
+        : "Resumes the suspended contract at once: new entries may open again where the other gates allow. ") +
+        "The reason is recorded in the audit log. Emits `tenant.updated` (" +
+        (suspended ? "CONTRACT_SUSPENDED" : "CONTRACT_RESUMED") + "); no change, no event." +
+        "\n\nErrors: 404 unknown partner.",
+      request: {
+        params: PartnerParams,
+        body: jsonBody(z.object({ reason: z.string().min(3).max(500) }), {
+          reason: suspended ? "Fatura de novembro em aberto" : "Fatura paga",
+        }),
+      },
+      responses: {
+        200: jsonContent(
+          PartnerResponse,
+          "The partner.",
+          suspended ? examples.contractSuspended : examples.contractResumed,
+        ),
+        ...operatorErrors,
+      },
     }),
     async (c) => {
       const partner = await setContractSuspended({
@@ -134,11 +210,21 @@ for (const [action, status] of [["suspend", "SUSPENDED"], ["reactivate", "ACTIVE
       operationId: `${action}Partner`,
       tags,
       summary: `Set the partner ${status}`,
+      description: "Sets the partner " + status + ": " + {
+        SUSPENDED: "its credentials answer 403 PRINCIPAL_NOT_ACTIVE until it is reactivated",
+        ACTIVE: "its credentials work again",
+        REVOKED: "for good (the end of the relationship; no way back); its credentials answer 403 " +
+          "PRINCIPAL_NOT_ACTIVE",
+      }[status] + ". The optional reason is recorded in the audit log. Emits `tenant.updated` (STATUS)." +
+        "\n\nErrors: 404 unknown partner, 409 VALIDATION_ERROR (not allowed from its status: REVOKED is final).",
       request: {
         params: PartnerParams,
         body: { required: false, content: { "application/json": { schema: ReasonBody } } },
       },
-      responses: { 200: jsonContent(PartnerResponse, "The partner."), ...operatorErrors },
+      responses: {
+        200: jsonContent(PartnerResponse, "The partner.", PARTNER_STATUS_EXAMPLES[status]),
+        ...operatorErrors,
+      },
     }),
     async (c) => {
       const body = ReasonBody.safeParse(c.get("jsonBody") ?? {});
@@ -157,6 +243,9 @@ app.openapi(
     method: "post",
     path: "/operator/v1/partners/{partnerId}/credentials",
     operationId: "createPartnerCredential",
+    description: "Issues a new credential (secret in this answer only). The partner's other live credentials stay " +
+      "valid for `overlapSeconds` more (default 86,400; 0 ends them now), never longer than they had. Emits " +
+      "`credential.issued` (with the ids it replaces)." + "\n\nErrors: 404 unknown partner.",
     tags,
     summary: "Issue a new credential; the others stay valid until the overlap ends",
     request: {
@@ -171,7 +260,11 @@ app.openapi(
       },
     },
     responses: {
-      201: jsonContent(z.object({ credential: CredentialSchema, requestId: RequestId }), "Issued; shown once."),
+      201: jsonContent(
+        z.object({ credential: CredentialSchema, requestId: RequestId }),
+        "Issued; shown once.",
+        examples.credentialIssued,
+      ),
       ...operatorErrors,
     },
   }),
@@ -192,6 +285,8 @@ app.openapi(
     method: "delete",
     path: "/operator/v1/partners/{partnerId}/credentials/{clientId}",
     operationId: "revokePartnerCredential",
+    description: "Revokes one credential at once: its next call answers 401 B2B_CREDENTIAL_INVALID. Emits " +
+      "`credential.revoked`.\n\nErrors: 404 unknown partner or credential.",
     tags,
     summary: "Revoke a credential at once",
     request: { params: PartnerParams.extend({ clientId: z.string().min(1).max(64) }) },
@@ -199,6 +294,7 @@ app.openapi(
       200: jsonContent(
         z.object({ clientId: z.string(), revokedAt: z.string(), requestId: RequestId }),
         "Revoked.",
+        examples.credentialRevoked,
       ),
       ...operatorErrors,
     },

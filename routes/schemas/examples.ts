@@ -3,7 +3,8 @@
  * run against a QA service (a connected VENUE_A account, the setup, the automation, signal demo-0001 traded
  * through both targets, then the clock moved past November's close for statements and obligations); the
  * payments from a test service paying December's subscription on a local Arbitrum chain
- * (tests/_helpers/evm/chain.ts). Arrays trimmed to two items; secrets and link tokens replaced by their shapes.
+ * (tests/_helpers/evm/chain.ts); the operator's from the same QA run, with its writes on the example partner.
+ * Arrays trimmed to two items; secrets and link tokens replaced by their shapes.
  * Each is checked against its route's schema where it is used (jsonContent/jsonBody) and by
  * tests/openapi/examples_test.ts.
  */
@@ -1168,4 +1169,633 @@ export const payment = {
     "failureReason": null,
   },
   "requestId": "req_fc57b3773b3e420a96c17c55",
+} as const;
+
+// ------------------------------------------------------------------ the operator's document
+
+/** POST operator partners: the README's partner (its client secret replaced by its shape). */
+export const partnerCreated = {
+  "partner": {
+    "partnerId": "acme",
+    "tenantId": "acme",
+    "name": "Acme Corretora",
+    "status": "ACTIVE",
+    "grants": {
+      "providers": ["VENUE_A", "VENUE_B"],
+      "strategies": ["demo-trend"],
+      "capabilities": ["PERP_TRADING", "LEVERAGE"],
+    },
+    "riskEnvelope": {
+      "maxLeverage": 10,
+      "maxMarginPerTradeUsd": 500,
+      "maxConcurrentTrades": 3,
+      "maxDailyLossUsd": 200,
+    },
+    "builder": { "feeTenthsBps": 25 },
+    "returnUrlOrigins": ["https://app.acme.example"],
+    "limits": { "requestsPerMinute": 600, "ordersPerMinute": 60 },
+    "legacyTenantIds": [],
+    "contract": {
+      "subscriptionMonthlyUsd": 49.9,
+      "currency": "USDT",
+      "performanceFeePercent": 0.2,
+      "performancePeriod": "MONTHLY",
+      "carryPolicy": "CARRY",
+      "dueDays": 5,
+      "subscriptionProviders": ["VENUE_A"],
+      "version": 1,
+      "effectiveFrom": "2026-11-26T23:31:02.463Z",
+      "suspended": false,
+    },
+    "scheduledContract": null,
+    "partnerRestrictions": null,
+    "createdAt": "2026-11-26T23:31:02.463Z",
+    "updatedAt": "2026-11-26T23:31:02.463Z",
+  },
+  "credential": { "clientId": "cli_pn32n7r5a8jahervkzrzndsx", "clientSecret": "csk_…" },
+  "requestId": "req_c1e37b19104647d1b150ba7c",
+} as const;
+
+/** GET operator partners/{partnerId}. */
+export const partner = {
+  "partner": {
+    "partnerId": "acme",
+    "tenantId": "acme",
+    "name": "Acme Corretora",
+    "status": "ACTIVE",
+    "grants": {
+      "providers": ["VENUE_A", "VENUE_B"],
+      "strategies": ["demo-trend"],
+      "capabilities": ["PERP_TRADING", "LEVERAGE"],
+    },
+    "riskEnvelope": {
+      "maxLeverage": 10,
+      "maxMarginPerTradeUsd": 500,
+      "maxConcurrentTrades": 3,
+      "maxDailyLossUsd": 200,
+    },
+    "builder": { "feeTenthsBps": 25 },
+    "returnUrlOrigins": ["https://app.acme.example"],
+    "limits": { "requestsPerMinute": 600, "ordersPerMinute": 60 },
+    "legacyTenantIds": [],
+    "contract": {
+      "subscriptionMonthlyUsd": 49.9,
+      "currency": "USDT",
+      "performanceFeePercent": 0.2,
+      "performancePeriod": "MONTHLY",
+      "carryPolicy": "CARRY",
+      "dueDays": 5,
+      "subscriptionProviders": ["VENUE_A"],
+      "version": 1,
+      "effectiveFrom": "2026-11-26T23:31:02.463Z",
+      "suspended": false,
+    },
+    "scheduledContract": null,
+    "partnerRestrictions": null,
+    "createdAt": "2026-11-26T23:31:02.463Z",
+    "updatedAt": "2026-11-26T23:31:02.463Z",
+  },
+  "requestId": "req_c53f634021084e66aa91404a",
+} as const;
+
+/** PATCH operator partners/{partnerId}: higher rate limits. */
+export const partnerUpdated = {
+  "partner": {
+    "partnerId": "acme",
+    "tenantId": "acme",
+    "name": "Acme Corretora",
+    "status": "ACTIVE",
+    "grants": {
+      "providers": ["VENUE_A", "VENUE_B"],
+      "strategies": ["demo-trend"],
+      "capabilities": ["PERP_TRADING", "LEVERAGE"],
+    },
+    "riskEnvelope": {
+      "maxLeverage": 10,
+      "maxMarginPerTradeUsd": 500,
+      "maxConcurrentTrades": 3,
+      "maxDailyLossUsd": 200,
+    },
+    "builder": { "feeTenthsBps": 25 },
+    "returnUrlOrigins": ["https://app.acme.example"],
+    "limits": { "requestsPerMinute": 1200, "ordersPerMinute": 120 },
+    "legacyTenantIds": [],
+    "contract": {
+      "subscriptionMonthlyUsd": 49.9,
+      "currency": "USDT",
+      "performanceFeePercent": 0.2,
+      "performancePeriod": "MONTHLY",
+      "carryPolicy": "CARRY",
+      "dueDays": 5,
+      "subscriptionProviders": ["VENUE_A"],
+      "version": 1,
+      "effectiveFrom": "2026-11-26T23:31:02.463Z",
+      "suspended": false,
+    },
+    "scheduledContract": null,
+    "partnerRestrictions": { "providers": null, "strategies": null, "riskEnvelope": null, "version": 2 },
+    "createdAt": "2026-11-26T23:31:02.463Z",
+    "updatedAt": "2026-11-26T23:31:08.019Z",
+  },
+  "requestId": "req_310b423569b9492389526993",
+} as const;
+
+/** PUT operator partners/{partnerId}/contract: version 2 scheduled for the next period. */
+export const contractScheduled = {
+  "partner": {
+    "partnerId": "acme",
+    "tenantId": "acme",
+    "name": "Acme Corretora",
+    "status": "ACTIVE",
+    "grants": {
+      "providers": ["VENUE_A", "VENUE_B"],
+      "strategies": ["demo-trend"],
+      "capabilities": ["PERP_TRADING", "LEVERAGE"],
+    },
+    "riskEnvelope": {
+      "maxLeverage": 10,
+      "maxMarginPerTradeUsd": 500,
+      "maxConcurrentTrades": 3,
+      "maxDailyLossUsd": 200,
+    },
+    "builder": { "feeTenthsBps": 25 },
+    "returnUrlOrigins": ["https://app.acme.example"],
+    "limits": { "requestsPerMinute": 1200, "ordersPerMinute": 120 },
+    "legacyTenantIds": [],
+    "contract": {
+      "subscriptionMonthlyUsd": 49.9,
+      "currency": "USDT",
+      "performanceFeePercent": 0.2,
+      "performancePeriod": "MONTHLY",
+      "carryPolicy": "CARRY",
+      "dueDays": 5,
+      "subscriptionProviders": ["VENUE_A"],
+      "version": 1,
+      "effectiveFrom": "2026-11-26T23:31:02.463Z",
+      "suspended": false,
+    },
+    "scheduledContract": {
+      "subscriptionMonthlyUsd": 59.9,
+      "currency": "USDT",
+      "performanceFeePercent": 0.2,
+      "performancePeriod": "MONTHLY",
+      "carryPolicy": "CARRY",
+      "dueDays": 5,
+      "subscriptionProviders": ["VENUE_A"],
+      "version": 2,
+      "effectiveFrom": "2026-12-01T00:00:00.000Z",
+      "suspended": false,
+    },
+    "partnerRestrictions": { "providers": null, "strategies": null, "riskEnvelope": null, "version": 2 },
+    "createdAt": "2026-11-26T23:31:02.463Z",
+    "updatedAt": "2026-11-26T23:31:08.019Z",
+  },
+  "requestId": "req_5437962ba301466db33c5160",
+} as const;
+
+/** POST operator partners/{partnerId}/contract/suspend. */
+export const contractSuspended = {
+  "partner": {
+    "partnerId": "acme",
+    "tenantId": "acme",
+    "name": "Acme Corretora",
+    "status": "ACTIVE",
+    "grants": {
+      "providers": ["VENUE_A", "VENUE_B"],
+      "strategies": ["demo-trend"],
+      "capabilities": ["PERP_TRADING", "LEVERAGE"],
+    },
+    "riskEnvelope": {
+      "maxLeverage": 10,
+      "maxMarginPerTradeUsd": 500,
+      "maxConcurrentTrades": 3,
+      "maxDailyLossUsd": 200,
+    },
+    "builder": { "feeTenthsBps": 25 },
+    "returnUrlOrigins": ["https://app.acme.example"],
+    "limits": { "requestsPerMinute": 1200, "ordersPerMinute": 120 },
+    "legacyTenantIds": [],
+    "contract": {
+      "subscriptionMonthlyUsd": 49.9,
+      "currency": "USDT",
+      "performanceFeePercent": 0.2,
+      "performancePeriod": "MONTHLY",
+      "carryPolicy": "CARRY",
+      "dueDays": 5,
+      "subscriptionProviders": ["VENUE_A"],
+      "version": 1,
+      "effectiveFrom": "2026-11-26T23:31:02.463Z",
+      "suspended": true,
+    },
+    "scheduledContract": {
+      "subscriptionMonthlyUsd": 59.9,
+      "currency": "USDT",
+      "performanceFeePercent": 0.2,
+      "performancePeriod": "MONTHLY",
+      "carryPolicy": "CARRY",
+      "dueDays": 5,
+      "subscriptionProviders": ["VENUE_A"],
+      "version": 2,
+      "effectiveFrom": "2026-12-01T00:00:00.000Z",
+      "suspended": true,
+    },
+    "partnerRestrictions": { "providers": null, "strategies": null, "riskEnvelope": null, "version": 2 },
+    "createdAt": "2026-11-26T23:31:02.463Z",
+    "updatedAt": "2026-11-26T23:31:08.019Z",
+  },
+  "requestId": "req_0d16b45250e148e1a2536974",
+} as const;
+
+/** POST operator partners/{partnerId}/contract/resume. */
+export const contractResumed = {
+  "partner": {
+    "partnerId": "acme",
+    "tenantId": "acme",
+    "name": "Acme Corretora",
+    "status": "ACTIVE",
+    "grants": {
+      "providers": ["VENUE_A", "VENUE_B"],
+      "strategies": ["demo-trend"],
+      "capabilities": ["PERP_TRADING", "LEVERAGE"],
+    },
+    "riskEnvelope": {
+      "maxLeverage": 10,
+      "maxMarginPerTradeUsd": 500,
+      "maxConcurrentTrades": 3,
+      "maxDailyLossUsd": 200,
+    },
+    "builder": { "feeTenthsBps": 25 },
+    "returnUrlOrigins": ["https://app.acme.example"],
+    "limits": { "requestsPerMinute": 1200, "ordersPerMinute": 120 },
+    "legacyTenantIds": [],
+    "contract": {
+      "subscriptionMonthlyUsd": 49.9,
+      "currency": "USDT",
+      "performanceFeePercent": 0.2,
+      "performancePeriod": "MONTHLY",
+      "carryPolicy": "CARRY",
+      "dueDays": 5,
+      "subscriptionProviders": ["VENUE_A"],
+      "version": 1,
+      "effectiveFrom": "2026-11-26T23:31:02.463Z",
+      "suspended": false,
+    },
+    "scheduledContract": {
+      "subscriptionMonthlyUsd": 59.9,
+      "currency": "USDT",
+      "performanceFeePercent": 0.2,
+      "performancePeriod": "MONTHLY",
+      "carryPolicy": "CARRY",
+      "dueDays": 5,
+      "subscriptionProviders": ["VENUE_A"],
+      "version": 2,
+      "effectiveFrom": "2026-12-01T00:00:00.000Z",
+      "suspended": false,
+    },
+    "partnerRestrictions": { "providers": null, "strategies": null, "riskEnvelope": null, "version": 2 },
+    "createdAt": "2026-11-26T23:31:02.463Z",
+    "updatedAt": "2026-11-26T23:31:08.019Z",
+  },
+  "requestId": "req_fec53a0b5d924fa79ee1934b",
+} as const;
+
+/** POST operator partners/{partnerId}/suspend. */
+export const partnerSuspended = {
+  "partner": {
+    "partnerId": "acme",
+    "tenantId": "acme",
+    "name": "Acme Corretora",
+    "status": "SUSPENDED",
+    "grants": {
+      "providers": ["VENUE_A", "VENUE_B"],
+      "strategies": ["demo-trend"],
+      "capabilities": ["PERP_TRADING", "LEVERAGE"],
+    },
+    "riskEnvelope": {
+      "maxLeverage": 10,
+      "maxMarginPerTradeUsd": 500,
+      "maxConcurrentTrades": 3,
+      "maxDailyLossUsd": 200,
+    },
+    "builder": { "feeTenthsBps": 25 },
+    "returnUrlOrigins": ["https://app.acme.example"],
+    "limits": { "requestsPerMinute": 1200, "ordersPerMinute": 120 },
+    "legacyTenantIds": [],
+    "contract": {
+      "subscriptionMonthlyUsd": 49.9,
+      "currency": "USDT",
+      "performanceFeePercent": 0.2,
+      "performancePeriod": "MONTHLY",
+      "carryPolicy": "CARRY",
+      "dueDays": 5,
+      "subscriptionProviders": ["VENUE_A"],
+      "version": 1,
+      "effectiveFrom": "2026-11-26T23:31:02.463Z",
+      "suspended": false,
+    },
+    "scheduledContract": {
+      "subscriptionMonthlyUsd": 59.9,
+      "currency": "USDT",
+      "performanceFeePercent": 0.2,
+      "performancePeriod": "MONTHLY",
+      "carryPolicy": "CARRY",
+      "dueDays": 5,
+      "subscriptionProviders": ["VENUE_A"],
+      "version": 2,
+      "effectiveFrom": "2026-12-01T00:00:00.000Z",
+      "suspended": false,
+    },
+    "partnerRestrictions": { "providers": null, "strategies": null, "riskEnvelope": null, "version": 2 },
+    "createdAt": "2026-11-26T23:31:02.463Z",
+    "updatedAt": "2026-11-26T23:31:08.125Z",
+  },
+  "requestId": "req_cc21f29e921144d2b3f9a1b4",
+} as const;
+
+/** POST operator partners/{partnerId}/reactivate. */
+export const partnerReactivated = {
+  "partner": {
+    "partnerId": "acme",
+    "tenantId": "acme",
+    "name": "Acme Corretora",
+    "status": "ACTIVE",
+    "grants": {
+      "providers": ["VENUE_A", "VENUE_B"],
+      "strategies": ["demo-trend"],
+      "capabilities": ["PERP_TRADING", "LEVERAGE"],
+    },
+    "riskEnvelope": {
+      "maxLeverage": 10,
+      "maxMarginPerTradeUsd": 500,
+      "maxConcurrentTrades": 3,
+      "maxDailyLossUsd": 200,
+    },
+    "builder": { "feeTenthsBps": 25 },
+    "returnUrlOrigins": ["https://app.acme.example"],
+    "limits": { "requestsPerMinute": 1200, "ordersPerMinute": 120 },
+    "legacyTenantIds": [],
+    "contract": {
+      "subscriptionMonthlyUsd": 49.9,
+      "currency": "USDT",
+      "performanceFeePercent": 0.2,
+      "performancePeriod": "MONTHLY",
+      "carryPolicy": "CARRY",
+      "dueDays": 5,
+      "subscriptionProviders": ["VENUE_A"],
+      "version": 1,
+      "effectiveFrom": "2026-11-26T23:31:02.463Z",
+      "suspended": false,
+    },
+    "scheduledContract": {
+      "subscriptionMonthlyUsd": 59.9,
+      "currency": "USDT",
+      "performanceFeePercent": 0.2,
+      "performancePeriod": "MONTHLY",
+      "carryPolicy": "CARRY",
+      "dueDays": 5,
+      "subscriptionProviders": ["VENUE_A"],
+      "version": 2,
+      "effectiveFrom": "2026-12-01T00:00:00.000Z",
+      "suspended": false,
+    },
+    "partnerRestrictions": { "providers": null, "strategies": null, "riskEnvelope": null, "version": 2 },
+    "createdAt": "2026-11-26T23:31:02.463Z",
+    "updatedAt": "2026-11-26T23:31:08.171Z",
+  },
+  "requestId": "req_23fe7559156e4b4694cbac42",
+} as const;
+
+/** POST operator partners/{partnerId}/credentials (the secret replaced by its shape). */
+export const credentialIssued = {
+  "credential": { "clientId": "cli_ys739zssnvknfgmk1gbd487y", "clientSecret": "csk_…" },
+  "requestId": "req_8e1d35b09c3c40d3bab2e040",
+} as const;
+
+/** DELETE operator partners/{partnerId}/credentials/{clientId}. */
+export const credentialRevoked = {
+  "clientId": "cli_ys739zssnvknfgmk1gbd487y",
+  "revokedAt": "2026-11-26T23:31:08.531Z",
+  "requestId": "req_bbf7d3d59a4444aaa93e1b95",
+} as const;
+
+/** PUT operator providers/VENUE_A: real execution validated. */
+export const providerSetting = {
+  "providerId": "VENUE_A",
+  "realExecution": "ENABLED",
+  "maxEntriesPerSignal": null,
+  "requestId": "req_058bfa0b53654ba5afa03cb4",
+} as const;
+
+/** GET operator providers. */
+export const operatorProviders = {
+  "providers": [{ "providerId": "VENUE_A", "realExecution": "ENABLED", "maxEntriesPerSignal": null, "builder": null }, {
+    "providerId": "VENUE_B",
+    "realExecution": "NOT_VALIDATED",
+    "maxEntriesPerSignal": null,
+    "builder": {
+      "address": "0xb0b0000000000000000000000000000000000b0b",
+      "mode": "default",
+      "accruesFees": true,
+      "status": "ACCRUING",
+    },
+  }],
+  "requestId": "req_5853a66560d94e15b6eb15be",
+} as const;
+
+/** GET operator strategies. */
+export const operatorStrategies = {
+  "strategies": [{
+    "version": "1.0.0",
+    "status": "PUBLISHED",
+    "displayName": "Demo: tendência (QA)",
+    "summary": "Estratégia de demonstração do ambiente QA: segue a tendência em BTC, ETH e SOL nos simuladores.",
+    "supportedProviders": ["VENUE_A", "VENUE_B"],
+    "supportedMarkets": ["BTCUSDT", "ETHUSDT"],
+    "configurableParameters": [],
+    "riskRequirements": { "maxLeverage": 20, "requiresStopLoss": true },
+    "strategyId": "demo-trend",
+  }],
+  "requestId": "req_9a53649193fd4295bb58c60a",
+} as const;
+
+/** PUT operator strategies/{strategyId}: a draft. */
+export const strategyStored = {
+  "strategy": {
+    "version": "0.1.0",
+    "status": "DRAFT",
+    "displayName": "Demo: rompimento (QA)",
+    "summary": "Rascunho: entra no rompimento da máxima do dia em BTC.",
+    "supportedProviders": ["VENUE_A"],
+    "supportedMarkets": ["BTCUSDT"],
+    "configurableParameters": [],
+    "riskRequirements": { "maxLeverage": 10, "requiresStopLoss": true },
+    "strategyId": "demo-breakout",
+  },
+  "requestId": "req_4ed51b2970b74898b61cdedb",
+} as const;
+
+/** GET operator asset-policies (two of them). */
+export const assetPolicies = {
+  "assetPolicies": [{
+    "providerId": "VENUE_A",
+    "symbol": "BTCUSDT",
+    "minNotionalUsd": 10,
+    "maxNotionalUsd": 50000,
+    "maxSpreadBps": 20,
+    "maxSlippageBps": 30,
+    "maxBookFraction": 0.1,
+    "memecoin": false,
+    "maxSignalNotionalUsd": null,
+    "maxAssetNotionalUsd": null,
+    "maxDirectionNotionalUsd": null,
+    "updatedAt": "2026-11-26T23:31:01.883Z",
+  }, {
+    "providerId": "VENUE_A",
+    "symbol": "ETHUSDT",
+    "minNotionalUsd": 10,
+    "maxNotionalUsd": 50000,
+    "maxSpreadBps": 20,
+    "maxSlippageBps": 30,
+    "maxBookFraction": 0.1,
+    "memecoin": false,
+    "maxSignalNotionalUsd": null,
+    "maxAssetNotionalUsd": null,
+    "maxDirectionNotionalUsd": null,
+    "updatedAt": "2026-11-26T23:31:01.883Z",
+  }],
+  "requestId": "req_68df1de555b24831b3fe248d",
+} as const;
+
+/** PUT operator asset-policies/VENUE_A/DOGEUSDT: a memecoin's entry policy. */
+export const assetPolicyStored = {
+  "assetPolicy": {
+    "providerId": "VENUE_A",
+    "symbol": "DOGEUSDT",
+    "minNotionalUsd": 10,
+    "maxNotionalUsd": 5000,
+    "maxSpreadBps": 30,
+    "maxSlippageBps": 50,
+    "maxBookFraction": 0.05,
+    "memecoin": true,
+    "maxSignalNotionalUsd": null,
+    "maxAssetNotionalUsd": null,
+    "maxDirectionNotionalUsd": null,
+    "updatedAt": "2026-11-26T23:31:08.247Z",
+  },
+  "requestId": "req_87c699d66fbd4522baf4dda7",
+} as const;
+
+/** DELETE operator asset-policies/VENUE_A/DOGEUSDT: the policy removed. */
+export const assetPolicyDeleted = {
+  "assetPolicy": {
+    "providerId": "VENUE_A",
+    "symbol": "DOGEUSDT",
+    "minNotionalUsd": 10,
+    "maxNotionalUsd": 5000,
+    "maxSpreadBps": 30,
+    "maxSlippageBps": 50,
+    "maxBookFraction": 0.05,
+    "memecoin": true,
+    "maxSignalNotionalUsd": null,
+    "maxAssetNotionalUsd": null,
+    "maxDirectionNotionalUsd": null,
+    "updatedAt": "2026-11-26T23:31:08.247Z",
+  },
+  "requestId": "req_52cd260291ca4f6688e5be8c",
+} as const;
+
+/** PUT operator payment-recipients/arbitrum. */
+export const paymentRecipient = {
+  "networkId": "arbitrum",
+  "address": "0x5e1f0000000000000000000000000000000a11ce",
+  "receiverVersion": 1,
+  "requestId": "req_435c0599699441db9fcaea7c",
+} as const;
+
+/** PUT operator venue-b-payment-wallet. */
+export const venueBPaymentWallet = {
+  "address": "0x5e1f0000000000000000000000000000000b0b01",
+  "requestId": "req_62e19052f60d49c281bfd6d4",
+} as const;
+
+/** POST operator signals: the walkthrough's signal demo-0001. */
+export const signalPublished = {
+  "signalId": "demo-0001",
+  "evaluated": 1,
+  "admitted": 1,
+  "dispatched": 1,
+  "refused": {},
+  "requestId": "req_ac2498434eaa477fb926ca11",
+} as const;
+
+/** GET operator signals/demo-0001/admissions. */
+export const signalAdmissions = {
+  "admissions": [{
+    "signalId": "demo-0001",
+    "partnerId": "acme",
+    "externalUserId": "user-4821",
+    "providerId": "VENUE_A",
+    "decision": "ADMITTED",
+    "code": null,
+    "stage": null,
+    "detail": null,
+    "quantity": "0.003",
+    "price": "65010.00",
+    "evaluatedAt": "2026-11-26T23:31:04.502Z",
+  }],
+  "requestId": "req_c78e34b3c49249c3a84a3a8c",
+} as const;
+
+/** GET operator partners/acme/clients/user-4821/admissions. */
+export const clientAdmissions = {
+  "admissions": [{
+    "signalId": "demo-0001",
+    "partnerId": "acme",
+    "externalUserId": "user-4821",
+    "providerId": "VENUE_A",
+    "decision": "ADMITTED",
+    "code": null,
+    "stage": null,
+    "detail": null,
+    "quantity": "0.003",
+    "price": "65010.00",
+    "evaluatedAt": "2026-11-26T23:31:04.502Z",
+  }],
+  "requestId": "req_1d98208ff9cd424fb3c4982b",
+} as const;
+
+/** PUT operator clock (QA). */
+export const clockSet = {
+  "now": "2026-12-01T00:10:00.000Z",
+  "frozen": true,
+  "requestId": "req_a7ef55ec643f4d388e620a48",
+} as const;
+
+/** DELETE operator clock (QA). */
+export const clockReset = {
+  "now": "2026-11-26T23:31:07.964Z",
+  "frozen": false,
+  "requestId": "req_fc79b80c329844f29d408604",
+} as const;
+
+/** POST operator jobs/reconcile/run after the market crossed both targets: the position closed. */
+export const jobRun = {
+  "job": "reconcile",
+  "startedAt": "2026-11-26T23:31:05.161Z",
+  "summary": {
+    "accounts": 1,
+    "failed": 0,
+    "intentsChecked": 2,
+    "intentsStillUncertain": 0,
+    "newFacts": 1,
+    "positionsClosed": 1,
+    "stopsPlacedAgain": 0,
+    "entriesInProgress": 0,
+    "leftToPushes": 0,
+    "swept": 1,
+    "sweptAndRead": 1,
+    "fundingRead": 0,
+    "leftForNextPass": 0,
+  },
+  "requestId": "req_8098276c7ab047d6978f70b6",
 } as const;
