@@ -9,6 +9,7 @@ import { type AppEnv, operatorCtx } from "../env.ts";
 import { jsonBody, jsonContent, operatorErrors, ProviderIdSchema, RequestId, UsdAmount } from "../schemas/common.ts";
 import { throwOnInvalid } from "../validation.ts";
 import { StrategyBody } from "./schemas.ts";
+import * as examples from "../schemas/examples.ts";
 import { EVM_NETWORKS } from "../../config.ts";
 import { setPaymentRecipient } from "../../domain/payments/recipients.ts";
 import { setDepositXpub } from "../../domain/payments/deposit_invoices.ts";
@@ -45,7 +46,13 @@ const ProviderReadinessList = z.object({
   })),
   requestId: RequestId,
 });
-const StrategyResponse = z.object({ strategy: StrategyBody.extend({ strategyId: z.string() }), requestId: RequestId });
+/**
+ * A stored strategy: its id and the fields PUT takes. Spread rather than
+ * `extend`ed: extending the strict, registered StrategyInput would be written
+ * as an allOf of two closed objects, which no strategy could satisfy.
+ */
+const StrategyWithId = z.object({ strategyId: z.string(), ...StrategyBody.shape }).openapi("Strategy");
+const StrategyResponse = z.object({ strategy: StrategyWithId, requestId: RequestId });
 const tags = ["Operator: catalog"];
 const app = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
 
@@ -54,6 +61,10 @@ app.openapi(
     method: "put",
     path: "/operator/v1/providers/{providerId}",
     operationId: "putProvider",
+    description: "Validates real execution at a provider (`realExecution: true` lets entry gate 8 pass there; false " +
+      "stops new entries there again) and sets how many entries one signal may open there. Takes effect for the " +
+      "next entry; positions already open are maintained either way. Emits no event.\n\nErrors: 400 " +
+      "VALIDATION_ERROR.",
     tags,
     summary: "Mark real execution validated (or not) for a provider, and cap the entries one signal opens there",
     request: {
@@ -66,10 +77,11 @@ app.openapi(
               "SIGNAL_DISTRIBUTION_LIMIT and go first at later signals. Absent or null: no limit.",
           }),
         }).strict(),
+        { realExecution: true },
       ),
     },
     responses: {
-      200: jsonContent(ProviderSettingResponse, "Saved."),
+      200: jsonContent(ProviderSettingResponse, "Saved.", examples.providerSetting),
       ...operatorErrors,
     },
   }),
@@ -92,10 +104,13 @@ app.openapi(
     method: "get",
     path: "/operator/v1/providers",
     operationId: "listOperatorProviders",
+    description: "Per provider: whether real execution is validated, the entry cap per signal and, for builder-fee " +
+      "venues, the builder account's mode read fresh at the venue and whether its fees accrue (NOT_ACCRUING or " +
+      "UNKNOWN refuse paid openings). Changes nothing.",
     tags,
     summary: "Each provider's readiness beyond a client's account: real execution, entry cap, the builder's mode",
     responses: {
-      200: jsonContent(ProviderReadinessList, "Providers."),
+      200: jsonContent(ProviderReadinessList, "Providers.", examples.operatorProviders),
       ...operatorErrors,
     },
   }),
@@ -110,14 +125,26 @@ app.openapi(
     method: "put",
     path: "/operator/v1/strategies/{strategyId}",
     operationId: "putStrategy",
+    description: "Creates or replaces a strategy of the catalog, whole. PUBLISHED strategies can be granted and run; " +
+      "DRAFT ones are invisible to partners; RETIRED ones stop opening entries while automations that name them " +
+      "keep their history. Emits no event.\n\nErrors: 400 VALIDATION_ERROR.",
     tags,
     summary: "Create or replace a strategy (PUBLISHED, DRAFT or RETIRED)",
     request: {
       params: z.object({ strategyId: z.string().regex(/^[A-Za-z0-9_.:-]{2,64}$/) }),
-      body: jsonBody(StrategyBody),
+      body: jsonBody(StrategyBody, {
+        version: "0.1.0",
+        status: "DRAFT",
+        displayName: "Demo: rompimento (QA)",
+        summary: "Rascunho: entra no rompimento da máxima do dia em BTC.",
+        supportedProviders: ["VENUE_A"],
+        supportedMarkets: ["BTCUSDT"],
+        configurableParameters: [],
+        riskRequirements: { maxLeverage: 10, requiresStopLoss: true },
+      }),
     },
     responses: {
-      200: jsonContent(StrategyResponse, "Saved."),
+      200: jsonContent(StrategyResponse, "Saved.", examples.strategyStored),
       ...operatorErrors,
     },
   }),
@@ -130,7 +157,6 @@ app.openapi(
   },
 );
 
-const StrategyWithId = StrategyBody.extend({ strategyId: z.string() });
 const StrategiesResponse = z.object({ strategies: z.array(StrategyWithId), requestId: RequestId });
 const StrategyPath = z.object({ strategyId: z.string().regex(/^[A-Za-z0-9_.:-]{2,64}$/) });
 
@@ -139,10 +165,11 @@ app.openapi(
     method: "get",
     path: "/operator/v1/strategies",
     operationId: "listOperatorStrategies",
+    description: "The whole catalog, PUBLISHED, DRAFT and RETIRED. Changes nothing.",
     tags,
     summary: "Every strategy, whatever its status",
     responses: {
-      200: jsonContent(StrategiesResponse, "Strategies."),
+      200: jsonContent(StrategiesResponse, "Strategies.", examples.operatorStrategies),
       ...operatorErrors,
     },
   }),
@@ -157,6 +184,8 @@ app.openapi(
     method: "delete",
     path: "/operator/v1/strategies/{strategyId}",
     operationId: "deleteStrategy",
+    description: "Removes a strategy from the catalog.\n\nErrors: 404 NOT_FOUND, 409 STATE_CONFLICT (an automation " +
+      "names it: retire it with PUT status RETIRED instead).",
     tags,
     summary: "Remove a strategy no automation uses (one in use answers 409: retire it instead)",
     request: { params: StrategyPath },
@@ -181,7 +210,9 @@ const AssetPolicyBody = z.object({
   maxAssetNotionalUsd: AggregateCap.describe("Platform cap on everything open or in flight on the asset."),
   maxDirectionNotionalUsd: AggregateCap.describe("Platform cap on the asset in one direction (long or short)."),
 }).strict().openapi("AssetPolicyInput");
-const AssetPolicy = AssetPolicyBody.extend({
+/** Spread, not `extend`ed, for the reason StrategyWithId gives. */
+const AssetPolicy = z.object({
+  ...AssetPolicyBody.shape,
   providerId: ProviderIdSchema,
   symbol: z.string(),
   memecoin: z.boolean(),
@@ -198,10 +229,24 @@ app.openapi(
     method: "put",
     path: "/operator/v1/asset-policies/{providerId}/{symbol}",
     operationId: "putAssetPolicy",
+    description: "Creates or replaces an asset's entry policy at a provider: notional bounds, spread, slippage and " +
+      "book-depth limits, whether it is a memecoin (a setup must allow memecoins) and the platform's aggregate " +
+      "caps. An asset without a policy opens no entry (ASSET_POLICY_REQUIRED). Takes effect for the next entry; " +
+      "emits no event.\n\nErrors: 400 VALIDATION_ERROR.",
     tags,
     summary: "Create or replace the entry policy of an asset (our symbol, e.g. BTCUSDT or BTCUSDC)",
-    request: { params: AssetPolicyPath, body: jsonBody(AssetPolicyBody) },
-    responses: { 200: jsonContent(AssetPolicyResponse, "Saved."), ...operatorErrors },
+    request: {
+      params: AssetPolicyPath,
+      body: jsonBody(AssetPolicyBody, {
+        minNotionalUsd: 10,
+        maxNotionalUsd: 5000,
+        maxSpreadBps: 30,
+        maxSlippageBps: 50,
+        maxBookFraction: 0.05,
+        memecoin: true,
+      }),
+    },
+    responses: { 200: jsonContent(AssetPolicyResponse, "Saved.", examples.assetPolicyStored), ...operatorErrors },
   }),
   async (c) => {
     const assetPolicy = await putAssetPolicy(operatorCtx(c), { ...c.req.valid("param"), policy: c.req.valid("json") });
@@ -214,11 +259,16 @@ app.openapi(
     method: "get",
     path: "/operator/v1/asset-policies",
     operationId: "listAssetPolicies",
+    description: "Every entry policy, by provider and symbol, or those of one provider. Changes nothing.",
     tags,
     summary: "Entry policies, optionally of one provider",
     request: { query: z.object({ providerId: ProviderIdSchema.optional() }) },
     responses: {
-      200: jsonContent(z.object({ assetPolicies: z.array(AssetPolicy), requestId: RequestId }), "Policies."),
+      200: jsonContent(
+        z.object({ assetPolicies: z.array(AssetPolicy), requestId: RequestId }),
+        "Policies.",
+        examples.assetPolicies,
+      ),
       ...operatorErrors,
     },
   }),
@@ -233,10 +283,15 @@ app.openapi(
     method: "delete",
     path: "/operator/v1/asset-policies/{providerId}/{symbol}",
     operationId: "deleteAssetPolicy",
+    description: "Removes an asset's entry policy and answers it: new entries on the asset are refused " +
+      "ASSET_POLICY_REQUIRED; open positions are maintained.\n\nErrors: 404 NOT_FOUND.",
     tags,
     summary: "Remove an entry policy: no new entry opens on that asset any more",
     request: { params: AssetPolicyPath },
-    responses: { 200: jsonContent(AssetPolicyResponse, "The removed policy."), ...operatorErrors },
+    responses: {
+      200: jsonContent(AssetPolicyResponse, "The removed policy.", examples.assetPolicyDeleted),
+      ...operatorErrors,
+    },
   }),
   async (c) => {
     const assetPolicy = await deleteAssetPolicy(operatorCtx(c), c.req.valid("param"));
@@ -249,11 +304,16 @@ app.openapi(
     method: "put",
     path: "/operator/v1/payment-recipients/{networkId}",
     operationId: "putPaymentRecipient",
+    description: "Sets the platform's receiving address on an EVM network (stored lowercase). A different address " +
+      "bumps `receiverVersion`: instructions issued before keep the address they named. Logged with the actor; " +
+      "emits no event.\n\nErrors: 400 VALIDATION_ERROR.",
     tags,
     summary: "The platform's receiving address on a payment network (a change bumps receiverVersion)",
     request: {
       params: z.object({ networkId: z.enum(EVM_NETWORKS) }),
-      body: jsonBody(z.object({ address: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "deve ser 0x e 40 hexadecimais") })),
+      body: jsonBody(z.object({ address: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "deve ser 0x e 40 hexadecimais") }), {
+        address: examples.paymentRecipient.address,
+      }),
     },
     responses: {
       200: jsonContent(
@@ -264,6 +324,7 @@ app.openapi(
           requestId: RequestId,
         }),
         "The recipient.",
+        examples.paymentRecipient,
       ),
       ...operatorErrors,
     },
@@ -282,6 +343,9 @@ app.openapi(
     method: "put",
     path: "/operator/v1/deposit-xpub/{networkId}",
     operationId: "putDepositXpub",
+    description: "Sets the extended public key (xpub) from which DEPOSIT_INVOICE payments derive one address per " +
+      "invoice; the service never holds the private key. A key set again continues from its own next index." +
+      "\n\nErrors: 400 VALIDATION_ERROR (not an extended key, or a private one).",
     tags,
     summary: "The extended public key deposit invoices derive their addresses from (no private key)",
     request: {
@@ -310,13 +374,21 @@ app.openapi(
     method: "put",
     path: "/operator/v1/venue-b-payment-wallet",
     operationId: "putVenueBPaymentWallet",
+    description: "Sets the platform's VENUE_B wallet that VENUE_B_USD_SEND payments are sent to. Emits no event." +
+      "\n\nErrors: 400 VALIDATION_ERROR.",
     tags,
     summary: "The platform wallet that receives VENUE_B USD sends",
     request: {
-      body: jsonBody(z.object({ address: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "deve ser 0x e 40 hexadecimais") })),
+      body: jsonBody(z.object({ address: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "deve ser 0x e 40 hexadecimais") }), {
+        address: examples.venueBPaymentWallet.address,
+      }),
     },
     responses: {
-      200: jsonContent(z.object({ address: z.string(), requestId: RequestId }), "The wallet is set."),
+      200: jsonContent(
+        z.object({ address: z.string(), requestId: RequestId }),
+        "The wallet is set.",
+        examples.venueBPaymentWallet,
+      ),
       ...operatorErrors,
     },
   }),
