@@ -9,6 +9,7 @@ import { findJob } from "../../jobs/registry.ts";
 import type { AppEnv } from "../env.ts";
 import { FreeObject, jsonBody, jsonContent, operatorErrors, RequestId } from "../schemas/common.ts";
 import { throwOnInvalid } from "../validation.ts";
+import * as examples from "../schemas/examples.ts";
 
 const tags = ["Operator: QA"];
 const ClockResponse = z.object({ now: z.string(), frozen: z.boolean(), requestId: RequestId });
@@ -25,10 +26,15 @@ app.openapi(
     method: "put",
     path: "/operator/v1/clock",
     operationId: "setClock",
+    description: "QA only: freezes the service's business time at `now` (jobs, due dates, periods and expiries " +
+      "follow it) until it is moved again or reset. Changes no data by itself; run the jobs to see its effect." +
+      "\n\nErrors: 404 NOT_FOUND outside QA.",
     tags,
     summary: "Freeze business time at an instant (and move it)",
-    request: { body: jsonBody(z.object({ now: z.iso.datetime({ offset: true }) }).strict()) },
-    responses: { 200: jsonContent(ClockResponse, "The clock."), ...operatorErrors },
+    request: {
+      body: jsonBody(z.object({ now: z.iso.datetime({ offset: true }) }).strict(), { now: "2026-12-01T00:10:00.000Z" }),
+    },
+    responses: { 200: jsonContent(ClockResponse, "The clock.", examples.clockSet), ...operatorErrors },
   }),
   async (c) => {
     const { testClock, db } = testClockOf(c);
@@ -42,9 +48,10 @@ app.openapi(
     method: "delete",
     path: "/operator/v1/clock",
     operationId: "resetClock",
+    description: "QA only: business time follows the real clock again.\n\nErrors: 404 NOT_FOUND outside QA.",
     tags,
     summary: "Return to real time",
-    responses: { 200: jsonContent(ClockResponse, "The clock."), ...operatorErrors },
+    responses: { 200: jsonContent(ClockResponse, "The clock.", examples.clockReset), ...operatorErrors },
   }),
   async (c) => {
     const { testClock, db } = testClockOf(c);
@@ -60,8 +67,11 @@ app.openapi(
     operationId: "runJob",
     tags,
     summary: "Run one job now and answer with its summary",
-    description: "Not held by the job's scheduled runs; after another manual run of the same job (on any instance) " +
-      "has finished. 409 when that one is still running after two minutes.",
+    description: "Runs one job now (reconcile, expiry, protection-monitor, period-close, billing-cycle, payments, " +
+      "access-expiry, webhook-delivery) with the effects and events of a scheduled run, and answers its summary. " +
+      "Not held by the job's scheduled runs; after another manual run of the same job (on any instance) has " +
+      "finished.\n\nErrors: 404 NOT_FOUND (unknown job), 409 when that other manual run is still running after " +
+      "two minutes.",
     request: { params: z.object({ job: z.string().min(1).max(64) }) },
     responses: {
       200: jsonContent(
@@ -72,6 +82,7 @@ app.openapi(
           requestId: RequestId,
         }),
         "Finished.",
+        examples.jobRun,
       ),
       ...operatorErrors,
     },

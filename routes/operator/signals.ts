@@ -7,6 +7,7 @@ import { type AppEnv, operatorCtx } from "../env.ts";
 import { json } from "../respond.ts";
 import { jsonBody, jsonContent, operatorErrors, ProviderIdSchema, RequestId, ShortId } from "../schemas/common.ts";
 import { throwOnInvalid } from "../validation.ts";
+import * as examples from "../schemas/examples.ts";
 
 const tags = ["Operator: signals"];
 const Price = z.number().positive();
@@ -58,10 +59,29 @@ app.openapi(
     method: "post",
     path: "/operator/v1/signals",
     operationId: "publishSignal",
+    description: "Stores the signal once by `signalId`, judges every candidate account (clients running the " +
+      "strategy at the provider) through the entry gates, sizing and admission, records each verdict as an " +
+      "admission record, and sends the admitted entries with their stops and targets; answers when the fan-out " +
+      "is done. Position events follow for each client (`position.opened`, `protection.degraded`). Posting the " +
+      "same signal again resumes a fan-out cut short and answers the summary; no entry is sent twice." +
+      "\n\nErrors: 400 VALIDATION_ERROR (e.g. the strategy is not published for this provider or market), 409 " +
+      "STATE_CONFLICT (the signalId was used with other content).",
     tags,
     summary: "Post a signal: stored once by signalId, every candidate account evaluated; answers the fan-out summary",
-    request: { body: jsonBody(SignalBody) },
-    responses: { 200: jsonContent(SignalSummary, "Fan-out summary."), ...operatorErrors },
+    request: {
+      body: jsonBody(SignalBody, {
+        signalId: "demo-0001",
+        strategyId: "demo-trend",
+        providerId: "VENUE_A",
+        symbol: "BTCUSDT",
+        side: "BUY",
+        entryPrice: 65010,
+        stopLossPrice: 63010,
+        takeProfits: [{ price: 67010, share: 0.5 }, { price: 69010, share: 0.5 }],
+        confidence: 80,
+      }),
+    },
+    responses: { 200: jsonContent(SignalSummary, "Fan-out summary.", examples.signalPublished), ...operatorErrors },
   }),
   async (c) => {
     const body = c.req.valid("json");
@@ -80,13 +100,16 @@ app.openapi(
     method: "get",
     path: "/operator/v1/signals/{signalId}/admissions",
     operationId: "listSignalAdmissions",
+    description: "Why each candidate account traded the signal or not: the decision, the refusal code and the " +
+      "stage that refused (GATE_<n>, SIZING, ADMISSION), the quantity and price admitted. Changes nothing; an " +
+      "unknown signal has no records.",
     tags,
     summary: "Admission records of a signal (up to 500), optionally by decision or code",
     request: {
       params: z.object({ signalId: z.string().max(64) }),
       query: z.object({ decision: z.enum(["ADMITTED", "REFUSED"]).optional(), code: z.string().max(64).optional() }),
     },
-    responses: { 200: jsonContent(AdmissionsResponse, "Records."), ...operatorErrors },
+    responses: { 200: jsonContent(AdmissionsResponse, "Records.", examples.signalAdmissions), ...operatorErrors },
   }),
   async (c) => {
     const records = await admissionsOfSignal(operatorCtx(c), { ...c.req.valid("param"), ...c.req.valid("query") });
@@ -99,10 +122,12 @@ app.openapi(
     method: "get",
     path: "/operator/v1/partners/{partnerId}/clients/{externalUserId}/admissions",
     operationId: "listClientAdmissions",
+    description: "The same records for one client across signals: what the engine decided for it each time and " +
+      "why. Changes nothing; an unknown client has no records.",
     tags,
     summary: "A client's admission records across signals, newest first (up to 500)",
     request: { params: z.object({ partnerId: ShortId, externalUserId: z.string().max(480) }) },
-    responses: { 200: jsonContent(AdmissionsResponse, "Records."), ...operatorErrors },
+    responses: { 200: jsonContent(AdmissionsResponse, "Records.", examples.clientAdmissions), ...operatorErrors },
   }),
   async (c) => {
     const records = await admissionsOfClient(operatorCtx(c), c.req.valid("param"));

@@ -16,6 +16,10 @@ app.openapi(
     method: "put",
     path: "/operator/v1/partners/{partnerId}/webhook",
     operationId: "putPartnerWebhook",
+    description: "Registers the partner's webhook endpoint, or replaces it, and answers a new signing secret (in " +
+      "this answer only). The partner's events from then on are delivered there, signed; on a rotation the " +
+      "previous secret also signs for `overlapSeconds`.\n\nErrors: 400 VALIDATION_ERROR (not https, credentials " +
+      "in the URL, or a host with a non-public address), 404 unknown partner.",
     tags,
     summary: "Register or rotate the partner's endpoint; the new signing secret is shown once",
     request: {
@@ -54,6 +58,8 @@ app.openapi(
     method: "get",
     path: "/operator/v1/partners/{partnerId}/webhook-deliveries",
     operationId: "listWebhookDeliveries",
+    description: "The partner's deliveries, newest first, optionally by status (PENDING: due or retrying; " +
+      "DELIVERED; DEAD: out of attempts), each with its event and every attempt's outcome. Changes nothing.",
     tags,
     summary: "The partner's deliveries, newest first, with every attempt",
     request: {
@@ -85,6 +91,9 @@ app.openapi(
     method: "post",
     path: "/operator/v1/webhook-deliveries/{deliveryId}/resend",
     operationId: "resendWebhookDelivery",
+    description: "Makes a DEAD delivery PENDING and due now, with the same eventId (the partner deduplicates by " +
+      "it); the webhook-delivery job sends it.\n\nErrors: 404 unknown delivery, 409 STATE_CONFLICT (only a DEAD " +
+      "delivery can be resent).",
     tags,
     summary: "Make a DEAD delivery due again (same eventId)",
     request: { params: z.object({ deliveryId: z.string().min(1).max(64) }) },
