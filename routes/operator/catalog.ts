@@ -189,7 +189,10 @@ app.openapi(
     tags,
     summary: "Remove a strategy no automation uses (one in use answers 409: retire it instead)",
     request: { params: StrategyPath },
-    responses: { 200: jsonContent(z.object({ requestId: RequestId }), "Removed."), ...operatorErrors },
+    responses: {
+      200: jsonContent(z.object({ requestId: RequestId }), "Removed.", examples.strategyDeleted),
+      ...operatorErrors,
+    },
   }),
   async (c) => {
     await deleteStrategy(operatorCtx(c), { strategyId: c.req.valid("param").strategyId });
@@ -350,12 +353,13 @@ app.openapi(
     summary: "The extended public key deposit invoices derive their addresses from (no private key)",
     request: {
       params: z.object({ networkId: z.enum(EVM_NETWORKS) }),
-      body: jsonBody(z.object({ xpub: z.string().min(100).max(120) })),
+      body: jsonBody(z.object({ xpub: z.string().min(100).max(120) }), { xpub: examples.depositXpubKey }),
     },
     responses: {
       200: jsonContent(
         z.object({ networkId: z.string(), nextIndex: z.number().int(), requestId: RequestId }),
         "The key is set.",
+        examples.depositXpub,
       ),
       ...operatorErrors,
     },

@@ -30,11 +30,11 @@ const CreatedPartnerResponse = z.object({
 });
 const tags = ["Operator: partners"];
 
-/** What the status routes answered on QA (revoking ends the example partner, so none is shown for it). */
+/** What the status routes answered on QA (revoked: a second partner, since revoking is for good). */
 const PARTNER_STATUS_EXAMPLES = {
   SUSPENDED: examples.partnerSuspended,
   ACTIVE: examples.partnerReactivated,
-  REVOKED: undefined,
+  REVOKED: examples.partnerRevoked,
 } as const;
 
 const app = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });

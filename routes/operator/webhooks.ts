@@ -6,6 +6,7 @@ import { type AppEnv, operatorCtx } from "../env.ts";
 import { json } from "../respond.ts";
 import { FreeObject, jsonBody, jsonContent, operatorErrors, RequestId } from "../schemas/common.ts";
 import { throwOnInvalid } from "../validation.ts";
+import * as examples from "../schemas/examples.ts";
 
 const tags = ["Operator: webhooks"];
 const app = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
@@ -34,12 +35,14 @@ app.openapi(
             description: "On a rotation, how long the previous secret also signs (default 86,400).",
           }),
         }).strict(),
+        { url: examples.webhookRegistered.url },
       ),
     },
     responses: {
       200: jsonContent(
         z.object({ partnerId: z.string(), url: z.string(), signingSecret: z.string(), requestId: RequestId }),
         "Registered.",
+        examples.webhookRegistered,
       ),
       ...operatorErrors,
     },
@@ -73,6 +76,7 @@ app.openapi(
       200: jsonContent(
         z.object({ deliveries: z.array(FreeObject), requestId: RequestId }),
         "Deliveries.",
+        examples.webhookDeliveries,
       ),
       ...operatorErrors,
     },

@@ -1799,3 +1799,80 @@ export const jobRun = {
   },
   "requestId": "req_8098276c7ab047d6978f70b6",
 } as const;
+
+/** DELETE operator strategies/{strategyId} of the draft no automation used. */
+export const strategyDeleted = { "requestId": "req_415d015ab086461f8a1684ac" } as const;
+
+/** POST operator partners/{partnerId}/revoke of a second partner, beta. */
+export const partnerRevoked = {
+  "partner": {
+    "partnerId": "beta",
+    "tenantId": "beta",
+    "name": "Beta Investimentos",
+    "status": "REVOKED",
+    "grants": { "providers": ["VENUE_A"], "strategies": ["demo-trend"], "capabilities": ["PERP_TRADING", "LEVERAGE"] },
+    "riskEnvelope": { "maxLeverage": 5, "maxMarginPerTradeUsd": 200, "maxConcurrentTrades": 2, "maxDailyLossUsd": 100 },
+    "builder": { "feeTenthsBps": 0 },
+    "returnUrlOrigins": ["https://app.beta.example"],
+    "limits": { "requestsPerMinute": 300, "ordersPerMinute": 30 },
+    "legacyTenantIds": [],
+    "contract": {
+      "subscriptionMonthlyUsd": 29.9,
+      "currency": "USDT",
+      "performanceFeePercent": 0.2,
+      "performancePeriod": "MONTHLY",
+      "carryPolicy": "CARRY",
+      "dueDays": 5,
+      "subscriptionProviders": ["VENUE_A"],
+      "version": 1,
+      "effectiveFrom": "2026-11-26T23:37:08.849Z",
+      "suspended": false,
+    },
+    "scheduledContract": null,
+    "partnerRestrictions": null,
+    "createdAt": "2026-11-26T23:37:08.849Z",
+    "updatedAt": "2026-11-26T23:37:08.863Z",
+  },
+  "requestId": "req_dc2d7b018bea4c94b08a4165",
+} as const;
+
+/** PUT operator partners/{partnerId}/webhook on QA (loopback allowed there; the signing secret replaced by its shape). */
+export const webhookRegistered = {
+  "partnerId": "acme",
+  "url": "http://127.0.0.1:18778/finauton/eventos",
+  "signingSecret": "whsec_…",
+  "requestId": "req_6eab3c66314f4cc1b213c90f",
+} as const;
+
+/** GET operator partners/{partnerId}/webhook-deliveries after a delivery run. */
+export const webhookDeliveries = {
+  "deliveries": [{
+    "deliveryId": "dlv_01m8d3gmwrvn2gyr26vt8f43e2",
+    "eventId": "evt_01m8d3gmwrvn2gyr26vt8f43e2",
+    "status": "DELIVERED",
+    "attempts": 1,
+    "nextAttemptAt": null,
+    "deliveredAt": "2026-11-26T23:37:08.800Z",
+    "lastResponseCode": 200,
+    "lastError": null,
+    "history": [{
+      "attempt": 1,
+      "at": "2026-11-26T23:37:08.800Z",
+      "latencyMs": 15,
+      "responseCode": 200,
+      "excerpt": "ok",
+    }],
+  }],
+  "requestId": "req_f627bfad6b1d494987a98b88",
+} as const;
+
+/** PUT operator deposit-xpub/arbitrum of a fresh key. */
+export const depositXpub = {
+  "networkId": "arbitrum",
+  "nextIndex": 0,
+  "requestId": "req_1dfcdb1a9f3b4f96a26ac344",
+} as const;
+
+/** The public key of that call (from a seed thrown away: no private key exists anywhere). */
+export const depositXpubKey =
+  "xpub6Et2Za6SW6wP4Pg1ToqhFV4t24ZSmNkYpW9W25KfXXJZvG6i22Mgv8BX2iHa2JS1QjZkm4vqWJTPEn7MYcv7jm4e6okaSjhtrFaDtxLgvrD";
