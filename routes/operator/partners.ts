@@ -9,7 +9,7 @@ import { setPartnerStatus } from "../../domain/partners/set_partner_status.ts";
 import { setContractSuspended, updateContract } from "../../domain/partners/update_contract.ts";
 import { updatePartner } from "../../domain/partners/update_partner.ts";
 import { type AppEnv, operatorCtx } from "../env.ts";
-import { jsonBody, jsonContent, operatorErrors, RequestId } from "../schemas/common.ts";
+import { jsonBody, jsonContent, operatorErrors, optionalJsonBody, RequestId } from "../schemas/common.ts";
 import { throwOnInvalid } from "../validation.ts";
 import {
   ContractTermsSchema,
@@ -29,6 +29,16 @@ const CreatedPartnerResponse = z.object({
   requestId: RequestId,
 });
 const tags = ["Operator: partners"];
+
+/** The reasons those calls gave. */
+const PARTNER_STATUS_REASONS = {
+  SUSPENDED: "Auditoria de segurança",
+  ACTIVE: "Auditoria concluída",
+  REVOKED: "Contrato encerrado",
+} as const;
+
+/** How long the credentials a new one replaces keep working. */
+const CredentialBody = z.object({ overlapSeconds: z.number().int().min(0).max(30 * 86400).optional() });
 
 /** What the status routes answered on QA (revoked: a second partner, since revoking is for good). */
 const PARTNER_STATUS_EXAMPLES = {
@@ -88,7 +98,7 @@ app.openapi(
     path: "/operator/v1/partners/{partnerId}",
     operationId: "getPartner",
     description: "The partner with its settings, the contract in force, a scheduled contract version and the " +
-      "partner's own restrictions. Changes nothing." + "\n\nErrors: 404 unknown partner.",
+      "partner's own restrictions. Changes nothing.\n\nErrors: 404 unknown partner.",
     tags,
     summary: "Read a partner",
     request: { params: PartnerParams },
@@ -108,7 +118,7 @@ app.openapi(
     operationId: "updatePartner",
     description: "Changes only the fields sent (name, grants, risk envelope, builder fee, return-URL origins, " +
       "limits), at once and for every client of the partner; recorded in the audit log. Emits `tenant.updated` " +
-      "(SETTINGS, with the fields changed)." + "\n\nErrors: 404 unknown partner.",
+      "(SETTINGS, with the fields changed).\n\nErrors: 404 unknown partner.",
     tags,
     summary: "Change grants, envelope, builder fee, return-URL origins or limits",
     request: {
@@ -133,7 +143,7 @@ app.openapi(
     operationId: "putPartnerContract",
     description: "Writes the next contract version (whole terms), in force from the next period boundary; until " +
       "then it is `scheduledContract` and the current version keeps billing. Emits `tenant.updated` " +
-      "(CONTRACT_SCHEDULED, with the version and when it takes effect)." + "\n\nErrors: 404 unknown partner.",
+      "(CONTRACT_SCHEDULED, with the version and when it takes effect).\n\nErrors: 404 unknown partner.",
     tags,
     summary: "New contract version, effective from the next period boundary",
     request: {
@@ -175,8 +185,8 @@ for (const [action, suspended] of [["suspend", true], ["resume", false]] as cons
           "entries (B2B_ACCESS_SUSPENDED) while reads, closes and position maintenance continue. "
         : "Resumes the suspended contract at once: new entries may open again where the other gates allow. ") +
         "The reason is recorded in the audit log. Emits `tenant.updated` (" +
-        (suspended ? "CONTRACT_SUSPENDED" : "CONTRACT_RESUMED") + "); no change, no event." +
-        "\n\nErrors: 404 unknown partner.",
+        (suspended ? "CONTRACT_SUSPENDED" : "CONTRACT_RESUMED") +
+        "); when it already is, nothing changes and nothing is emitted.\n\nErrors: 404 unknown partner.",
       request: {
         params: PartnerParams,
         body: jsonBody(z.object({ reason: z.string().min(3).max(500) }), {
@@ -219,7 +229,7 @@ for (const [action, status] of [["suspend", "SUSPENDED"], ["reactivate", "ACTIVE
         "\n\nErrors: 404 unknown partner, 409 VALIDATION_ERROR (not allowed from its status: REVOKED is final).",
       request: {
         params: PartnerParams,
-        body: { required: false, content: { "application/json": { schema: ReasonBody } } },
+        body: optionalJsonBody(ReasonBody, { reason: PARTNER_STATUS_REASONS[status] }),
       },
       responses: {
         200: jsonContent(PartnerResponse, "The partner.", PARTNER_STATUS_EXAMPLES[status]),
@@ -245,19 +255,12 @@ app.openapi(
     operationId: "createPartnerCredential",
     description: "Issues a new credential (secret in this answer only). The partner's other live credentials stay " +
       "valid for `overlapSeconds` more (default 86,400; 0 ends them now), never longer than they had. Emits " +
-      "`credential.issued` (with the ids it replaces)." + "\n\nErrors: 404 unknown partner.",
+      "`credential.issued` (with the ids it replaces).\n\nErrors: 404 unknown partner.",
     tags,
     summary: "Issue a new credential; the others stay valid until the overlap ends",
     request: {
       params: PartnerParams,
-      body: {
-        required: false,
-        content: {
-          "application/json": {
-            schema: z.object({ overlapSeconds: z.number().int().min(0).max(30 * 86400).optional() }),
-          },
-        },
-      },
+      body: optionalJsonBody(CredentialBody, { overlapSeconds: 3600 }),
     },
     responses: {
       201: jsonContent(
@@ -269,8 +272,7 @@ app.openapi(
     },
   }),
   async (c) => {
-    const body = z.object({ overlapSeconds: z.number().int().min(0).max(30 * 86400).optional() })
-      .safeParse(c.get("jsonBody") ?? {});
+    const body = CredentialBody.safeParse(c.get("jsonBody") ?? {});
     throwOnInvalid(body);
     const credential = await rotateCredential({
       ctx: operatorCtx(c),

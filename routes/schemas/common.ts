@@ -193,6 +193,12 @@ export const jsonBody = <T extends z.ZodType>(schema: T, example?: ReadonlyDeep<
   content: { "application/json": mediaType(schema, example) },
 });
 
+/** An optional JSON body (the route reads it itself); `example` is a request the service accepts. */
+export const optionalJsonBody = <T extends z.ZodType>(schema: T, example?: ReadonlyDeep<z.input<T>>) => ({
+  required: false,
+  content: { "application/json": mediaType(schema, example) },
+});
+
 export const ProviderIdSchema = z.enum(["VENUE_A", "VENUE_B"]).openapi({ description: "Provider id." });
 
 /**
