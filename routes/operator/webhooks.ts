@@ -96,7 +96,7 @@ app.openapi(
     path: "/operator/v1/webhook-deliveries/{deliveryId}/resend",
     operationId: "resendWebhookDelivery",
     description: "Makes a DEAD delivery PENDING and due now, with the same eventId (the partner deduplicates by " +
-      "it); the webhook-delivery job sends it.\n\nErrors: 404 unknown delivery, 409 STATE_CONFLICT (only a DEAD " +
+      "it) and a fresh count of attempts, its history kept; the webhook-delivery job sends it.\n\nErrors: 404 unknown delivery, 409 STATE_CONFLICT (only a DEAD " +
       "delivery can be resent).",
     tags,
     summary: "Make a DEAD delivery due again (same eventId)",
@@ -105,6 +105,7 @@ app.openapi(
       200: jsonContent(
         z.object({ deliveryId: z.string(), status: z.string(), requestId: RequestId }),
         "Due again.",
+        examples.deliveryResent,
       ),
       ...operatorErrors,
     },

@@ -1876,3 +1876,10 @@ export const depositXpub = {
 /** The public key of that call (from a seed thrown away: no private key exists anywhere). */
 export const depositXpubKey =
   "xpub6Et2Za6SW6wP4Pg1ToqhFV4t24ZSmNkYpW9W25KfXXJZvG6i22Mgv8BX2iHa2JS1QjZkm4vqWJTPEn7MYcv7jm4e6okaSjhtrFaDtxLgvrD";
+
+/** POST operator webhook-deliveries/{deliveryId}/resend of a delivery DEAD after twelve refused connections. */
+export const deliveryResent = {
+  "deliveryId": "dlv_01m8d3nkfjye4e3tx92svqtjer",
+  "status": "PENDING",
+  "requestId": "req_b264bf9e5cb24d82a16a83df",
+} as const;
