@@ -212,10 +212,10 @@ export const setupRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
       method: "post",
       path: "/v1/users/{id}/setup/preview",
       operationId: "previewSetup",
-      description: "Checks a whole setup as PUT setup would (fields enabling needs, mode REAL, the partner's risk " +
-        "envelope) and answers the safety verdict: the flags a REAL setup raises and the fingerprint that " +
-        "acknowledges them in PUT setup's `riskAcknowledgement`. Writes nothing, emits nothing; an Idempotency-Key " +
-        "is not needed.\n\nErrors: 400 SETUP_INCOMPLETE (enabled without capitalBase, maxLossPerTrade or " +
+      description: "Checks a whole setup as PUT setup does (the fields enabling needs, mode REAL, the partner's risk " +
+        "envelope; not the connection nor today's loss halt, which only PUT checks) and answers the safety " +
+        "verdict: the flags a REAL setup raises and the fingerprint that acknowledges them in PUT setup's " +
+        "`riskAcknowledgement`. Writes nothing, emits nothing; an Idempotency-Key is not needed.\n\nErrors: 400 SETUP_INCOMPLETE (enabled without capitalBase, maxLossPerTrade or " +
         "entryTimeoutMinutes; with `setupStatus`), 403 PAPER_NOT_GRANTED (mode other than REAL), 404 unknown " +
         "client, 422 RISK_ENVELOPE_EXCEEDED (leverage, margin, concurrent trades or daily loss above the envelope).",
       tags,
