@@ -2,7 +2,8 @@
  * What every hosted page and its API answer with: no referrer (the page's URL
  * carried a token in its fragment), no framing, a strict CSP whose only
  * scripts and styles are ours (by nonce), no powerful browser feature, no
- * search-engine indexing, nothing cached, and a per-IP limit.
+ * search-engine indexing, nothing cached, and a per-IP limit. The API
+ * reference (`/docs`) answers with the same headers under its own PagePolicy.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { ApiError } from "../domain/errors.ts";
@@ -54,13 +55,33 @@ const DENIED_FEATURES = [
   "encrypted-media",
   "browsing-topics",
 ];
-/** Also the API reference's (`/docs`): its copy buttons write to the clipboard, and it needs nothing else. */
-export const PERMISSIONS_POLICY = [
+const PERMISSIONS_POLICY = [
   ...SELF_FEATURES.map((feature) => `${feature}=(self)`),
   ...DENIED_FEATURES.map((feature) => `${feature}=()`),
 ].join(", ");
 
-export function pageHeaders(): MiddlewareHandler<AppEnv> {
+/**
+ * What a page of this service may load, beyond its own nonce'd scripts. The
+ * hosted pages' own: styles by nonce, images from here, never cached (their
+ * answers hold session data), never indexed (a link holds a live token). The
+ * API reference (`/docs`) relaxes some of it, saying why where it does.
+ */
+export interface PagePolicy {
+  styleSrc: string;
+  imgSrc: string;
+  /** Cache-Control of answers that set none (hashed assets set their own). */
+  cacheControl: string;
+  indexable: boolean;
+}
+
+const HOSTED_PAGE_POLICY: PagePolicy = {
+  styleSrc: "'nonce'",
+  imgSrc: "'self' data:",
+  cacheControl: "no-store",
+  indexable: false,
+};
+
+export function pageHeaders(policy: PagePolicy = HOSTED_PAGE_POLICY): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const nonce = randomSecret(16);
     c.set("cspNonce", nonce);
@@ -70,8 +91,8 @@ export function pageHeaders(): MiddlewareHandler<AppEnv> {
       [
         "default-src 'none'",
         `script-src 'nonce-${nonce}'`,
-        `style-src 'nonce-${nonce}'`,
-        "img-src 'self' data:",
+        `style-src ${policy.styleSrc === "'nonce'" ? `'nonce-${nonce}'` : policy.styleSrc}`,
+        `img-src ${policy.imgSrc}`,
         "connect-src 'self'",
         "base-uri 'none'",
         "form-action 'none'",
@@ -81,12 +102,10 @@ export function pageHeaders(): MiddlewareHandler<AppEnv> {
     c.header("Referrer-Policy", "no-referrer");
     c.header("X-Frame-Options", "DENY");
     c.header("X-Content-Type-Options", "nosniff");
-    // Answers hold session data and are never stored, except the assets under hashed names (page_shell.tsx).
-    if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
+    if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", policy.cacheControl);
     c.header("Cross-Origin-Opener-Policy", "same-origin");
     c.header("Permissions-Policy", PERMISSIONS_POLICY);
-    // A link with a live token must never be listed by a search engine, nor its links followed.
-    c.header("X-Robots-Tag", "noindex, nofollow");
+    if (!policy.indexable) c.header("X-Robots-Tag", "noindex, nofollow");
   };
 }
 

@@ -11,12 +11,10 @@
  */
 import { createRequire } from "node:module";
 import { Hono } from "hono";
-import type { MiddlewareHandler } from "hono";
 import { compress } from "hono/compress";
 import { raw } from "hono/html";
-import { randomSecret } from "../domain/ids.ts";
 import { type Asset, assetHref, assetsHandler, script } from "../hosted-pages/page_shell.tsx";
-import { PERMISSIONS_POLICY } from "../hosted-pages/security.ts";
+import { pageHeaders, type PagePolicy } from "../hosted-pages/security.ts";
 import type { AppEnv } from "./env.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -62,38 +60,21 @@ function scalarConfiguration(partner: OpenApiDocument, operator: OpenApiDocument
   };
 }
 
-/** The reference's own headers: scripts by nonce, requests to this origin only, no framing, no referrer. */
-function docsHeaders(): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const nonce = randomSecret(16);
-    c.set("cspNonce", nonce);
-    await next();
-    c.header(
-      "Content-Security-Policy",
-      [
-        "default-src 'none'",
-        `script-src 'nonce-${nonce}'`,
-        // Scalar's components set inline styles (`style` attributes and <style> elements with computed content:
-        // widths, positions, the theme's colours), which neither a nonce nor a fixed hash can allow. A style runs
-        // no code, and what it could fetch from elsewhere (a url()) default-src and img-src still refuse.
-        "style-src 'unsafe-inline'",
-        // The page's empty icon (`data:,`), so the browser asks for no /favicon.ico.
-        "img-src data:",
-        // Fetching the documents and try-it: this service only.
-        "connect-src 'self'",
-        "base-uri 'none'",
-        "form-action 'none'",
-        "frame-ancestors 'none'",
-      ].join("; "),
-    );
-    c.header("Referrer-Policy", "no-referrer");
-    c.header("X-Frame-Options", "DENY");
-    c.header("X-Content-Type-Options", "nosniff");
-    c.header("Cross-Origin-Opener-Policy", "same-origin");
-    c.header("Permissions-Policy", PERMISSIONS_POLICY);
-    if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-cache");
-  };
-}
+/**
+ * The reference's headers: the hosted pages' (scripts by nonce, requests to
+ * this origin only, no framing, no referrer), with what Scalar needs.
+ */
+const DOCS_POLICY: PagePolicy = {
+  // Scalar's components set inline styles (`style` attributes and <style> elements with computed content: widths,
+  // positions, the theme's colours), which neither a nonce nor a fixed hash can allow. A style runs no code, and what
+  // it could fetch from elsewhere (a url()) default-src and img-src still refuse.
+  styleSrc: "'unsafe-inline'",
+  // The page's empty icon (`data:,`), so the browser asks for no /favicon.ico.
+  imgSrc: "data:",
+  // Public and the same for everyone: a browser may keep it, asking again each time.
+  cacheControl: "no-cache",
+  indexable: true,
+};
 
 /** JSON inside <script type="application/json">: no `<` may close the element early. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replaceAll("<", "\\u003c");
@@ -103,7 +84,7 @@ export function docsRoutes(documents: { partner: OpenApiDocument; operator: Open
   const { partner, operator } = documents;
   const configuration = scriptJson(scalarConfiguration(partner, operator));
   const routes = new Hono<AppEnv>();
-  routes.use("*", docsHeaders());
+  routes.use("*", pageHeaders(DOCS_POLICY));
   // Scalar's bundle is 4.9 MB as is, 1.4 MB gzipped: compressed for each browser that accepts it (once per
   // browser: the hashed name is cached for good).
   routes.get("/assets/:file", compress(), assetsHandler(DOCS_ASSETS));
