@@ -24,6 +24,7 @@ import { partnerAuth } from "./middleware/partner_auth.ts";
 import { pathGuard } from "./middleware/path_guard.ts";
 import { rateLimit } from "./middleware/rate_limit.ts";
 import { requestContext } from "./middleware/request_id.ts";
+import { declaredAnswers, responseCheck } from "./middleware/response_check.ts";
 import { operatorCatalog } from "./operator/catalog.ts";
 import { operatorWebhooks } from "./operator/webhooks.ts";
 import { operatorHealth } from "./operator/health.ts";
@@ -94,6 +95,8 @@ const documented = <T extends { paths?: unknown; components?: unknown }>(documen
 export interface AppOptions {
   /** QA: simulator apps mounted at /sim/<name>. */
   simulators?: Record<string, Hono>;
+  /** The test suite's check of every JSON answer against its declared schema (routes/middleware/response_check.ts). */
+  checkResponses?: boolean;
 }
 
 export function buildPartnerApi(): OpenAPIHono<AppEnv> {
@@ -180,6 +183,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   app.onError(onError);
   app.notFound(notFound);
   app.use("*", requestContext(deps), freshCaches());
+  if (options.checkResponses) app.use("*", responseCheck(declaredAnswers(partnerApi, operatorApi)));
 
   // Public reference material, registered before the /v1 middleware so it needs no credential.
   app.get("/v1/openapi.json", (c) => c.json(partnerDocument));

@@ -1,7 +1,8 @@
 /** Catalogs: providers, strategies and markets the partner may use. */
-import { json } from "./respond.ts";
+import { json, shaped } from "./respond.ts";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { listMarkets, listProviders, listStrategies } from "../domain/catalog/catalog_reads.ts";
+import type { Market } from "../venues/types.ts";
 import { type AppEnv, partnerCtx } from "./env.ts";
 import { errorContent, jsonContent, partnerErrors, RequestId } from "./schemas/common.ts";
 import { MarketSchema, ProviderItemSchema, StrategySchema } from "./schemas/resources.ts";
@@ -17,9 +18,14 @@ const MarketsResponse = z.union([
 ]);
 
 /** Venue decimals are strings inside; the spec's Market carries numbers. */
-function marketWire(market: Record<string, unknown>) {
-  const numeric = ["tickSize", "stepSize", "minQty", "minNotionalUsd"];
-  return Object.fromEntries(Object.entries(market).map(([k, v]) => [k, numeric.includes(k) ? Number(v) : v]));
+function marketWire(market: Market) {
+  return {
+    ...market,
+    tickSize: Number(market.tickSize),
+    stepSize: Number(market.stepSize),
+    minQty: Number(market.minQty),
+    minNotionalUsd: Number(market.minNotionalUsd),
+  };
 }
 
 export const catalogs = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
@@ -36,7 +42,7 @@ export const catalogs = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
     }),
     async (c) => {
       const providers = await listProviders({ ctx: partnerCtx(c) });
-      return json(c, ProvidersResponse.parse({ providers, requestId: c.get("requestId") }), 200);
+      return json(c, shaped(ProvidersResponse, { providers, requestId: c.get("requestId") }), 200);
     },
   )
   .openapi(
@@ -53,7 +59,7 @@ export const catalogs = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
     }),
     async (c) => {
       const strategies = await listStrategies({ ctx: partnerCtx(c) });
-      return json(c, StrategiesResponse.parse({ strategies, requestId: c.get("requestId") }), 200);
+      return json(c, shaped(StrategiesResponse, { strategies, requestId: c.get("requestId") }), 200);
     },
   )
   .openapi(
@@ -86,9 +92,7 @@ export const catalogs = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
     }),
     async (c) => {
       const out = await listMarkets({ ctx: partnerCtx(c), input: c.req.valid("query") });
-      const body = "market" in out
-        ? { market: marketWire({ ...out.market }) }
-        : { markets: out.markets.map((m) => marketWire({ ...m })) };
-      return json(c, MarketsResponse.parse({ ...body, requestId: c.get("requestId") }), 200);
+      const body = "market" in out ? { market: marketWire(out.market) } : { markets: out.markets.map(marketWire) };
+      return json(c, shaped(MarketsResponse, { ...body, requestId: c.get("requestId") }), 200);
     },
   );

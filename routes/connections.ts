@@ -7,9 +7,10 @@ import { listProviderViews } from "../domain/accounts/provider_views.ts";
 import { ApiError } from "../domain/errors.ts";
 import { type AppEnv, partnerCtx } from "./env.ts";
 import { idempotentRoute } from "./middleware/idempotency.ts";
-import { idempotentJson, json } from "./respond.ts";
+import { idempotentJson, json, shaped } from "./respond.ts";
 import {
   errorContent,
+  ErrorResponse,
   idempotencyErrors,
   jsonBody,
   jsonContent,
@@ -224,7 +225,7 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
         201,
         (ctx) =>
           createConnectSession({ ctx, input: { externalUserId: c.req.valid("param").id, ...c.req.valid("json") } }),
-        (session) => CreatedSessionResponse.parse({ ...session, requestId: c.get("requestId") }),
+        (session) => shaped(CreatedSessionResponse, { ...session, requestId: c.get("requestId") }),
       ),
   )
   .openapi(
@@ -246,7 +247,7 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
     async (c) => {
       const { id, sessionId } = c.req.valid("param");
       const session = await getConnectSession({ ctx: partnerCtx(c), input: { externalUserId: id, sessionId } });
-      return json(c, SessionResponse.parse({ ...session, requestId: c.get("requestId") }), 200);
+      return json(c, shaped(SessionResponse, { ...session, requestId: c.get("requestId") }), 200);
     },
   )
   .openapi(
@@ -268,7 +269,7 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
     }),
     async (c) => {
       const view = await listProviderViews(partnerCtx(c), { externalUserId: c.req.valid("param").id });
-      return json(c, ProvidersResponse.parse({ ...view, requestId: c.get("requestId") }), 200);
+      return json(c, shaped(ProvidersResponse, { ...view, requestId: c.get("requestId") }), 200);
     },
   )
   .openapi(
@@ -289,7 +290,7 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
     }),
     async (c) => {
       const view = await listAccounts(partnerCtx(c), { externalUserId: c.req.valid("param").id });
-      return json(c, AccountsResponse.parse({ ...view, requestId: c.get("requestId") }), 200);
+      return json(c, shaped(AccountsResponse, { ...view, requestId: c.get("requestId") }), 200);
     },
   )
   .openapi(
@@ -309,7 +310,7 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
         ...partnerErrors,
         403: errorContent(`PRINCIPAL_NOT_ACTIVE; ${PROVIDER_NOT_GRANTED}.`),
         400: jsonContent(
-          z.union([TestResponse, z.object({ error: z.object({ code: z.string(), message: z.string() }) })]),
+          z.union([TestResponse, ErrorResponse]),
           "`success: false` in this body when the provider refused the credential; API_NOT_CONFIGURED otherwise.",
         ),
         503: errorContent("PROVIDER_DOWN"),
@@ -318,7 +319,7 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
     async (c) => {
       const { id, provider } = c.req.valid("param");
       const result = await testAccount(partnerCtx(c), { externalUserId: id, providerId: provider });
-      return json(c, TestResponse.parse({ ...result, requestId: c.get("requestId") }), result.success ? 200 : 400);
+      return json(c, shaped(TestResponse, { ...result, requestId: c.get("requestId") }), result.success ? 200 : 400);
     },
   )
   .openapi(
@@ -341,7 +342,7 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
     async (c) => {
       const { id, provider } = c.req.valid("param");
       const result = await revokeAccount(partnerCtx(c), { externalUserId: id, providerId: provider });
-      return json(c, RevokedResponse.parse({ ...result, requestId: c.get("requestId") }), 200);
+      return json(c, shaped(RevokedResponse, { ...result, requestId: c.get("requestId") }), 200);
     },
   )
   .openapi(
@@ -385,7 +386,7 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
     async (c) => {
       const input = { externalUserId: c.req.valid("param").id, providerId: c.req.valid("query").providerId };
       const view = await getBalanceView(partnerCtx(c), input);
-      return json(c, BalanceResponse.parse({ ...view, requestId: c.get("requestId") }), 200);
+      return json(c, shaped(BalanceResponse, { ...view, requestId: c.get("requestId") }), 200);
     },
   )
   .openapi(
@@ -421,6 +422,6 @@ export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
     async (c) => {
       const input = { externalUserId: c.req.valid("param").id, providerId: c.req.valid("query").providerId };
       const view = await getPositions(partnerCtx(c), input);
-      return json(c, PositionsResponse.parse({ ...view, requestId: c.get("requestId") }), 200);
+      return json(c, shaped(PositionsResponse, { ...view, requestId: c.get("requestId") }), 200);
     },
   );

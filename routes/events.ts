@@ -1,5 +1,5 @@
 /** `GET /v1/events`: the pull feed of the partner's events. */
-import { json } from "./respond.ts";
+import { json, shaped } from "./respond.ts";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { listEvents } from "../domain/events/list_events.ts";
 import type { AppEnv } from "./env.ts";
@@ -48,6 +48,6 @@ export const eventsRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvali
   }),
   async (c) => {
     const out = await listEvents({ ctx: partnerCtx(c), input: c.req.valid("query") });
-    return json(c, EventsResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
+    return json(c, shaped(EventsResponse, { ...out, requestId: c.get("requestId") }), 200);
   },
 );

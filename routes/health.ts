@@ -1,5 +1,5 @@
 /** `GET /v1/health`: the API is up, and for each provider whether real execution is validated. */
-import { json } from "./respond.ts";
+import { json, shaped } from "./respond.ts";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { getHealth } from "../domain/catalog/get_health.ts";
 import type { AppEnv } from "./env.ts";
@@ -43,6 +43,6 @@ export const health = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid }).o
   }),
   async (c) => {
     const out = await getHealth({ ctx: partnerCtx(c) });
-    return json(c, HealthResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
+    return json(c, shaped(HealthResponse, { ...out, requestId: c.get("requestId") }), 200);
   },
 );

@@ -6,7 +6,7 @@ import { getExecutionStatus } from "../domain/execution/execution_status.ts";
 import { formatDec, parseDec } from "../venues/decimal.ts";
 import { type AppEnv, partnerCtx } from "./env.ts";
 import { idempotentRoute } from "./middleware/idempotency.ts";
-import { idempotentJson, json } from "./respond.ts";
+import { idempotentJson, json, shaped } from "./respond.ts";
 import {
   errorContent,
   FreeObject,
@@ -216,7 +216,7 @@ export const orders = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
     }),
     async (c) => {
       const status = await getExecutionStatus(partnerCtx(c), { externalUserId: c.req.valid("param").id });
-      return json(c, ExecutionStatusResponse.parse({ ...status, requestId: c.get("requestId") }), 200);
+      return json(c, shaped(ExecutionStatusResponse, { ...status, requestId: c.get("requestId") }), 200);
     },
   )
   .openapi(
@@ -307,7 +307,7 @@ export const orders = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
         externalUserId: c.req.valid("param").id,
         ...c.req.valid("query"),
       });
-      return json(c, IntentsResponse.parse({ ...view, requestId: c.get("requestId") }), 200);
+      return json(c, shaped(IntentsResponse, { ...view, requestId: c.get("requestId") }), 200);
     },
   )
   .openapi(
@@ -325,7 +325,7 @@ export const orders = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
     }),
     async (c) => {
       const intent = await getIntent(partnerCtx(c), { ...c.req.valid("param"), ...c.req.valid("query") });
-      return json(c, IntentResponse.parse({ ...intent, requestId: c.get("requestId") }), 200);
+      return json(c, shaped(IntentResponse, { ...intent, requestId: c.get("requestId") }), 200);
     },
   )
   .openapi(
@@ -356,6 +356,6 @@ export const orders = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
         c,
         200,
         (ctx) => reconcileIntentOfPartner(ctx, { ...c.req.valid("param"), ...c.req.valid("json") }),
-        (result) => ReconcileResponse.parse({ ...result, requestId: c.get("requestId") }),
+        (result) => shaped(ReconcileResponse, { ...result, requestId: c.get("requestId") }),
       ),
   );

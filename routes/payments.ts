@@ -5,7 +5,7 @@ import { createPaymentInstructions } from "../domain/payments/instructions.ts";
 import { getPayment } from "../domain/payments/payment_view.ts";
 import { type AppEnv, partnerCtx } from "./env.ts";
 import { idempotentRoute } from "./middleware/idempotency.ts";
-import { idempotentJson, json } from "./respond.ts";
+import { idempotentJson, json, shaped } from "./respond.ts";
 import {
   errorContent,
   idempotencyErrors,
@@ -144,7 +144,7 @@ export const paymentRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInval
         c,
         200,
         (ctx) => createPaymentInstructions(ctx, { externalUserId: id, obligationId, ...c.req.valid("json") }),
-        (result) => InstructionResponse.parse({ ...result, requestId: c.get("requestId") }),
+        (result) => shaped(InstructionResponse, { ...result, requestId: c.get("requestId") }),
       );
     },
   )
@@ -192,7 +192,7 @@ export const paymentRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInval
         c,
         (output: { status: 200 | 202 }) => output.status,
         (ctx) => confirmPayment(ctx, { externalUserId: id, paymentId, txHash: c.req.valid("json").txHash }),
-        (output) => ConfirmResponse.parse({ ...output.body, requestId: c.get("requestId") }),
+        (output) => shaped(ConfirmResponse, { ...output.body, requestId: c.get("requestId") }),
       );
     },
   )
@@ -213,6 +213,6 @@ export const paymentRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInval
     async (c) => {
       const { id, paymentId } = c.req.valid("param");
       const out = await getPayment(partnerCtx(c), { externalUserId: id, paymentId });
-      return json(c, PaymentResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
+      return json(c, shaped(PaymentResponse, { ...out, requestId: c.get("requestId") }), 200);
     },
   );

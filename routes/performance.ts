@@ -3,7 +3,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { getBilling, listObligations } from "../domain/billing/billing_reads.ts";
 import { getPerformance, listStatements } from "../domain/performance/performance_reads.ts";
 import { type AppEnv, partnerCtx } from "./env.ts";
-import { json } from "./respond.ts";
+import { json, shaped } from "./respond.ts";
 import { jsonContent, partnerErrors, ProviderIdSchema, RequestId } from "./schemas/common.ts";
 import {
   BillingPolicySchema,
@@ -43,7 +43,7 @@ const BillingResponse = z.object({
   status: z.enum(["ACTIVE", "DUE", "GRACE", "SUSPENDED"]),
   policy: BillingPolicySchema,
   builder: z.object({ source: z.string(), version: z.number().int(), feeTenthsBps: z.number().int() }),
-  providerCurrencies: z.record(ProviderIdSchema, z.enum(["USDT", "USDC"])),
+  providerCurrencies: z.partialRecord(ProviderIdSchema, z.enum(["USDT", "USDC"])),
   payment: z.object({ networks: z.array(z.string()), tokens: z.array(z.string()) }),
   openObligations: z.array(ObligationSchema),
   newEntriesBlockedBy: z.array(z.string()),
@@ -90,7 +90,7 @@ performanceRoutes.openapi(
   ),
   async (c) => {
     const out = await getPerformance(partnerCtx(c), { externalUserId: c.req.valid("param").id });
-    return json(c, PerformanceResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
+    return json(c, shaped(PerformanceResponse, { ...out, requestId: c.get("requestId") }), 200);
   },
 );
 
@@ -110,7 +110,7 @@ performanceRoutes.openapi(
   ),
   async (c) => {
     const out = await listStatements(partnerCtx(c), { externalUserId: c.req.valid("param").id });
-    return json(c, StatementsResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
+    return json(c, shaped(StatementsResponse, { ...out, requestId: c.get("requestId") }), 200);
   },
 );
 
@@ -130,7 +130,7 @@ performanceRoutes.openapi(
   ),
   async (c) => {
     const out = await getBilling(partnerCtx(c), { externalUserId: c.req.valid("param").id });
-    return json(c, BillingResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
+    return json(c, shaped(BillingResponse, { ...out, requestId: c.get("requestId") }), 200);
   },
 );
 
@@ -150,6 +150,6 @@ performanceRoutes.openapi(
   ),
   async (c) => {
     const out = await listObligations(partnerCtx(c), { externalUserId: c.req.valid("param").id });
-    return json(c, ObligationsResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
+    return json(c, shaped(ObligationsResponse, { ...out, requestId: c.get("requestId") }), 200);
   },
 );

@@ -4,9 +4,10 @@ import { getAutomation, putAutomation } from "../domain/automation/automations.t
 import { getSetup, previewSetup, putRisk, putSetup } from "../domain/setups/setups.ts";
 import { type AppEnv, partnerCtx } from "./env.ts";
 import { idempotentRoute } from "./middleware/idempotency.ts";
-import { idempotentJson, json } from "./respond.ts";
+import { idempotentJson, json, shaped } from "./respond.ts";
 import {
   errorContent,
+  ErrorResponse,
   idempotencyErrors,
   IK_BEHAVIOUR,
   jsonBody,
@@ -180,9 +181,23 @@ const WALKTHROUGH_SETUP = {
   allowMemecoins: true,
 } as const;
 const UserParams = z.object({ id: ExternalUserId });
+/** A setup refused: beside `error`, what to fix. */
+const SetupRefusal = ErrorResponse.extend({
+  setupStatus: SetupSchema.shape.setupStatus.optional().openapi({
+    description: "400 SETUP_INCOMPLETE: the fields enabling still needs.",
+  }),
+  safety: SafetySchema.optional().openapi({
+    description: "422 RISK_ACK_REQUIRED: the verdict whose fingerprint and flags to acknowledge.",
+  }),
+});
+
 const setupRefusals = {
+  400: jsonContent(SetupRefusal, "VALIDATION_ERROR; SETUP_INCOMPLETE with `setupStatus`."),
   403: errorContent("PAPER_NOT_GRANTED, PROVIDER_NOT_ALLOWED, PROVIDER_NOT_GRANTED, OWNER_NOT_ALLOWED"),
-  422: errorContent("RISK_ENVELOPE_EXCEEDED, API_NOT_CONFIGURED, RISK_ACK_REQUIRED, DAILY_LOSS_HALT"),
+  422: jsonContent(
+    SetupRefusal,
+    "RISK_ENVELOPE_EXCEEDED, API_NOT_CONFIGURED, RISK_ACK_REQUIRED with `safety`, DAILY_LOSS_HALT",
+  ),
 };
 
 export const setupRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
@@ -204,7 +219,7 @@ export const setupRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
     async (c) => {
       const input = { externalUserId: c.req.valid("param").id, providerId: c.req.valid("query").providerId };
       const setup = await getSetup(partnerCtx(c), input);
-      return json(c, SetupResponse.parse({ ...setup, requestId: c.get("requestId") }), 200);
+      return json(c, shaped(SetupResponse, { ...setup, requestId: c.get("requestId") }), 200);
     },
   )
   .openapi(
@@ -274,7 +289,7 @@ export const setupRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
         c,
         200,
         (ctx) => putSetup(ctx, { externalUserId: c.req.valid("param").id, declaration: c.req.valid("json") }),
-        (setup) => SetupResponse.parse({ ...setup, requestId: c.get("requestId") }),
+        (setup) => shaped(SetupResponse, { ...setup, requestId: c.get("requestId") }),
       ),
   )
   .openapi(
@@ -311,7 +326,7 @@ export const setupRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
         c,
         200,
         (ctx) => putRisk(ctx, { externalUserId: c.req.valid("param").id, limits: c.req.valid("json") }),
-        (setup) => SetupResponse.parse({ ...setup, requestId: c.get("requestId") }),
+        (setup) => shaped(SetupResponse, { ...setup, requestId: c.get("requestId") }),
       ),
   )
   .openapi(
@@ -335,7 +350,7 @@ export const setupRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid
     }),
     async (c) => {
       const view = await getAutomation(partnerCtx(c), { externalUserId: c.req.valid("param").id });
-      return json(c, AutomationViewResponse.parse({ ...view, requestId: c.get("requestId") }), 200);
+      return json(c, shaped(AutomationViewResponse, { ...view, requestId: c.get("requestId") }), 200);
     },
   )
   .openapi(

@@ -1,5 +1,5 @@
 /** The partner's contract as a tenant, and the partner's restrictions of it. */
-import { json } from "./respond.ts";
+import { json, shaped } from "./respond.ts";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { getTenant, listTenants } from "../domain/tenants/get_tenants.ts";
 import { setRestrictions } from "../domain/tenants/set_restrictions.ts";
@@ -46,7 +46,7 @@ export const tenants = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
     }),
     async (c) => {
       const list = await listTenants({ ctx: partnerCtx(c) });
-      return json(c, { tenants: z.array(TenantSchema).parse(list), requestId: c.get("requestId") }, 200);
+      return json(c, { tenants: shaped(z.array(TenantSchema), list), requestId: c.get("requestId") }, 200);
     },
   )
   .openapi(
@@ -66,7 +66,7 @@ export const tenants = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
     }),
     async (c) => {
       const tenant = await getTenant({ ctx: partnerCtx(c), input: c.req.valid("param") });
-      return json(c, TenantResponse.parse({ tenant, requestId: c.get("requestId") }), 200);
+      return json(c, shaped(TenantResponse, { tenant, requestId: c.get("requestId") }), 200);
     },
   )
   .openapi(
@@ -93,6 +93,6 @@ export const tenants = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
         ctx: partnerCtx(c),
         input: { ...c.req.valid("json"), tenantId: c.req.valid("param").tenantId },
       });
-      return json(c, TenantResponse.parse({ tenant, requestId: c.get("requestId") }), 200);
+      return json(c, shaped(TenantResponse, { tenant, requestId: c.get("requestId") }), 200);
     },
   );

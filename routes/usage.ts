@@ -1,5 +1,5 @@
 /** `GET /v1/usage`: the partner's counted calls and limits. */
-import { json } from "./respond.ts";
+import { json, shaped } from "./respond.ts";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { getUsage } from "../domain/usage/get_usage.ts";
 import type { AppEnv } from "./env.ts";
@@ -44,6 +44,6 @@ export const usage = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid }).op
   }),
   async (c) => {
     const out = await getUsage({ ctx: partnerCtx(c), input: c.req.valid("query") });
-    return json(c, UsageResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
+    return json(c, shaped(UsageResponse, { ...out, requestId: c.get("requestId") }), 200);
   },
 );

@@ -1,5 +1,5 @@
 /** Clients (`/v1/users`): onboarding, reads, suspension and strategy selection. */
-import { idempotentJson, json } from "./respond.ts";
+import { idempotentJson, json, shaped } from "./respond.ts";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { getClient, getClientCommercial, getClientStatus } from "../domain/clients/client_reads.ts";
 import { getClientStrategies, setClientStrategies } from "../domain/clients/client_strategies.ts";
@@ -102,7 +102,7 @@ app.openapi(
       c,
       201,
       (ctx) => createClient({ ctx, input: c.req.valid("json") }),
-      (client) => CreatedResponse.parse({ ...client, requestId: c.get("requestId") }),
+      (client) => shaped(CreatedResponse, { ...client, requestId: c.get("requestId") }),
     ),
 );
 
@@ -133,7 +133,7 @@ app.openapi(
   }),
   async (c) => {
     const out = await listClients({ ctx: partnerCtx(c), input: c.req.valid("query") });
-    return json(c, ListResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
+    return json(c, shaped(ListResponse, { ...out, requestId: c.get("requestId") }), 200);
   },
 );
 
@@ -155,7 +155,7 @@ app.openapi(
   }),
   async (c) => {
     const client = await getClient({ ctx: partnerCtx(c), input: { externalUserId: c.req.valid("param").id } });
-    return json(c, SingleResponse.parse({ ...client, requestId: c.get("requestId") }), 200);
+    return json(c, shaped(SingleResponse, { ...client, requestId: c.get("requestId") }), 200);
   },
 );
 
@@ -174,7 +174,7 @@ app.openapi(
   }),
   async (c) => {
     const out = await getClientStatus({ ctx: partnerCtx(c), input: { externalUserId: c.req.valid("param").id } });
-    return json(c, StatusResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
+    return json(c, shaped(StatusResponse, { ...out, requestId: c.get("requestId") }), 200);
   },
 );
 
@@ -202,7 +202,7 @@ app.openapi(
   }),
   async (c) => {
     const out = await getClientCommercial({ ctx: partnerCtx(c), input: { externalUserId: c.req.valid("param").id } });
-    return json(c, CommercialResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
+    return json(c, shaped(CommercialResponse, { ...out, requestId: c.get("requestId") }), 200);
   },
 );
 
@@ -239,7 +239,7 @@ for (const [action, status] of [["suspend", "SUSPENDED"], ["reactivate", "ACTIVE
         ctx: partnerCtx(c),
         input: { externalUserId: c.req.valid("param").id, status, reason: c.req.valid("json").reason },
       });
-      return json(c, ClientResponse.parse({ ...client, requestId: c.get("requestId") }), 200);
+      return json(c, shaped(ClientResponse, { ...client, requestId: c.get("requestId") }), 200);
     },
   );
 }
@@ -262,7 +262,7 @@ app.openapi(
   }),
   async (c) => {
     const out = await getClientStrategies({ ctx: partnerCtx(c), input: { externalUserId: c.req.valid("param").id } });
-    return json(c, StrategySelectionSchema.parse({ ...out, requestId: c.get("requestId") }), 200);
+    return json(c, shaped(StrategySelectionSchema, { ...out, requestId: c.get("requestId") }), 200);
   },
 );
 
@@ -291,7 +291,7 @@ app.openapi(
       ctx: partnerCtx(c),
       input: { externalUserId: c.req.valid("param").id, strategyIds: c.req.valid("json").strategyIds },
     });
-    return json(c, StrategySelectionSchema.parse({ ...out, requestId: c.get("requestId") }), 200);
+    return json(c, shaped(StrategySelectionSchema, { ...out, requestId: c.get("requestId") }), 200);
   },
 );
 

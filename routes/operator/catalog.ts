@@ -1,5 +1,5 @@
 /** Operator: provider real-execution flag, strategy publication and asset entry policies. */
-import { json } from "../respond.ts";
+import { json, shaped } from "../respond.ts";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { setProviderSettings } from "../../domain/catalog/provider_settings.ts";
 import { listProviderReadiness } from "../../domain/gates/provider_readiness.ts";
@@ -95,7 +95,7 @@ app.openapi(
         maxEntriesPerSignal: body.maxEntriesPerSignal ?? null,
       },
     });
-    return json(c, ProviderSettingResponse.parse({ ...out, requestId: c.get("requestId") }), 200);
+    return json(c, shaped(ProviderSettingResponse, { ...out, requestId: c.get("requestId") }), 200);
   },
 );
 
@@ -116,7 +116,7 @@ app.openapi(
   }),
   async (c) => {
     const out = await listProviderReadiness({ ctx: operatorCtx(c) });
-    return json(c, ProviderReadinessList.parse({ ...out, requestId: c.get("requestId") }), 200);
+    return json(c, shaped(ProviderReadinessList, { ...out, requestId: c.get("requestId") }), 200);
   },
 );
 
@@ -153,7 +153,7 @@ app.openapi(
       ctx: operatorCtx(c),
       input: { strategyId: c.req.valid("param").strategyId, ...c.req.valid("json") },
     });
-    return json(c, StrategyResponse.parse({ strategy, requestId: c.get("requestId") }), 200);
+    return json(c, shaped(StrategyResponse, { strategy, requestId: c.get("requestId") }), 200);
   },
 );
 
@@ -175,7 +175,7 @@ app.openapi(
   }),
   async (c) => {
     const strategies = await listStrategies(operatorCtx(c));
-    return json(c, StrategiesResponse.parse({ strategies, requestId: c.get("requestId") }), 200);
+    return json(c, shaped(StrategiesResponse, { strategies, requestId: c.get("requestId") }), 200);
   },
 );
 

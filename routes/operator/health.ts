@@ -3,7 +3,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { readHealthSnapshot } from "../../domain/operations/health_snapshot.ts";
 import { JOBS } from "../../jobs/registry.ts";
 import { type AppEnv, operatorCtx } from "../env.ts";
-import { json } from "../respond.ts";
+import { json, shaped } from "../respond.ts";
 import { operatorErrors, ProviderIdSchema, RequestId } from "../schemas/common.ts";
 import { throwOnInvalid } from "../validation.ts";
 
@@ -168,7 +168,7 @@ app.openapi(
   }),
   async (c) => {
     const snapshot = await readHealthSnapshot(operatorCtx(c), JOBS);
-    return json(c, OperatorHealth.parse({ ...snapshot, requestId: c.get("requestId") }), 200);
+    return json(c, shaped(OperatorHealth, { ...snapshot, requestId: c.get("requestId") }), 200);
   },
 );
 

@@ -1,5 +1,5 @@
 /** Operator: partners, their contract versions, status and credentials. */
-import { json } from "../respond.ts";
+import { json, shaped } from "../respond.ts";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { rotateCredential } from "../../domain/credentials/issue_credential.ts";
 import { revokeCredential } from "../../domain/credentials/revoke_credential.ts";
@@ -88,7 +88,7 @@ app.openapi(
   }),
   async (c) => {
     const out = await createPartner({ ctx: operatorCtx(c), input: c.req.valid("json") });
-    return json(c, CreatedPartnerResponse.parse({ ...out, requestId: c.get("requestId") }), 201);
+    return json(c, shaped(CreatedPartnerResponse, { ...out, requestId: c.get("requestId") }), 201);
   },
 );
 
@@ -107,7 +107,7 @@ app.openapi(
   async (c) => {
     const { db, clock } = c.get("deps");
     const partner = await operatorPartnerView(db.read, c.req.valid("param").partnerId, clock.now());
-    return json(c, PartnerResponse.parse({ partner, requestId: c.get("requestId") }), 200);
+    return json(c, shaped(PartnerResponse, { partner, requestId: c.get("requestId") }), 200);
   },
 );
 
@@ -132,7 +132,7 @@ app.openapi(
       ctx: operatorCtx(c),
       input: { partnerId: c.req.valid("param").partnerId, changes: c.req.valid("json") },
     });
-    return json(c, PartnerResponse.parse({ partner, requestId: c.get("requestId") }), 200);
+    return json(c, shaped(PartnerResponse, { partner, requestId: c.get("requestId") }), 200);
   },
 );
 
@@ -168,7 +168,7 @@ app.openapi(
       ctx: operatorCtx(c),
       input: { partnerId: c.req.valid("param").partnerId, terms: c.req.valid("json") },
     });
-    return json(c, PartnerResponse.parse({ partner, requestId: c.get("requestId") }), 200);
+    return json(c, shaped(PartnerResponse, { partner, requestId: c.get("requestId") }), 200);
   },
 );
 
@@ -207,7 +207,7 @@ for (const [action, suspended] of [["suspend", true], ["resume", false]] as cons
         ctx: operatorCtx(c),
         input: { partnerId: c.req.valid("param").partnerId, suspended, reason: c.req.valid("json").reason },
       });
-      return json(c, PartnerResponse.parse({ partner, requestId: c.get("requestId") }), 200);
+      return json(c, shaped(PartnerResponse, { partner, requestId: c.get("requestId") }), 200);
     },
   );
 }
@@ -243,7 +243,7 @@ for (const [action, status] of [["suspend", "SUSPENDED"], ["reactivate", "ACTIVE
         ctx: operatorCtx(c),
         input: { partnerId: c.req.valid("param").partnerId, status, reason: body.data?.reason },
       });
-      return json(c, PartnerResponse.parse({ partner, requestId: c.get("requestId") }), 200);
+      return json(c, shaped(PartnerResponse, { partner, requestId: c.get("requestId") }), 200);
     },
   );
 }

@@ -4,7 +4,7 @@ import { admissionsOfClient, admissionsOfSignal } from "../../domain/engine/admi
 import { receiveSignal } from "../../domain/engine/evaluate_signal.ts";
 import { formatDec, parseDec } from "../../venues/decimal.ts";
 import { type AppEnv, operatorCtx } from "../env.ts";
-import { json } from "../respond.ts";
+import { json, shaped } from "../respond.ts";
 import { jsonBody, jsonContent, operatorErrors, ProviderIdSchema, RequestId, ShortId } from "../schemas/common.ts";
 import { throwOnInvalid } from "../validation.ts";
 import * as examples from "../schemas/examples.ts";
@@ -91,7 +91,7 @@ app.openapi(
       stopLossPrice: body.stopLossPrice == null ? null : decimal(body.stopLossPrice),
       takeProfits: body.takeProfits.map((target) => ({ price: decimal(target.price), share: decimal(target.share) })),
     });
-    return json(c, SignalSummary.parse({ ...summary, requestId: c.get("requestId") }), 200);
+    return json(c, shaped(SignalSummary, { ...summary, requestId: c.get("requestId") }), 200);
   },
 );
 
@@ -113,7 +113,7 @@ app.openapi(
   }),
   async (c) => {
     const records = await admissionsOfSignal(operatorCtx(c), { ...c.req.valid("param"), ...c.req.valid("query") });
-    return json(c, AdmissionsResponse.parse({ admissions: records, requestId: c.get("requestId") }), 200);
+    return json(c, shaped(AdmissionsResponse, { admissions: records, requestId: c.get("requestId") }), 200);
   },
 );
 
@@ -131,7 +131,7 @@ app.openapi(
   }),
   async (c) => {
     const records = await admissionsOfClient(operatorCtx(c), c.req.valid("param"));
-    return json(c, AdmissionsResponse.parse({ admissions: records, requestId: c.get("requestId") }), 200);
+    return json(c, shaped(AdmissionsResponse, { admissions: records, requestId: c.get("requestId") }), 200);
   },
 );
 

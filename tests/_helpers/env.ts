@@ -111,7 +111,7 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
     rateLimiter: createRateLimiter(db, (error) => logger.error("usage flush failed", errorFields(error))),
     outbound: new OutboundClient(outboundPolicy(config, options.outbound)),
   };
-  const app = createApp(deps);
+  const app = createApp(deps, { checkResponses: true });
   options.extend?.(app);
   return {
     app,
