@@ -32,6 +32,18 @@
  * errors keep the server's code (`SQLITE_CONSTRAINT`…) and message, as
  * `@libsql/client` reported them.
  *
+ * Round trips. A write transaction pays one per statement whose answer its
+ * work waits for (its reads, its writes: drizzle hands every caller its
+ * statement's answer or error). The write queue's savepoints nobody waits
+ * for: they are held (`runWithNext`) and go out in one request with the next
+ * statement, as a batch whose steps each run only if the one before
+ * succeeded, so a group of units costs no round trip for them. A held
+ * statement that fails stops its batch there (the statement after it never
+ * runs and fails with the held one's error, its code kept), and the
+ * transaction is then broken: every later statement and COMMIT fail with that
+ * error without being sent, until the write queue rolls back. So COMMIT never
+ * lands on a transaction missing one of its steps.
+ *
  * A statement left unanswered for STATEMENT_TIMEOUT_MS (a route that dropped
  * without closing) closes its link and fails as unreachable, as above.
  *
@@ -68,6 +80,10 @@ class StreamConnection implements SqlConnection {
   #link: Link | null = null;
   /** The link the open transaction runs on, or null. */
   #transaction: Link | null = null;
+  /** Statements of the open transaction held to go out with its next statement (`runWithNext`). */
+  #held: string[] = [];
+  /** The failure of a held statement: the open transaction can no longer commit. */
+  #broken: unknown = null;
   #closed = false;
 
   constructor(
@@ -100,23 +116,37 @@ class StreamConnection implements SqlConnection {
     }
   }
 
+  /**
+   * Held until the transaction's next statement (or COMMIT) goes out, in the
+   * same request, which runs only if this succeeded (see the top of the file).
+   * Only inside a transaction: its statements leave on its own stream, in order.
+   */
+  runWithNext(sql: string): void {
+    if (!this.#transaction) throw new Error("Only a statement inside a transaction can wait for the next one");
+    // Its transaction already died with its link: failing now is what sending it would have done.
+    if (!this.#transaction.alive) throw transactionLost();
+    this.#held.push(sql);
+  }
+
   async commit(): Promise<void> {
     const link = this.#transaction;
     if (!link) return;
     try {
+      // Held statements go with it: one request, COMMIT running only if they all succeeded.
       await this.#inTransaction(link, "COMMIT", [], false);
-      this.#transaction = null;
+      this.#ended();
     } catch (error) {
-      // Lost with its link, a COMMIT may or may not have landed; refused (a busy commit), the transaction stays open
-      // for the write queue's ROLLBACK, unless the server says it ended.
-      if (isUnreachable(error)) this.#transaction = null;
+      // Lost with its link, a COMMIT may or may not have landed; refused (a busy commit, a held statement that
+      // failed), the transaction stays open for the write queue's ROLLBACK, unless the server says it ended.
+      if (isUnreachable(error)) this.#ended();
       throw error;
     }
   }
 
   async rollback(): Promise<void> {
     const link = this.#transaction;
-    this.#transaction = null;
+    // Held statements that never left are simply dropped: ROLLBACK would undo them anyway.
+    this.#ended();
     // None open, or it died with its link: the server rolls back the transaction of a stream that closes.
     if (!link?.alive) return;
     try {
@@ -140,9 +170,16 @@ class StreamConnection implements SqlConnection {
 
   close(): void {
     this.#closed = true;
-    this.#transaction = null;
+    this.#ended();
     this.#link?.close();
     this.#link = null;
+  }
+
+  /** No transaction open any more: nothing held for it, nothing broken. */
+  #ended(): void {
+    this.#transaction = null;
+    this.#held = [];
+    this.#broken = null;
   }
 
   /** The live link, a fresh one when there is none or the last one dropped. */
@@ -169,22 +206,31 @@ class StreamConnection implements SqlConnection {
 
   /** Only ever on the transaction's own link: on another stream the statement would run outside it. */
   async #inTransaction(link: Link, sql: string, params: SqlParam[], wantRows: boolean): Promise<ProtoResult> {
-    if (!link.alive) {
-      throw new LibsqlServerError(
-        "The connection of the open write transaction was lost: the server rolled the transaction back",
-        SERVER_UNREACHABLE,
-        undefined,
-      );
-    }
+    if (!link.alive) throw transactionLost();
+    // A held statement failed: nothing after it may run in this transaction, COMMIT least of all.
+    if (this.#broken) throw this.#broken;
+    const held = this.#held;
+    this.#held = [];
     try {
-      return await link.execute(sql, params, wantRows);
+      return await link.executeAfter(held, sql, params, wantRows);
     } catch (error) {
+      if (error instanceof LibsqlServerError && error.statementAhead !== undefined && this.#transaction === link) {
+        this.#broken = error;
+      }
       // SQLite ends a transaction by itself on some errors (disk full, I/O): the write queue must know before its next
       // SAVEPOINT or COMMIT, which would otherwise run outside any transaction.
       if (!isUnreachable(error) && this.#transaction === link && await link.inTransaction() === false) {
-        this.#transaction = null;
+        this.#ended();
       }
       throw error;
     }
   }
+}
+
+function transactionLost(): LibsqlServerError {
+  return new LibsqlServerError(
+    "The connection of the open write transaction was lost: the server rolled the transaction back",
+    SERVER_UNREACHABLE,
+    undefined,
+  );
 }

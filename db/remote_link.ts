@@ -36,7 +36,13 @@ const STREAM_SETUP = ["PRAGMA foreign_keys = ON"];
  * The message reads `<code>: <server's message>`, as `@libsql/client`'s did.
  */
 export class LibsqlServerError extends Error {
-  constructor(message: string, readonly code: string | undefined, cause: unknown) {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+    cause: unknown,
+    /** Set when a statement sent ahead of the one that failed (Link.executeAfter) was refused: this one never ran. */
+    readonly statementAhead?: string,
+  ) {
     super(code ? `${code}: ${message}` : message, { cause });
     this.name = "LibsqlServerError";
   }
@@ -94,17 +100,54 @@ export class Link {
    * a page of 50 rows; the rows here are mapped straight to arrays.
    */
   async execute(sql: string, params: SqlParam[], wantRows: boolean): Promise<ProtoResult> {
+    return await this.executeAfter([], sql, params, wantRows);
+  }
+
+  /**
+   * The statement after the statements `first` (parameterless, answering
+   * nothing: a transaction's savepoints), all in one request: a batch in which
+   * each step runs only if the one before it succeeded (Hrana's `ok`
+   * condition, evaluated by the server). One round trip instead of one per
+   * statement. If a step of `first` fails, no later step runs and its error,
+   * with its own code, is what this answers; without `first`, a plain execute.
+   */
+  async executeAfter(
+    first: readonly string[],
+    sql: string,
+    params: SqlParam[],
+    wantRows: boolean,
+  ): Promise<ProtoResult> {
     const stmt: ProtoStmt = { sql, sqlId: undefined, args: params.map(toProto), namedArgs: [], wantRows };
     // Closing the link fails every statement waiting on it, this one included, as unreachable.
     const silence = setTimeout(() => this.close(), this.statementTimeoutMs);
     try {
       if (this.#setup) await this.#setup;
-      return await this.stream._execute(stmt);
+      return first.length ? await this.#batch([...first.map(plain), stmt]) : await this.stream._execute(stmt);
     } catch (error) {
       throw this.#failure(error);
     } finally {
       clearTimeout(silence);
     }
+  }
+
+  /** The last step's result, or the first step's error that stopped the batch (each step runs only after `ok`). */
+  async #batch(stmts: ProtoStmt[]): Promise<ProtoResult> {
+    const steps = stmts.map((stmt, step) => ({
+      stmt,
+      condition: step === 0 ? undefined : { type: "ok" as const, step: step - 1 },
+    }));
+    const { stepResults, stepErrors } = await this.stream._batch({ steps });
+    for (let step = 0; step < stmts.length; step++) {
+      const error = stepErrors.get(step);
+      if (!error) continue;
+      const refusal = new hrana.ResponseError(error.message, error);
+      if (step === stmts.length - 1) throw refusal;
+      throw new LibsqlServerError(error.message, error.code, refusal, stmts[step].sql);
+    }
+    const result = stepResults.get(stmts.length - 1);
+    // Every step ran (no error, and conditions that held): a missing answer is the server's fault, not success.
+    if (!result) throw new hrana.ProtoError("The libSQL server skipped a batch step without an error");
+    return result;
   }
 
   /** Whether the stream is inside a transaction; undefined when the server cannot say (Hrana 2) or the link dropped. */
@@ -138,6 +181,10 @@ export class Link {
     if (error instanceof hrana.ResponseError) return new LibsqlServerError(error.message, error.code, error);
     return error;
   }
+}
+
+function plain(sql: string): ProtoStmt {
+  return { sql, sqlId: undefined, args: [], namedArgs: [], wantRows: false };
 }
 
 function messageOf(error: unknown): string {

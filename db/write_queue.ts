@@ -163,15 +163,15 @@ export class WriteQueue<H> {
         // SQLite ends a transaction by itself on some errors; a SAVEPOINT then would start a new one.
         this.#assertOpen();
         const savepoint = `unit_${settled.length}`;
-        await this.#statement(`SAVEPOINT ${savepoint}`);
+        await this.#savepointStatement(`SAVEPOINT ${savepoint}`);
         try {
           const value = await unit.work(this.handle);
-          await this.#statement(`RELEASE ${savepoint}`);
+          await this.#savepointStatement(`RELEASE ${savepoint}`);
           settled.push({ unit: unit as Unit<unknown>, value });
           inHand = null;
         } catch (error) {
-          await this.#statement(`ROLLBACK TO ${savepoint}`);
-          await this.#statement(`RELEASE ${savepoint}`);
+          await this.#savepointStatement(`ROLLBACK TO ${savepoint}`);
+          await this.#savepointStatement(`RELEASE ${savepoint}`);
           inHand = null;
           unit.reject(error);
         }
@@ -202,9 +202,16 @@ export class WriteQueue<H> {
     for (const { unit, value } of settled) unit.resolve(value);
   }
 
-  /** Savepoint statements as queries: the embedded connection keeps them prepared (a group may hold hundreds). */
-  async #statement(sql: string): Promise<void> {
-    await this.connection.query(sql, [], "run");
+  /**
+   * Savepoint statements. Nobody reads their answers: a connection that pays
+   * a round trip per statement sends them with the next one, which runs only
+   * if they succeeded, and a failure of theirs keeps the group from committing
+   * (SqlConnection.runWithNext). Otherwise queries, which the embedded
+   * connection keeps prepared (a group may hold hundreds).
+   */
+  async #savepointStatement(sql: string): Promise<void> {
+    if (this.connection.runWithNext) this.connection.runWithNext(sql);
+    else await this.connection.query(sql, [], "run");
   }
 
   #assertOpen(): void {
