@@ -89,18 +89,7 @@ export async function sendIntent(
   account: AccountRow,
   { builder, lease }: SendOptions = {},
 ): Promise<IntentRow> {
-  let changes: Partial<IntentRow> & { status: string };
-  try {
-    const order = await callWithAccount(ctx, account, (venue, credentials) => {
-      const protection = protectionRequestOf(ctx, intent);
-      return protection
-        ? venue.placeProtection(credentials, protection)
-        : venue.placeOrder(credentials, { ...orderRequestOf(ctx, intent), ...(builder ? { builder } : {}) });
-    });
-    changes = orderChanges(order);
-  } catch (error) {
-    changes = outcomeOfFailure(error);
-  }
+  const changes = await placeIntent(ctx, intent, account, builder);
   const now = ctx.clock.now();
   try {
     return await withTransaction(ctx.db, async (tx) => {
@@ -113,38 +102,68 @@ export async function sendIntent(
   }
 }
 
+/** Place the intent's order at its venue; answers what became of it, as intent fields (nothing recorded yet). */
+async function placeIntent(
+  ctx: Ctx,
+  intent: IntentRow,
+  account: AccountRow,
+  builder?: PlaceOrderRequest["builder"],
+): Promise<Outcome> {
+  try {
+    const order = await callWithAccount(ctx, account, (venue, credentials) => {
+      const protection = protectionRequestOf(ctx, intent);
+      return protection
+        ? venue.placeProtection(credentials, protection)
+        : venue.placeOrder(credentials, { ...orderRequestOf(ctx, intent), ...(builder ? { builder } : {}) });
+    });
+    return orderChanges(order);
+  } catch (error) {
+    return outcomeOfFailure(error);
+  }
+}
+
+type Outcome = Partial<IntentRow> & { status: string };
+
 /**
- * Place several protective intents of one account in one request, where the
- * venue takes them so (`placeProtections`), and record each leg's outcome;
- * elsewhere each is sent on its own, side by side.
+ * Place several protective intents of one account and record every leg's
+ * outcome in one transaction: in one request where the venue takes them so
+ * (`placeProtections`), elsewhere each on its own, side by side.
  */
 export async function sendProtections(ctx: Ctx, legs: IntentRow[], account: AccountRow): Promise<IntentRow[]> {
-  if (!ctx.venues[account.providerId as ProviderId].placeProtections || legs.length < 2) {
-    return await Promise.all(legs.map((leg) => sendIntent(ctx, leg, account)));
-  }
-  let outcomes: (Partial<IntentRow> & { status: string })[];
+  const placed = ctx.venues[account.providerId as ProviderId].placeProtections && legs.length > 1
+    ? (await placeTogether(ctx, legs, account)).map((value) => ({ status: "fulfilled" as const, value }))
+    : await Promise.allSettled(legs.map((leg) => placeIntent(ctx, leg, account)));
+  const now = ctx.clock.now();
+  const recorded = await withTransaction(ctx.db, async (tx) => {
+    const recorded: IntentRow[] = [];
+    for (const [index, leg] of legs.entries()) {
+      const outcome = placed[index];
+      // A leg whose answer could not be read stays SUBMITTING, for the reconciliation to query.
+      if (outcome.status === "rejected") continue;
+      recorded.push((await transitionIntent(tx, leg, outcome.value, now)) ?? (await intentById(tx, leg.id)));
+    }
+    return recorded;
+  });
+  const failed = placed.find((outcome) => outcome.status === "rejected");
+  if (failed) throw failed.reason;
+  return recorded;
+}
+
+async function placeTogether(ctx: Ctx, legs: IntentRow[], account: AccountRow): Promise<Outcome[]> {
   try {
     const answers = await callWithAccount(
       ctx,
       account,
       (venue, credentials) => venue.placeProtections!(credentials, legs.map((leg) => protectionRequestOf(ctx, leg)!)),
     );
-    outcomes = answers.map((answer) => answer instanceof VenueError ? outcomeOfFailure(answer) : orderChanges(answer));
+    return answers.map((answer) => answer instanceof VenueError ? outcomeOfFailure(answer) : orderChanges(answer));
   } catch (error) {
-    outcomes = legs.map(() => outcomeOfFailure(error));
+    return legs.map(() => outcomeOfFailure(error));
   }
-  const now = ctx.clock.now();
-  return await withTransaction(ctx.db, async (tx) => {
-    const recorded: IntentRow[] = [];
-    for (const [index, leg] of legs.entries()) {
-      recorded.push((await transitionIntent(tx, leg, outcomes[index], now)) ?? (await intentById(tx, leg.id)));
-    }
-    return recorded;
-  });
 }
 
 /** What a failed send means for the intent; anything unexpected is rethrown. */
-function outcomeOfFailure(error: unknown): Partial<IntentRow> & { status: string } {
+function outcomeOfFailure(error: unknown): Outcome {
   if (error instanceof ApiError) {
     if (error.uncertain) return { status: "UNCERTAIN", errorCode: "PROVIDER_DOWN", errorMessage: error.message };
     // Unreachable, rate limited or a refused credential: the venue did not take the order.
