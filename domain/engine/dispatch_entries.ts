@@ -155,7 +155,7 @@ async function dispatchRange(
       const { intent, lease } = claimed;
       await holdingEntryLease(ctx, lease, async () => {
         const sent = await sendIntent(ctx, intent, entry.account, { builder, lease });
-        await protectFilledEntry(ctx, sent, entry.account, lease);
+        await protectFilledEntry(ctx, sent, entry.account, lease, signal);
         summary[sent.status === "REJECTED" || sent.status === "NOT_PLACED" ? "failed" : "dispatched"]++;
       });
     });

@@ -42,12 +42,19 @@ export async function protectFilledEntry(
   intent: IntentRow,
   account: AccountRow,
   lease?: EntryLease,
+  /** The entry's signal when the caller holds it already (a fan-out): a signal never changes once recorded. */
+  knownSignal?: typeof signals.$inferSelect,
 ): Promise<void> {
   if (!holdsPosition(intent)) return;
   if (await positionOfEntry(ctx.db.read).get({ entryIntentId: intent.id })) return;
+  // Read now, not when the entry went: a paced fan-out fills minutes after, and the setup may have changed since.
   const setup = valuesOf((await setupOfClient(ctx.db.read, intent.clientId, intent.providerId)) ?? null);
   // A signal's entry follows the setup's automatic stop and targets; a manual entry, what the partner asked for.
-  const signal = intent.signalId ? await signalById(ctx.db.read).get({ signalId: intent.signalId }) : undefined;
+  const signal = intent.signalId
+    ? knownSignal?.signalId === intent.signalId
+      ? knownSignal
+      : await signalById(ctx.db.read).get({ signalId: intent.signalId })
+    : undefined;
   const plan = signal
     ? {
       stopLossPrice: setup.autoStopLoss ? signal.stopLossPrice : null,
@@ -66,5 +73,5 @@ export async function protectFilledEntry(
     if (isUniqueViolation(error, "positions.entry_intent_id") || error instanceof EntryLeaseLost) return;
     throw error;
   }
-  await protectPosition(ctx, position, account);
+  await protectPosition(ctx, position, account, intent.partnerId);
 }

@@ -80,7 +80,13 @@ export async function openPositionFromFill(
  * none, in the transaction that checks it, so of two callers one places them
  * and the other answers the position as it is.
  */
-export async function protectPosition(ctx: Ctx, position: PositionRow, account: AccountRow): Promise<PositionRow> {
+export async function protectPosition(
+  ctx: Ctx,
+  position: PositionRow,
+  account: AccountRow,
+  /** The client's partner when the caller knows it (the entry intent carries it): one read less per entry. */
+  knownPartnerId?: string,
+): Promise<PositionRow> {
   const step = (await findMarket(ctx, position.providerId as ProviderId, position.symbol))!.stepSize;
   const legs: Leg[] = [];
   if (position.stopLossPrice) {
@@ -90,7 +96,8 @@ export async function protectPosition(ctx: Ctx, position: PositionRow, account: 
     legs.push({ kind: "TAKE_PROFIT", triggerPrice: target.price, quantity: target.quantity });
   }
   // Recorded together, sent together: the position waits one venue round trip for its protection, not three.
-  const { partnerId } = (await partnerOfClient(ctx.db.read).get({ clientId: position.clientId }))!;
+  const partnerId = knownPartnerId ??
+    (await partnerOfClient(ctx.db.read).get({ clientId: position.clientId }))!.partnerId;
   const now = ctx.clock.now();
   const recorded = await withTransaction(ctx.db, async (tx) => {
     if (await legOfPosition(tx).get({ positionId: position.positionId })) return null;
