@@ -1,0 +1,117 @@
+/**
+ * A TCP relay in front of a server (sqld, for the remote database path):
+ * `url` is the server's URL with the relay's port. It can hold every chunk
+ * it reads for `delayMs` in each direction before passing it on (a network
+ * farther away: each round trip then costs about twice that more, the
+ * instances bench's link delay), hold the server's answers on the open
+ * connections (`holdAnswers`: requests still reach the server), and cut
+ * them (`cut`), so a statement can be in flight when its connection drops.
+ */
+export interface TcpRelay {
+  url: string;
+  /** Connections accepted so far. */
+  readonly connections: number;
+  holdAnswers(): void;
+  /** Close the open connections; connections opened later pass everything. */
+  cut(): void;
+  close(): Promise<void>;
+}
+
+interface Pair {
+  client: Deno.Conn;
+  server: Deno.Conn;
+  held: boolean;
+}
+
+export function startTcpRelay(serverUrl: string, { delayMs = 0 } = {}): TcpRelay {
+  const target = new URL(serverUrl);
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const open = new Set<Pair>();
+  const pumps: Promise<void>[] = [];
+  let connections = 0;
+
+  const accepting = (async () => {
+    for await (const client of listener) {
+      connections++;
+      const server = await Deno.connect({ hostname: target.hostname, port: Number(target.port) });
+      // As the service's own socket does (db/remote_link.ts): no chunk waits for an ACK here either.
+      for (const conn of [client, server]) conn.setNoDelay(true);
+      const pair: Pair = { client, server, held: false };
+      open.add(pair);
+      pumps.push(pump(client, server, delayMs, () => false), pump(server, client, delayMs, () => pair.held));
+    }
+  })();
+
+  const relayUrl = new URL(serverUrl);
+  relayUrl.port = String((listener.addr as Deno.NetAddr).port);
+  return {
+    url: relayUrl.href.replace(/\/$/, ""),
+    get connections() {
+      return connections;
+    },
+    holdAnswers() {
+      for (const pair of open) pair.held = true;
+    },
+    cut() {
+      for (const pair of open) {
+        pair.held = false;
+        closeQuietly(pair.client);
+      }
+      open.clear();
+    },
+    async close() {
+      this.cut();
+      listener.close();
+      await accepting.catch(() => {});
+      await Promise.all(pumps);
+    },
+  };
+}
+
+/**
+ * Copies `from` to `to`. With a delay, each chunk is passed on `delayMs`
+ * after it was read, in order, while reading goes on: the link is farther
+ * away, not narrower.
+ */
+async function pump(from: Deno.Conn, to: Deno.Conn, delayMs: number, held: () => boolean): Promise<void> {
+  let forwarded = Promise.resolve();
+  try {
+    for (;;) {
+      const buffer = new Uint8Array(64 * 1024);
+      const read = await from.read(buffer);
+      if (read === null) break;
+      const chunk = buffer.subarray(0, read);
+      const due = performance.now() + delayMs;
+      forwarded = forwarded.then(async () => {
+        const wait = due - performance.now();
+        if (wait > 0) await sleep(wait);
+        while (held()) await sleep(5);
+        for (let written = 0; written < chunk.length;) written += await to.write(chunk.subarray(written));
+      }).catch(() => {
+        // The other side is gone: so is this connection (the read below then ends).
+        closeQuietly(from);
+        closeQuietly(to);
+      });
+      // Without a delay the chunk goes before the next read, as a plain relay.
+      if (delayMs === 0) await forwarded;
+    }
+  } catch {
+    // Cut, or the other side closed: both sides are closed below.
+  } finally {
+    await forwarded;
+    closeQuietly(from);
+    closeQuietly(to);
+  }
+}
+
+function closeQuietly(conn: Deno.Conn): void {
+  try {
+    conn.close();
+  } catch {
+    // Already closed.
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
