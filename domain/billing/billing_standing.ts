@@ -5,7 +5,7 @@
  * grace SUSPENDS new entries (`OBLIGATION_OVERDUE`) until it is paid or
  * cancelled. Maintenance never reads this.
  */
-import { and, asc, eq, lte, type SQL, sql } from "drizzle-orm";
+import { asc, type Placeholder, type SQL, sql } from "drizzle-orm";
 import { type Executor, preparedFor } from "../../db/client.ts";
 import { obligations } from "../../db/schema.ts";
 
@@ -19,17 +19,25 @@ export interface BillingStanding {
 /** A client with no obligation due. */
 export const NO_STANDING: ReadonlyMap<string, BillingStanding> = new Map();
 
+/**
+ * A client's obligations are found through its own index. The unary `+`
+ * keeps SQLite's planner (which has no statistics: nothing runs ANALYZE)
+ * from choosing `obligations_open_due` for `status = 'OPEN' AND due_at <= ?`:
+ * that walks every due obligation of every client, ~8 ms a read with 50,000
+ * of them open, where the client's own index reads a handful.
+ */
+const ofClientOpenAndDue = (clientId: SQL | Placeholder, now: SQL | Placeholder) =>
+  sql`${obligations.clientId} = ${clientId} AND +${obligations.status} = 'OPEN' AND +${obligations.dueAt} <= ${now}`;
+
 /** Open obligations already due, the one whose grace ends first first. */
 const dueObligations = preparedFor((db) =>
   db.select({
     providerId: obligations.providerId,
     source: obligations.source,
     graceUntil: obligations.graceUntil,
-  }).from(obligations).where(and(
-    eq(obligations.clientId, sql.placeholder("clientId")),
-    eq(obligations.status, "OPEN"),
-    lte(obligations.dueAt, sql.placeholder("now")),
-  )).orderBy(asc(obligations.graceUntil)).prepare()
+  }).from(obligations)
+    .where(ofClientOpenAndDue(sql.placeholder("clientId"), sql.placeholder("now")))
+    .orderBy(asc(obligations.graceUntil)).prepare()
 );
 
 export async function billingStandingOf(
@@ -67,7 +75,7 @@ export function dueObligationsJson(clientId: SQL, now: SQL): SQL {
   return sql`(SELECT json_group_array(json_array(provider_id, source, grace_until)) FROM
     (SELECT ${obligations.providerId} AS provider_id, ${obligations.source} AS source,
       ${obligations.graceUntil} AS grace_until FROM ${obligations}
-     WHERE ${obligations.clientId} = ${clientId} AND ${obligations.status} = 'OPEN' AND ${obligations.dueAt} <= ${now}
+     WHERE ${ofClientOpenAndDue(clientId, now)}
      ORDER BY ${obligations.graceUntil}))`;
 }
 
