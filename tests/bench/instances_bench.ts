@@ -34,10 +34,19 @@
  * (`@libsql/hrana-client`: the requests to the server and their answers).
  * A write waiting for another process's lock sleeps (write_queue.ts backs
  * off 1 to 25 ms): that shows in the writes' latency, not in anyone's CPU.
+ *
+ * On a server it then measures the link: the mix once more against the first
+ * N's instances, through a TCP relay (tests/_helpers/tcp_relay.ts) that holds
+ * every chunk 1 ms and 5 ms in each direction (INSTANCES_LINK_DELAYS, ms,
+ * default "1,5"; each round trip then costs about twice that more), and
+ * prints how the mix's throughput and its writes' p50/p99 grow with the
+ * round-trip time: what sizing a Turso or sqld region against it takes.
+ * Every figure is printed beside its target (the mix on a server >= 1,500 req/s).
  */
 import { openDatabase } from "../../db/client.ts";
 import { freePort, MAIN, waitUntilUp } from "../_helpers/server.ts";
 import { startSqld } from "../_helpers/sqld.ts";
+import { startTcpRelay } from "../_helpers/tcp_relay.ts";
 import { parseMix, ROUTES } from "./partner_mix.ts";
 import { seedClients } from "./seed_clients.ts";
 import { benchPartnerInput, median, startTarget, stopTarget } from "./targets.ts";
@@ -46,8 +55,13 @@ import { ensureWrk, runWrk, type WrkResult } from "./wrk.ts";
 const CLIENTS = Number(Deno.env.get("INSTANCES_CLIENTS") ?? "100000");
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? "10");
 const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? "1");
-const COUNTS = [1, 2, 3];
+/** INSTANCES_COUNTS ("1" or "1,3") measures fewer fleets, to be quick. */
+const COUNTS = (Deno.env.get("INSTANCES_COUNTS") ?? "1,2,3").split(",").map(Number);
 const DATABASE = Deno.env.get("FLEET_DATABASE") === "server" ? "server" : "file";
+/** Milliseconds the relay holds each chunk in each direction, for the link table (a server only). */
+const LINK_DELAYS = (Deno.env.get("INSTANCES_LINK_DELAYS") ?? "1,5").split(",").filter(Boolean).map(Number);
+/** The issue's target for the mix on a libSQL server (issue 33), this machine's 2 cores. */
+const SERVER_MIX_TARGET_RPS = 1_500;
 /** Divisible by every N, so each instance gets the same share of wrk's threads and connections. */
 const THREADS = 6;
 const CONNECTIONS = 30;
@@ -357,9 +371,26 @@ async function measure(count: number): Promise<Measured> {
   return { count, mix, reads, shares, profiled };
 }
 
+/** The mix against `count` instances reaching the server through a relay that holds each chunk `delayMs` each way. */
+async function measureLink(count: number, delayMs: number): Promise<RunFigures> {
+  const relay = startTcpRelay(databaseUrl, { delayMs });
+  try {
+    const instances = await startInstances(count, relay.url);
+    try {
+      await run(instances, "mix", 2);
+      return await run(instances, "mix", SECONDS);
+    } finally {
+      await stopInstances(instances);
+    }
+  } finally {
+    await relay.close();
+  }
+}
+
 const bare = await startTarget(["bare"]);
 const runs = new Map<number, Measured[]>(COUNTS.map((count) => [count, []]));
 const bareRuns: WrkResult[] = [];
+const linkRuns = new Map<number, RunFigures>();
 try {
   await runWrk(`${bare.url}/`, { seconds: 1 });
   console.log(
@@ -373,6 +404,7 @@ try {
     bareRuns.push(await runWrk(`${bare.url}/`, { seconds: SECONDS }));
     for (const count of COUNTS) runs.get(count)!.push(await measure(count));
   }
+  if (server) { for (const delayMs of LINK_DELAYS) linkRuns.set(delayMs, await measureLink(COUNTS[0], delayMs)); }
 } finally {
   await stopTarget(bare);
   await server?.stop();
@@ -468,3 +500,52 @@ for (const count of COUNTS) {
   );
 }
 await Deno.remove(dir, { recursive: true }).catch(() => {});
+
+if (server) {
+  const single = medianRun(COUNTS[0], (m) => m.mix).result.rps;
+  console.log(
+    `\nthe mix on a libSQL server, N=${COUNTS[0]}: ${single.toFixed(0)} req/s, target >= ${
+      SERVER_MIX_TARGET_RPS.toLocaleString("en")
+    } (${(single / SERVER_MIX_TARGET_RPS * 100).toFixed(0)} % of it: ${
+      single >= SERVER_MIX_TARGET_RPS ? "met" : "not met"
+    })`,
+  );
+  printLinkTable();
+}
+
+/**
+ * The mix as the link to the server gets longer: the first row is the
+ * measured pass above (loopback), the others went through the relay.
+ */
+function printLinkTable(): void {
+  const rows: [number, RunFigures][] = [[0, medianRun(COUNTS[0], (m) => m.mix)], ...linkRuns];
+  const loopback = rows[0][1].result.rps;
+  const route = (figures: RunFigures, name: string) => {
+    const found = parseMix(figures.result.output).routes.get(name);
+    return found ? `${ms(found.p50Ms)} /${ms(found.p99Ms)}` : "(none)".padStart(15);
+  };
+  console.log(
+    `\nthe mix against N=${
+      COUNTS[0]
+    } as the link to the libSQL server gets longer: a relay holds each chunk d ms each ` +
+      `way (a round trip ~2d ms longer)\n${"d ms".padEnd(5)} ${"req/s".padStart(6)} ${"x 0 ms".padStart(7)} ${
+        "% target".padStart(9)
+      }  ${"new client p50 / p99".padStart(20)}  ${"setup PUT p50 / p99".padStart(20)}  ${
+        "status p50 / p99".padStart(17)
+      }  errors`,
+  );
+  for (const [delayMs, figures] of rows) {
+    const { result } = figures;
+    const mix = parseMix(result.output);
+    const errors = [...mix.routes.values()].reduce((sum, one) => sum + one.errors, 0) + result.socketErrors;
+    console.log(
+      `${String(delayMs).padEnd(5)} ${result.rps.toFixed(0).padStart(6)} ${
+        (result.rps / loopback).toFixed(2).padStart(7)
+      } ${(result.rps / SERVER_MIX_TARGET_RPS * 100).toFixed(0).padStart(7)} %  ${
+        route(figures, "create").padStart(20)
+      }  ${route(figures, "setup_put").padStart(20)}  ${route(figures, "status").padStart(17)}  ${
+        String(errors).padStart(6)
+      }${mix.firstError ? `   first error: ${mix.firstError}` : ""}`,
+    );
+  }
+}
