@@ -12,6 +12,9 @@
  * one. GCM's tag makes a wrong key fail cleanly, the list is one or two keys
  * long, and the token stays short (~66 characters for a list cursor).
  */
+import { Buffer } from "node:buffer";
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
+
 const HKDF_SALT = new TextEncoder().encode("opaque-token salt v1");
 const HKDF_INFO = new TextEncoder().encode("opaque-token v1");
 const IV_BYTES = 12;
@@ -24,61 +27,52 @@ export interface TokenSealer {
   open(token: string, binding: string): Promise<string | null>;
 }
 
-/** `masterKeys` holds the current key first, then the previous ones. */
-export async function createTokenSealer(masterKeys: Uint8Array<ArrayBuffer>[]): Promise<TokenSealer> {
-  const [current, ...previous] = await Promise.all(masterKeys.map(deriveTokenKey));
+/**
+ * `masterKeys` holds the current key first, then the previous ones.
+ *
+ * AES-GCM through `node:crypto`, synchronous: WebCrypto's `subtle` hands
+ * each call to a worker thread and back, ~40 µs for a cursor of 20 bytes,
+ * a sixth of the CPU of a page of 100 clients. The key and the token are
+ * the same either way (HKDF-SHA256 to 32 bytes, then AES-256-GCM with a
+ * 16-byte tag), so tokens issued before still open.
+ */
+export function createTokenSealer(masterKeys: Uint8Array<ArrayBuffer>[]): TokenSealer {
+  const [current, ...previous] = masterKeys.map(deriveTokenKey);
   return {
-    async seal(payload, binding) {
-      const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-      const cipher = await crypto.subtle.encrypt(
-        { name: "AES-GCM", iv, additionalData: new TextEncoder().encode(binding) },
-        current,
-        new TextEncoder().encode(payload),
-      );
-      return toBase64Url(concat(iv, new Uint8Array(cipher)));
+    seal(payload, binding) {
+      const iv = randomBytes(IV_BYTES);
+      const cipher = createCipheriv("aes-256-gcm", current, iv);
+      cipher.setAAD(Buffer.from(binding));
+      const sealed = Buffer.concat([iv, cipher.update(payload, "utf8"), cipher.final(), cipher.getAuthTag()]);
+      return Promise.resolve(toBase64Url(sealed));
     },
-    async open(token, binding) {
+    open(token, binding) {
       const bytes = fromBase64Url(token);
-      if (!bytes || bytes.length < IV_BYTES + TAG_BYTES) return null;
-      const params = {
-        name: "AES-GCM",
-        iv: bytes.subarray(0, IV_BYTES),
-        additionalData: new TextEncoder().encode(binding),
-      };
+      if (!bytes || bytes.length < IV_BYTES + TAG_BYTES) return Promise.resolve(null);
+      const iv = bytes.subarray(0, IV_BYTES);
+      const cipher = bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES);
+      const tag = bytes.subarray(bytes.length - TAG_BYTES);
       for (const key of [current, ...previous]) {
         try {
-          return new TextDecoder().decode(await crypto.subtle.decrypt(params, key, bytes.subarray(IV_BYTES)));
+          const decipher = createDecipheriv("aes-256-gcm", key, iv);
+          decipher.setAAD(Buffer.from(binding));
+          decipher.setAuthTag(tag);
+          return Promise.resolve(Buffer.concat([decipher.update(cipher), decipher.final()]).toString("utf8"));
         } catch {
           // Not this key, another binding, or tampered: GCM cannot tell them apart, so try the next key.
         }
       }
-      return null;
+      return Promise.resolve(null);
     },
   };
 }
 
-async function deriveTokenKey(masterKey: Uint8Array<ArrayBuffer>): Promise<CryptoKey> {
-  const material = await crypto.subtle.importKey("raw", masterKey, "HKDF", false, ["deriveKey"]);
-  return await crypto.subtle.deriveKey(
-    { name: "HKDF", hash: "SHA-256", salt: HKDF_SALT, info: HKDF_INFO },
-    material,
-    { name: "AES-GCM", length: 256 },
-    false,
-    ["encrypt", "decrypt"],
-  );
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
+function deriveTokenKey(masterKey: Uint8Array<ArrayBuffer>): Buffer {
+  return Buffer.from(hkdfSync("sha256", masterKey, HKDF_SALT, HKDF_INFO, 32));
 }
 
 function toBase64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("base64url");
 }
 
 function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | null {

@@ -38,7 +38,7 @@ export function secretBinding(table: string, rowId: string, purpose: string): st
 export async function createSecretBox(currentKeyBase64: string, previousKeysBase64: string[] = []): Promise<SecretBox> {
   const current = await importMasterKey(currentKeyBase64);
   const keys = new Map([current, ...await Promise.all(previousKeysBase64.map(importMasterKey))].map((k) => [k.id, k]));
-  const tokens = await createTokenSealer([currentKeyBase64, ...previousKeysBase64].map(base64ToBytes));
+  const tokens = createTokenSealer([currentKeyBase64, ...previousKeysBase64].map(base64ToBytes));
   return {
     sealToken: tokens.seal,
     openToken: tokens.open,

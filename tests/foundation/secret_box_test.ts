@@ -141,3 +141,34 @@ Deno.test("a token never opens as a sealed secret, nor a sealed secret as a toke
   const asSealed = [version, keyId, bytesToBase64(bytes.subarray(0, 12)), bytesToBase64(bytes.subarray(12))].join(".");
   await assert.rejects(box.open({ sealed: asSealed, binding }));
 });
+
+Deno.test("a token sealed through WebCrypto, as cursors were before, still opens", async () => {
+  const masterKey = newKey();
+  const material = await crypto.subtle.importKey("raw", base64ToBytes(masterKey), "HKDF", false, ["deriveKey"]);
+  const key = await crypto.subtle.deriveKey(
+    {
+      name: "HKDF",
+      hash: "SHA-256",
+      salt: new TextEncoder().encode("opaque-token salt v1"),
+      info: new TextEncoder().encode("opaque-token v1"),
+    },
+    material,
+    { name: "AES-GCM", length: 256 },
+    false,
+    ["encrypt"],
+  );
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const binding = "clients-list-cursor/acme";
+  const cipher = new Uint8Array(
+    await crypto.subtle.encrypt(
+      { name: "AES-GCM", iv, additionalData: new TextEncoder().encode(binding) },
+      key,
+      new TextEncoder().encode("1763856000000.42"),
+    ),
+  );
+  const token = btoa(String.fromCharCode(...iv, ...cipher)).replaceAll("+", "-").replaceAll("/", "_")
+    .replace(/=+$/, "");
+  const box = await createSecretBox(masterKey);
+  assert.equal(await box.openToken(token, binding), "1763856000000.42");
+  assert.equal(await box.openToken(token, "clients-list-cursor/globex"), null);
+});
