@@ -12,11 +12,20 @@
  * `replaceOn` (a unique key's columns) adds `upsert`: the row is inserted, or
  * replaces every other column of the row already holding that key, so the row
  * answered is the stored one either way.
+ *
+ * `insertAll` writes many rows with multi-row INSERTs, built once per row
+ * count and run as prepared queries: a period close writes a page's hundred
+ * statements and their events this way rather than one INSERT each. Counts
+ * are powers of two (a page's rows go in chunks of 64, 32, … 1), so few
+ * statements are ever built and the connection's statement cache stays small.
  */
 import { getTableColumns, SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { type Executor, preparedFor } from "./client.ts";
 import type { RunResult } from "./connection.ts";
+
+/** 64 rows of a 26-column table are 1,664 parameters, far below SQLite's limit (32,766). */
+const MAX_ROWS_PER_INSERT = 64;
 
 export function rowInsert<T extends SQLiteTable>(table: T, options: { replaceOn?: SQLiteColumn[] } = {}) {
   type Row = Partial<T["$inferInsert"]>;
@@ -33,7 +42,11 @@ export function rowInsert<T extends SQLiteTable>(table: T, options: { replaceOn?
   // The key of a row updated in place is not the last inserted rowid.
   if (options.replaceOn && generatedKey) throw new Error("rowInsert upserts only tables whose key is not generated");
   // Placeholders inside sql``, encoded here: drizzle's own encoding of a placeholder turns null into "null" or 0.
-  const values = () => Object.fromEntries(columns.map(([name]) => [name, sql`${sql.placeholder(name)}`])) as never;
+  // Row `index` of a multi-row INSERT names its placeholders apart.
+  const values = (index?: number) =>
+    Object.fromEntries(
+      columns.map(([name]) => [name, sql`${sql.placeholder(index === undefined ? name : `${name}:${index}`)}`]),
+    ) as never;
   const completed = (row: Row): Record<string, unknown> =>
     Object.fromEntries(columns.map(([name, column]) => [
       name,
@@ -57,6 +70,45 @@ export function rowInsert<T extends SQLiteTable>(table: T, options: { replaceOn?
     return db.insert(table).values(values()).onConflictDoUpdate({ target, set }).prepare();
   });
 
+  const [, keyColumn] = all.find(([, column]) => column.primary) ?? [];
+  /** Multi-row INSERTs by row count, each built once per handle; `unlessConflicting` answers the keys written. */
+  const multiRow = new Map<string, (db: Executor) => { all(params: unknown): Promise<unknown> }>();
+  function multiRowInsert(count: number, unlessConflicting: boolean) {
+    const cacheKey = `${count}:${unlessConflicting}`;
+    let statement = multiRow.get(cacheKey);
+    if (!statement) {
+      const rows = Array.from({ length: count }, (_, index) => values(index));
+      statement = preparedFor((db: Executor) => {
+        if (!unlessConflicting) return db.insert(table).values(rows).prepare() as never;
+        if (!keyColumn) throw new Error("rowInsert answers the rows written only of tables with a one-column key");
+        // Rows a unique index refused are not returned: the keys that come back are the rows written.
+        return db.insert(table).values(rows).onConflictDoNothing()
+          .returning({ key: keyColumn as SQLiteColumn }).prepare() as never;
+      });
+      multiRow.set(cacheKey, statement);
+    }
+    return statement;
+  }
+
+  /** `rows` in chunks of a power of two, each one statement; answers the keys written when `unlessConflicting`. */
+  async function writeAll(db: Executor, rows: Row[], unlessConflicting: boolean): Promise<Set<unknown>> {
+    const written = new Set<unknown>();
+    for (let at = 0; at < rows.length;) {
+      const count = Math.min(MAX_ROWS_PER_INSERT, 2 ** Math.floor(Math.log2(rows.length - at)));
+      const params: Record<string, unknown> = {};
+      for (let index = 0; index < count; index++) {
+        const row = encoded(completed(rows[at + index]));
+        for (const [name] of columns) params[`${name}:${index}`] = row[name];
+      }
+      const statement = multiRowInsert(count, unlessConflicting)(db);
+      if (unlessConflicting) {
+        for (const { key } of (await statement.all(params)) as { key: unknown }[]) written.add(key);
+      } else await (statement as unknown as { run(params: unknown): Promise<unknown> }).run(params);
+      at += count;
+    }
+    return written;
+  }
+
   async function write(
     statement: typeof insert,
     db: Executor,
@@ -76,5 +128,16 @@ export function rowInsert<T extends SQLiteTable>(table: T, options: { replaceOn?
     /** Needs `replaceOn`. Every column is given: none may fall back to its default over a stored value. */
     upsert: async (db: Executor, row: T["$inferSelect"]): Promise<T["$inferSelect"]> =>
       (await write(upsert, db, row as Row))!,
+    /** The row as `insert` writes it (absent columns at their default), less a generated key. */
+    completed: (row: Row): T["$inferSelect"] => completed(row) as T["$inferSelect"],
+    /** Every row, in order (an autoincrement key follows it); fails like `insert` on a conflict. */
+    insertAll: async (db: Executor, rows: Row[]): Promise<void> => {
+      await writeAll(db, rows, false);
+    },
+    /**
+     * The rows no unique index already holds one like, in order; answers the
+     * keys of those written. Needs a one-column primary key.
+     */
+    insertAllUnlessConflicting: (db: Executor, rows: Row[]): Promise<Set<unknown>> => writeAll(db, rows, true),
   };
 }

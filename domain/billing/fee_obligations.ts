@@ -13,7 +13,7 @@ import type { Tx } from "../../db/client.ts";
 import { rowInsert } from "../../db/row_insert.ts";
 import { credits, obligationReductions, obligations } from "../../db/schema.ts";
 import { DAY_MS, HOUR_MS } from "../clock.ts";
-import { emitEvent } from "../events/emit_event.ts";
+import { emitEvent, type NewEvent } from "../events/emit_event.ts";
 import { newId } from "../ids.ts";
 import { supersedeInstructions } from "../payments/superseded_instructions.ts";
 import { QUOTE_CURRENCY } from "../setups/setup_values.ts";
@@ -48,8 +48,34 @@ export async function createObligation(
   input: NewObligation,
   now: number,
 ): Promise<ObligationRow | null> {
+  const row = await obligationInsert.insertUnlessConflicting(tx, obligationRow(parties, input, now));
+  if (!row) return null;
+  await emitEvent(tx, obligationCreated(parties, row, now));
+  return row;
+}
+
+/**
+ * Many obligations at once (a period close's page): each answered as
+ * `createObligation` answers it, in order. Their `obligation.created` events
+ * are the caller's to emit (`obligationCreated`), in the order of its own.
+ */
+export async function insertObligations(
+  tx: Tx,
+  drafts: { parties: Parties; input: NewObligation }[],
+  now: number,
+): Promise<(ObligationRow | null)[]> {
+  const rows = drafts.map(({ parties, input }) => obligationInsert.completed(obligationRow(parties, input, now)));
+  const written = await obligationInsert.insertAllUnlessConflicting(tx, rows);
+  return rows.map((row) => written.has(row.obligationId) ? row : null);
+}
+
+export function obligationCreated(parties: Parties, row: ObligationRow, now: number): NewEvent {
+  return { type: "obligation.created", ...parties, occurredAt: now, data: obligationView(row, 0, now) };
+}
+
+function obligationRow(parties: Parties, input: NewObligation, now: number) {
   const dueAt = input.dueFrom + input.dueDays * DAY_MS;
-  const row = await obligationInsert.insertUnlessConflicting(tx, {
+  return {
     obligationId: newId("obl", now),
     partnerId: parties.partnerId,
     clientId: input.clientId,
@@ -63,15 +89,7 @@ export async function createObligation(
     graceUntil: dueAt + GRACE_HOURS * HOUR_MS,
     statementId: input.statementId,
     createdAt: now,
-  });
-  if (!row) return null;
-  await emitEvent(tx, {
-    type: "obligation.created",
-    ...parties,
-    occurredAt: now,
-    data: obligationView(row, 0, now),
-  });
-  return row;
+  };
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import { sql } from "drizzle-orm";
 import { preparedFor, type Tx } from "../../db/client.ts";
+import { rowInsert } from "../../db/row_insert.ts";
 import { events } from "../../db/schema.ts";
 import { newId } from "../ids.ts";
 
@@ -58,4 +59,21 @@ export async function emitEvent(tx: Tx, event: NewEvent): Promise<string> {
   const eventId = newId("evt", event.occurredAt);
   await insertEvent(tx).run({ ...event, eventId });
   return eventId;
+}
+
+const eventsInsert = rowInsert(events);
+
+/**
+ * Many events of one transaction at once (a period close's page), in the
+ * order given: their feed order is the same as had each been emitted in turn.
+ * Answers their eventIds, in that order.
+ */
+export async function emitEvents(tx: Tx, batch: NewEvent[]): Promise<string[]> {
+  const rows = batch.map(({ type, ...event }) => ({
+    ...event,
+    eventType: type,
+    eventId: newId("evt", event.occurredAt),
+  }));
+  await eventsInsert.insertAll(tx, rows);
+  return rows.map((row) => row.eventId);
 }

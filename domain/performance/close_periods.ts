@@ -14,15 +14,20 @@ import { and, desc, eq } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
 import { partners, periodCloses } from "../../db/schema.ts";
 import { contractPeriodAt, contractStart } from "../billing/periods.ts";
-import { createObligation, performanceFeeSource, recordCredit } from "../billing/fee_obligations.ts";
+import {
+  insertObligations,
+  obligationCreated,
+  performanceFeeSource,
+  recordCredit,
+} from "../billing/fee_obligations.ts";
 import { yieldToEventLoop } from "../concurrency.ts";
 import type { Ctx } from "../context.ts";
-import { emitEvent } from "../events/emit_event.ts";
+import { emitEvents, type NewEvent } from "../events/emit_event.ts";
 import { errorFields } from "../logger.ts";
 import { newId } from "../ids.ts";
 import { type ContractRow, loadContractVersions } from "../partners/load_partner.ts";
 import { type CarryPolicy, periodFigures } from "./figures.ts";
-import { insertStatement, markPagePortionsStated, periodReference } from "./statement_writes.ts";
+import { insertStatements, markPagePortionsStated, periodReference } from "./statement_writes.ts";
 import { carriesIn, creditBalances, pairKey, periodPairsPage } from "./period_reads.ts";
 import { adjustStatedPeriods } from "./adjust_periods.ts";
 import { statementView } from "./statement_view.ts";
@@ -160,15 +165,20 @@ async function statePage(
     const carries = policy === "CARRY" ? await carriesIn(tx, page, period.start) : new Map<string, number>();
     const balances = await creditBalances(tx, page);
     const reference = periodReference(period);
-    let obligationsMade = 0;
-    const stated: { clientId: number; providerId: string; statementId: string }[] = [];
-    for (const pair of page) {
+    // The page's rows are written a table at a time (multi-row INSERTs), its events in the order stating each pair
+    // in turn would emit them: its obligation.created, then its statement.created.
+    const drafts = page.map((pair) => {
       const figures = periodFigures(pair, carries.get(pairKey(pair)) ?? 0, policy, contract.performanceFeePercent);
       const creditUsed = Math.min(figures.feeMicros, Math.max(0, balances.get(pairKey(pair)) ?? 0));
-      const statementId = newId("stm", now);
       const parties = { partnerId, tenantId: pair.tenantId, externalUserId: pair.externalUserId };
-      const obligation = figures.feeMicros - creditUsed > 0
-        ? await createObligation(tx, parties, {
+      return { pair, figures, creditUsed, parties, statementId: newId("stm", now) };
+    });
+    const owing = drafts.filter((draft) => draft.figures.feeMicros - draft.creditUsed > 0);
+    const created = await insertObligations(
+      tx,
+      owing.map(({ pair, figures, creditUsed, parties, statementId }) => ({
+        parties,
+        input: {
           clientId: pair.clientId,
           providerId: pair.providerId,
           source: performanceFeeSource(contract.performancePeriod),
@@ -177,32 +187,49 @@ async function statePage(
           dueFrom: period.end,
           dueDays: contract.dueDays,
           statementId,
-        }, now)
-        : null;
-      if (obligation) obligationsMade++;
+        },
+      })),
+      now,
+    );
+    const obligationOf = new Map(owing.map((draft, index) => [draft, created[index]]));
+    for (const { pair, creditUsed, statementId } of drafts) {
       if (creditUsed > 0) await recordCredit(tx, pair, statementId, -creditUsed, now);
-      const row = await insertStatement(tx, {
-        statementId,
+    }
+    const rows = await insertStatements(
+      tx,
+      drafts.map((draft) => ({
+        statementId: draft.statementId,
         partnerId,
-        pair,
-        kind: "ORIGINAL",
+        pair: draft.pair,
+        kind: "ORIGINAL" as const,
         adjustsStatementId: null,
         period,
-        figures,
-        creditMicros: creditUsed,
-        reason: pair.pendingPortions ? "PERIOD_CLOSED_WITH_PENDING_PORTIONS" : "PERIOD_CLOSED",
-        obligationId: obligation?.obligationId ?? null,
+        figures: draft.figures,
+        creditMicros: draft.creditUsed,
+        reason: draft.pair.pendingPortions ? "PERIOD_CLOSED_WITH_PENDING_PORTIONS" : "PERIOD_CLOSED",
+        obligationId: obligationOf.get(draft)?.obligationId ?? null,
         now,
-      });
-      stated.push({ clientId: pair.clientId, providerId: pair.providerId, statementId });
-      await emitEvent(tx, {
-        type: "statement.created",
-        ...parties,
-        occurredAt: now,
-        data: statementView(row, pair.tenantId),
-      });
-    }
+      })),
+    );
+    await emitEvents(
+      tx,
+      drafts.flatMap((draft, index) => {
+        const obligation = obligationOf.get(draft);
+        const statement: NewEvent = {
+          type: "statement.created",
+          ...draft.parties,
+          occurredAt: now,
+          data: statementView(rows[index], draft.pair.tenantId),
+        };
+        return obligation ? [obligationCreated(draft.parties, obligation, now), statement] : [statement];
+      }),
+    );
+    const stated = drafts.map(({ pair, statementId }) => ({
+      clientId: pair.clientId,
+      providerId: pair.providerId,
+      statementId,
+    }));
     await markPagePortionsStated(tx, stated, period);
-    return { moved: false, after: to, statements: page.length, obligations: obligationsMade };
+    return { moved: false, after: to, statements: page.length, obligations: created.filter(Boolean).length };
   });
 }

@@ -33,8 +33,19 @@ export interface StatementDraft {
 const statementInsert = rowInsert(statements);
 
 export async function insertStatement(tx: Tx, draft: StatementDraft) {
+  return await statementInsert.insert(tx, statementRow(draft));
+}
+
+/** Many statements at once (a period close's page), in order; answers their rows as `insertStatement` does. */
+export async function insertStatements(tx: Tx, drafts: StatementDraft[]) {
+  const rows = drafts.map((draft) => statementInsert.completed(statementRow(draft)));
+  await statementInsert.insertAll(tx, rows);
+  return rows;
+}
+
+function statementRow(draft: StatementDraft) {
   const { contract } = draft.period;
-  return await statementInsert.insert(tx, {
+  return {
     statementId: draft.statementId,
     partnerId: draft.partnerId,
     clientId: draft.pair.clientId,
@@ -53,7 +64,7 @@ export async function insertStatement(tx: Tx, draft: StatementDraft) {
     reason: draft.reason,
     obligationId: draft.obligationId,
     createdAt: draft.now,
-  });
+  };
 }
 
 /** The confirmed portions of the pair's period not yet counted by a statement are counted by this one. */
