@@ -13,7 +13,7 @@ import type { Ctx } from "../context.ts";
 import { isZero } from "../../venues/decimal.ts";
 import { type EntryLease, EntryLeaseLost } from "../execution/entry_leases.ts";
 import type { IntentRow } from "../execution/intents.ts";
-import { openPositionFromFill, protectPosition } from "../execution/protection.ts";
+import { openProtectedPosition, sendRecordedLegs } from "../execution/protection.ts";
 import { setupOfClient } from "../setups/setups.ts";
 import { valuesOf } from "../setups/setup_values.ts";
 
@@ -61,9 +61,9 @@ export async function protectFilledEntry(
       takeProfits: setup.autoTakeProfit ? signal.takeProfits : [],
     }
     : intent.protectionPlan ?? { stopLossPrice: null, takeProfits: [] };
-  let position;
+  let opened;
   try {
-    position = await openPositionFromFill(ctx, intent, {
+    opened = await openProtectedPosition(ctx, intent, {
       ...plan,
       autoBreakEven: setup.autoBreakEven,
       signalId: intent.signalId,
@@ -73,5 +73,5 @@ export async function protectFilledEntry(
     if (isUniqueViolation(error, "positions.entry_intent_id") || error instanceof EntryLeaseLost) return;
     throw error;
   }
-  await protectPosition(ctx, position, account, intent.partnerId);
+  if (opened.legs) await sendRecordedLegs(ctx, opened.position, account, intent.partnerId, opened.legs);
 }

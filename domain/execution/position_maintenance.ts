@@ -84,8 +84,9 @@ export async function maintainPositions(
       summary.updated++;
     }
     if (current.protectionStatus === "UNKNOWN" && legs.length === 0) {
-      // Its opener died after recording it and before recording its stop and targets, or is between the
-      // two right now: then it holds the account's entry lease and is left to finish.
+      // No stop or target recorded: an opener records them with the position (openProtectedPosition), so
+      // this one's opener died before recording its protection status, or a position recorded without
+      // them is being finished right now: then its opener holds the account's entry lease and is left to it.
       const openerAtWork = !lease && await entryLeaseState(ctx.db.read, account) === "HELD";
       if (!openerAtWork) await protectPosition(ctx, current, account);
       continue;

@@ -74,20 +74,49 @@ export async function openPositionFromFill(
 
 /**
  * Place the position's stop and targets; answers the position with its
- * protection status. Its opener calls this right after the position, and the
- * reconciliation for a position whose opener died before recording its legs
- * (position_maintenance.ts): the legs are recorded only while the position has
- * none, in the transaction that checks it, so of two callers one places them
- * and the other answers the position as it is.
+ * protection status. The reconciliation calls this for an open position with
+ * no legs recorded (position_maintenance.ts): the legs are recorded only while
+ * the position has none, in the transaction that checks it, so of two callers
+ * one places them and the other answers the position as it is.
  */
-export async function protectPosition(
+export async function protectPosition(ctx: Ctx, position: PositionRow, account: AccountRow): Promise<PositionRow> {
+  const step = await stepOf(ctx, position);
+  const { partnerId } = (await partnerOfClient(ctx.db.read).get({ clientId: position.clientId }))!;
+  const legs = await recordLegs(ctx, position, partnerId, step);
+  return legs ? await sendRecordedLegs(ctx, position, account, partnerId, legs) : position;
+}
+
+/**
+ * An entry's fill: its position opened and its legs recorded in one
+ * transaction (`position.opened` with them), by the entry's holder only,
+ * while it still holds the lease. The opener then sends them
+ * (sendRecordedLegs); if it dies first, the reconciliation finds them
+ * SUBMITTING and asks the venue.
+ */
+export async function openProtectedPosition(
+  ctx: Ctx,
+  entry: IntentRow,
+  plan: ProtectionPlan,
+  lease?: EntryLease,
+): Promise<{ position: PositionRow; legs: IntentRow[] | null }> {
+  // Read before the transaction: on a cold catalogue it asks the venue, which no write may wait for.
+  const step = await stepOf(ctx, entry);
+  return await withTransaction(ctx.db, async () => {
+    const position = await openPositionFromFill(ctx, entry, plan, lease);
+    return { position, legs: await recordLegs(ctx, position, entry.partnerId, step) };
+  });
+}
+
+const stepOf = async (ctx: Ctx, { providerId, symbol }: { providerId: string; symbol: string }) =>
+  (await findMarket(ctx, providerId as ProviderId, symbol))!.stepSize;
+
+/** The position's stop and targets as SUBMITTING intents, recorded only while it has none (else null). */
+async function recordLegs(
   ctx: Ctx,
   position: PositionRow,
-  account: AccountRow,
-  /** The client's partner when the caller knows it (the entry intent carries it): one read less per entry. */
-  knownPartnerId?: string,
-): Promise<PositionRow> {
-  const step = (await findMarket(ctx, position.providerId as ProviderId, position.symbol))!.stepSize;
+  partnerId: string,
+  step: string,
+): Promise<IntentRow[] | null> {
   const legs: Leg[] = [];
   if (position.stopLossPrice) {
     legs.push({ kind: "STOP_LOSS", triggerPrice: position.stopLossPrice, quantity: position.quantity });
@@ -95,11 +124,8 @@ export async function protectPosition(
   for (const target of takeProfitQuantities(position.quantity, position.takeProfits, step)) {
     legs.push({ kind: "TAKE_PROFIT", triggerPrice: target.price, quantity: target.quantity });
   }
-  // Recorded together, sent together: the position waits one venue round trip for its protection, not three.
-  const partnerId = knownPartnerId ??
-    (await partnerOfClient(ctx.db.read).get({ clientId: position.clientId }))!.partnerId;
   const now = ctx.clock.now();
-  const recorded = await withTransaction(ctx.db, async (tx) => {
+  return await withTransaction(ctx.db, async (tx) => {
     if (await legOfPosition(tx).get({ positionId: position.positionId })) return null;
     const rows: IntentRow[] = [];
     for (const [index, leg] of legs.entries()) {
@@ -107,8 +133,26 @@ export async function protectPosition(
     }
     return rows;
   });
-  if (!recorded) return position;
-  const sent = await sendProtections(ctx, recorded, account);
+}
+
+/**
+ * Send the position's recorded legs (recorded together, sent together: the
+ * position waits one venue round trip for its protection, not three) and
+ * record its protection status. Usually no leg was crossed by the market, and
+ * the status commits with the legs' outcomes; a crossed leg is executed first.
+ */
+export async function sendRecordedLegs(
+  ctx: Ctx,
+  position: PositionRow,
+  account: AccountRow,
+  partnerId: string,
+  legs: IntentRow[],
+): Promise<PositionRow> {
+  const { sent, recorded } = await sendProtections(ctx, legs, account, async (sent) => ({
+    sent,
+    recorded: sent.some(crossedByMarket) ? null : await recordProtection(ctx, position, sent),
+  }));
+  if (recorded) return recorded;
   const settled: IntentRow[] = [];
   for (const leg of sent) settled.push(await executeIfCrossed(ctx, partnerId, position, account, leg));
   return await recordProtection(ctx, position, settled);
@@ -167,7 +211,7 @@ async function executeIfCrossed(
   account: AccountRow,
   leg: IntentRow,
 ): Promise<IntentRow> {
-  if (leg.status !== "REJECTED" || leg.errorCode !== "TRIGGER_CROSSED") return leg;
+  if (!crossedByMarket(leg)) return leg;
   const draft: IntentDraft = {
     ...legDraft(partnerId, position, {
       kind: leg.type as Leg["kind"],
@@ -185,6 +229,9 @@ async function executeIfCrossed(
   });
   return await sendIntent(ctx, intent, account);
 }
+
+/** The venue refused the leg because the market had already passed its trigger. */
+const crossedByMarket = (leg: IntentRow) => leg.status === "REJECTED" && leg.errorCode === "TRIGGER_CROSSED";
 
 function legDraft(partnerId: string, position: PositionRow, leg: Leg, seq: number): IntentDraft {
   return {

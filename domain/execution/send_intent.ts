@@ -127,26 +127,35 @@ type Outcome = Partial<IntentRow> & { status: string };
 /**
  * Place several protective intents of one account and record every leg's
  * outcome in one transaction: in one request where the venue takes them so
- * (`placeProtections`), elsewhere each on its own, side by side.
+ * (`placeProtections`), elsewhere each on its own, side by side. `settle`
+ * runs in that transaction with the legs as recorded, so what the caller
+ * writes from them commits with them; it answers what this answers. A leg
+ * whose answer could not be read stays SUBMITTING for the reconciliation to
+ * query, and its error is thrown once the others are recorded (then `settle`
+ * does not run: it would judge the legs without that one).
  */
-export async function sendProtections(ctx: Ctx, legs: IntentRow[], account: AccountRow): Promise<IntentRow[]> {
+export async function sendProtections<T>(
+  ctx: Ctx,
+  legs: IntentRow[],
+  account: AccountRow,
+  settle: (recorded: IntentRow[]) => Promise<T>,
+): Promise<T> {
   const placed = ctx.venues[account.providerId as ProviderId].placeProtections && legs.length > 1
     ? (await placeTogether(ctx, legs, account)).map((value) => ({ status: "fulfilled" as const, value }))
     : await Promise.allSettled(legs.map((leg) => placeIntent(ctx, leg, account)));
+  const failed = placed.find((outcome) => outcome.status === "rejected");
   const now = ctx.clock.now();
-  const recorded = await withTransaction(ctx.db, async (tx) => {
+  const settled = await withTransaction(ctx.db, async (tx) => {
     const recorded: IntentRow[] = [];
     for (const [index, leg] of legs.entries()) {
       const outcome = placed[index];
-      // A leg whose answer could not be read stays SUBMITTING, for the reconciliation to query.
       if (outcome.status === "rejected") continue;
       recorded.push((await transitionIntent(tx, leg, outcome.value, now)) ?? (await intentById(tx, leg.id)));
     }
-    return recorded;
+    return failed ? null : { value: await settle(recorded) };
   });
-  const failed = placed.find((outcome) => outcome.status === "rejected");
-  if (failed) throw failed.reason;
-  return recorded;
+  if (!settled) throw failed!.reason;
+  return settled.value;
 }
 
 async function placeTogether(ctx: Ctx, legs: IntentRow[], account: AccountRow): Promise<Outcome[]> {
