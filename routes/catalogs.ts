@@ -1,13 +1,13 @@
 /** Catalogs: providers, strategies and markets the partner may use. */
+import { routeGroup } from "./route_group.ts";
 import { json, shaped } from "./respond.ts";
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import { listMarkets, listProviders, listStrategies } from "../domain/catalog/catalog_reads.ts";
 import type { Market } from "../venues/types.ts";
-import { type AppEnv, partnerCtx } from "./env.ts";
+import { partnerCtx } from "./env.ts";
 import { errorContent, jsonContent, partnerErrors, RequestId } from "./schemas/common.ts";
 import { MarketSchema, ProviderItemSchema, StrategySchema } from "./schemas/resources.ts";
 import * as examples from "./schemas/examples.ts";
-import { throwOnInvalid } from "./validation.ts";
 
 const tags = ["Catalogs"];
 const ProvidersResponse = z.object({ providers: z.array(ProviderItemSchema), requestId: RequestId });
@@ -28,7 +28,7 @@ function marketWire(market: Market) {
   };
 }
 
-export const catalogs = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
+export const catalogs = routeGroup()
   .openapi(
     createRoute({
       method: "get",

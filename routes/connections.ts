@@ -1,11 +1,12 @@
 /** Provider connection (`/v1/users/:id/...`): connect sessions, accounts and provider views. */
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { routeGroup } from "./route_group.ts";
+import { createRoute, z } from "@hono/zod-openapi";
 import { createConnectSession, getConnectSession } from "../domain/connect/connect_sessions.ts";
 import { getBalanceView, getPositions } from "../domain/accounts/live_reads.ts";
 import { listAccounts, revokeAccount, testAccount } from "../domain/accounts/manage_accounts.ts";
 import { listProviderViews } from "../domain/accounts/provider_views.ts";
 import { ApiError } from "../domain/errors.ts";
-import { type AppEnv, partnerCtx } from "./env.ts";
+import { partnerCtx } from "./env.ts";
 import { idempotentRoute } from "./middleware/idempotency.ts";
 import { idempotentJson, json, shaped } from "./respond.ts";
 import {
@@ -22,7 +23,6 @@ import {
 import { CommercialSchema } from "./schemas/resources.ts";
 import { ExternalUserId } from "./users.ts";
 import * as examples from "./schemas/examples.ts";
-import { throwOnInvalid } from "./validation.ts";
 
 const tags = ["Provider connection"];
 
@@ -182,7 +182,7 @@ const TestResponse = z.object({
   requestId: RequestId,
 }).openapi("ConnectionTest");
 
-export const connections = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
+export const connections = routeGroup()
   .openapi(
     createRoute(idempotentRoute({
       method: "post",

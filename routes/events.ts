@@ -1,12 +1,11 @@
 /** `GET /v1/events`: the pull feed of the partner's events. */
+import { routeGroup } from "./route_group.ts";
 import { json, shaped } from "./respond.ts";
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import { listEvents } from "../domain/events/list_events.ts";
-import type { AppEnv } from "./env.ts";
 import { partnerCtx } from "./env.ts";
 import { FreeObject, jsonContent, partnerErrors, RequestId, ShortId } from "./schemas/common.ts";
 import * as examples from "./schemas/examples.ts";
-import { throwOnInvalid } from "./validation.ts";
 
 const EventsQuery = z.object({
   after: ShortId.optional().openapi({ description: "eventId to resume after (the last `next`)." }),
@@ -31,7 +30,7 @@ export const EventsResponse = z.object({
   requestId: RequestId,
 }).openapi("EventFeed");
 
-export const eventsRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid }).openapi(
+export const eventsRoutes = routeGroup().openapi(
   createRoute({
     method: "get",
     path: "/v1/events",

@@ -1,11 +1,10 @@
 /** `GET /v1/health`: the API is up, and for each provider whether real execution is validated. */
+import { routeGroup } from "./route_group.ts";
 import { json, shaped } from "./respond.ts";
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import { getHealth } from "../domain/catalog/get_health.ts";
-import type { AppEnv } from "./env.ts";
 import { partnerCtx } from "./env.ts";
 import { jsonContent, partnerErrors, ProviderIdSchema, RequestId } from "./schemas/common.ts";
-import { throwOnInvalid } from "./validation.ts";
 
 export const HealthResponse = z.object({
   api: z.literal("UP"),
@@ -19,7 +18,7 @@ export const HealthResponse = z.object({
   requestId: RequestId,
 }).openapi("Health");
 
-export const health = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid }).openapi(
+export const health = routeGroup().openapi(
   createRoute({
     method: "get",
     path: "/v1/health",

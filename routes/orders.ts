@@ -1,10 +1,11 @@
 /** Positions and orders (`/v1/orders/...`, `/v1/users/:id/intents`): the service's intents and their reconciliation. */
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { routeGroup } from "./route_group.ts";
+import { createRoute, z } from "@hono/zod-openapi";
 import { getIntent, listIntents, reconcileIntentOfPartner } from "../domain/execution/intent_reads.ts";
 import { executeOrder, type ManualOrder, prepareOrder } from "../domain/execution/manual_orders.ts";
 import { getExecutionStatus } from "../domain/execution/execution_status.ts";
 import { formatDec, parseDec } from "../venues/decimal.ts";
-import { type AppEnv, partnerCtx } from "./env.ts";
+import { partnerCtx } from "./env.ts";
 import { idempotentRoute } from "./middleware/idempotency.ts";
 import { idempotentJson, json, shaped } from "./respond.ts";
 import {
@@ -21,7 +22,6 @@ import {
 } from "./schemas/common.ts";
 import { ExternalUserId } from "./users.ts";
 import * as examples from "./schemas/examples.ts";
-import { throwOnInvalid } from "./validation.ts";
 
 const tags = ["Positions and orders"];
 const IntentId = identifier(64).refine((value) => [...value].length >= 8, { message: "deve ter de 8 a 64 caracteres" });
@@ -197,7 +197,7 @@ const MANUAL_OPENING = {
 
 const IntentLocator = z.object({ externalUserId: ExternalUserId, providerId: ProviderIdSchema });
 
-export const orders = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
+export const orders = routeGroup()
   .openapi(
     createRoute({
       method: "get",

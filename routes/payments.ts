@@ -1,9 +1,10 @@
 /** Payments of a client's obligations: instructions, confirmation by transaction hash, and reads. */
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { routeGroup } from "./route_group.ts";
+import { createRoute, z } from "@hono/zod-openapi";
 import { confirmPayment } from "../domain/payments/confirm_payment.ts";
 import { createPaymentInstructions } from "../domain/payments/instructions.ts";
 import { getPayment } from "../domain/payments/payment_view.ts";
-import { type AppEnv, partnerCtx } from "./env.ts";
+import { partnerCtx } from "./env.ts";
 import { idempotentRoute } from "./middleware/idempotency.ts";
 import { idempotentJson, json, shaped } from "./respond.ts";
 import {
@@ -18,7 +19,6 @@ import {
 } from "./schemas/common.ts";
 import * as examples from "./schemas/examples.ts";
 import { ExternalUserId } from "./users.ts";
-import { throwOnInvalid } from "./validation.ts";
 
 const tags = ["Billing"];
 
@@ -117,7 +117,7 @@ const ConfirmResponse = z.object({
 });
 const PaymentResponse = z.object({ ...Owner, payment: PaymentSchema, requestId: RequestId });
 
-export const paymentRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
+export const paymentRoutes = routeGroup()
   .openapi(
     createRoute(idempotentRoute({
       method: "post",

@@ -1,8 +1,9 @@
 /** Risk and setup (`/v1/users/:id/setup`, `/setup/preview`, `/risk`) and automation (`/v1/users/:id/automation`). */
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { routeGroup } from "./route_group.ts";
+import { createRoute, z } from "@hono/zod-openapi";
 import { getAutomation, putAutomation } from "../domain/automation/automations.ts";
 import { getSetup, previewSetup, putRisk, putSetup } from "../domain/setups/setups.ts";
-import { type AppEnv, partnerCtx } from "./env.ts";
+import { partnerCtx } from "./env.ts";
 import { idempotentRoute } from "./middleware/idempotency.ts";
 import { idempotentJson, json, shaped } from "./respond.ts";
 import {
@@ -21,7 +22,6 @@ import {
 import * as examples from "./schemas/examples.ts";
 import { AutomationSchema } from "./schemas/resources.ts";
 import { ExternalUserId } from "./users.ts";
-import { throwOnInvalid } from "./validation.ts";
 
 const Leverage = z.number().int().min(1).max(125);
 const MaxConcurrentTrades = z.number().int().min(1).max(3).openapi({
@@ -200,7 +200,7 @@ const setupRefusals = {
   ),
 };
 
-export const setupRoutes = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
+export const setupRoutes = routeGroup()
   .openapi(
     createRoute({
       method: "get",

@@ -1,13 +1,13 @@
 /** The partner's contract as a tenant, and the partner's restrictions of it. */
+import { routeGroup } from "./route_group.ts";
 import { json, shaped } from "./respond.ts";
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import { getTenant, listTenants } from "../domain/tenants/get_tenants.ts";
 import { setRestrictions } from "../domain/tenants/set_restrictions.ts";
-import { type AppEnv, partnerCtx } from "./env.ts";
+import { partnerCtx } from "./env.ts";
 import { jsonBody, jsonContent, partnerErrors, ProviderIdSchema, RequestId, ShortId } from "./schemas/common.ts";
 import { EnvelopeSchema, TenantSchema } from "./schemas/resources.ts";
 import * as examples from "./schemas/examples.ts";
-import { throwOnInvalid } from "./validation.ts";
 
 const tags = ["Health, usage, contract"];
 const TenantResponse = z.object({ tenant: TenantSchema, requestId: RequestId });
@@ -24,7 +24,7 @@ const RestrictionsBody = z.object({
   reason: z.string().min(3).max(500),
 }).openapi("TenantRestrictions");
 
-export const tenants = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid })
+export const tenants = routeGroup()
   .openapi(
     createRoute({
       method: "get",

@@ -1,12 +1,11 @@
 /** `GET /v1/usage`: the partner's counted calls and limits. */
+import { routeGroup } from "./route_group.ts";
 import { json, shaped } from "./respond.ts";
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import { getUsage } from "../domain/usage/get_usage.ts";
-import type { AppEnv } from "./env.ts";
 import { partnerCtx } from "./env.ts";
 import { jsonContent, partnerErrors, RequestId } from "./schemas/common.ts";
 import * as examples from "./schemas/examples.ts";
-import { throwOnInvalid } from "./validation.ts";
 
 const UsageQuery = z.object({
   minutes: z.coerce.number().int().min(1).max(1440).default(60).openapi({
@@ -29,7 +28,7 @@ export const UsageResponse = z.object({
   requestId: RequestId,
 }).openapi("Usage");
 
-export const usage = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid }).openapi(
+export const usage = routeGroup().openapi(
   createRoute({
     method: "get",
     path: "/v1/usage",

@@ -1,12 +1,13 @@
 /** Clients (`/v1/users`): onboarding, reads, suspension and strategy selection. */
+import { routeGroup } from "./route_group.ts";
 import { idempotentJson, json, shaped } from "./respond.ts";
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import { getClient, getClientCommercial, getClientStatus } from "../domain/clients/client_reads.ts";
 import { getClientStrategies, setClientStrategies } from "../domain/clients/client_strategies.ts";
 import { createClient } from "../domain/clients/create_client.ts";
 import { listClients } from "../domain/clients/list_clients.ts";
 import { setClientStatus } from "../domain/clients/set_client_status.ts";
-import { type AppEnv, partnerCtx } from "./env.ts";
+import { partnerCtx } from "./env.ts";
 import { idempotentRoute } from "./middleware/idempotency.ts";
 import {
   idempotencyErrors,
@@ -21,7 +22,6 @@ import {
 } from "./schemas/common.ts";
 import { AutomationSchema, ClientSchema, CommercialSchema, StrategySelectionSchema } from "./schemas/resources.ts";
 import * as examples from "./schemas/examples.ts";
-import { throwOnInvalid } from "./validation.ts";
 
 const tags = ["Clients"];
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
@@ -64,7 +64,7 @@ const StatusResponse = z.object({
   requestId: RequestId,
 }).openapi("ClientStatus");
 
-const app = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
+const app = routeGroup();
 
 app.openapi(
   createRoute(idempotentRoute({

@@ -1,13 +1,13 @@
 /** Operator: provider real-execution flag, strategy publication and asset entry policies. */
+import { routeGroup } from "../route_group.ts";
 import { json, shaped } from "../respond.ts";
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import { setProviderSettings } from "../../domain/catalog/provider_settings.ts";
 import { listProviderReadiness } from "../../domain/gates/provider_readiness.ts";
 import { deleteStrategy, listStrategies, putStrategy } from "../../domain/catalog/operator_strategies.ts";
 import { deleteAssetPolicy, listAssetPolicies, putAssetPolicy } from "../../domain/catalog/asset_policies.ts";
-import { type AppEnv, operatorCtx } from "../env.ts";
+import { operatorCtx } from "../env.ts";
 import { jsonBody, jsonContent, operatorErrors, ProviderIdSchema, RequestId, UsdAmount } from "../schemas/common.ts";
-import { throwOnInvalid } from "../validation.ts";
 import { StrategyBody } from "./schemas.ts";
 import * as examples from "../schemas/examples.ts";
 import { EVM_NETWORKS } from "../../config.ts";
@@ -54,7 +54,7 @@ const ProviderReadinessList = z.object({
 const StrategyWithId = z.object({ strategyId: z.string(), ...StrategyBody.shape }).openapi("Strategy");
 const StrategyResponse = z.object({ strategy: StrategyWithId, requestId: RequestId });
 const tags = ["Operator: catalog"];
-const app = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
+const app = routeGroup();
 
 app.openapi(
   createRoute({

@@ -1,11 +1,11 @@
 /** Operator: the service at a glance, for a monitor to poll (`GET /operator/v1/health`). */
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { routeGroup } from "../route_group.ts";
+import { createRoute, z } from "@hono/zod-openapi";
 import { readHealthSnapshot } from "../../domain/operations/health_snapshot.ts";
 import { JOBS } from "../../jobs/registry.ts";
-import { type AppEnv, operatorCtx } from "../env.ts";
+import { operatorCtx } from "../env.ts";
 import { json, shaped } from "../respond.ts";
 import { operatorErrors, ProviderIdSchema, RequestId } from "../schemas/common.ts";
-import { throwOnInvalid } from "../validation.ts";
 
 const Instant = z.string().openapi({ description: "ISO 8601, UTC.", example: "2026-11-26T22:41:00.000Z" });
 const Count = z.number().int().min(0).openapi({ description: "Counted up to 10,000: past it, at least that many." });
@@ -142,7 +142,7 @@ const DEGRADED_EXAMPLE = {
   requestId: "req_524f57f75b504b478c3f8494",
 };
 
-const app = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
+const app = routeGroup();
 
 app.openapi(
   createRoute({

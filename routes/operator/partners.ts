@@ -1,6 +1,7 @@
 /** Operator: partners, their contract versions, status and credentials. */
+import { routeGroup } from "../route_group.ts";
 import { json, shaped } from "../respond.ts";
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import { rotateCredential } from "../../domain/credentials/issue_credential.ts";
 import { revokeCredential } from "../../domain/credentials/revoke_credential.ts";
 import { createPartner } from "../../domain/partners/create_partner.ts";
@@ -8,7 +9,7 @@ import { operatorPartnerView } from "../../domain/partners/partner_view.ts";
 import { setPartnerStatus } from "../../domain/partners/set_partner_status.ts";
 import { setContractSuspended, updateContract } from "../../domain/partners/update_contract.ts";
 import { updatePartner } from "../../domain/partners/update_partner.ts";
-import { type AppEnv, operatorCtx } from "../env.ts";
+import { operatorCtx } from "../env.ts";
 import { jsonBody, jsonContent, operatorErrors, optionalJsonBody, RequestId } from "../schemas/common.ts";
 import { throwOnInvalid } from "../validation.ts";
 import {
@@ -47,7 +48,7 @@ const PARTNER_STATUS_EXAMPLES = {
   REVOKED: examples.partnerRevoked,
 } as const;
 
-const app = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
+const app = routeGroup();
 
 app.openapi(
   createRoute({

@@ -1,6 +1,7 @@
 /** Operator, QA only: the test clock and running a job now. */
+import { routeGroup } from "../route_group.ts";
 import { json } from "../respond.ts";
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import { iso } from "../../domain/clock.ts";
 import { ApiError } from "../../domain/errors.ts";
 import { runJobNow } from "../../domain/jobs/job_runs.ts";
@@ -8,12 +9,11 @@ import { setTestClock } from "../../domain/qa/test_clock.ts";
 import { findJob } from "../../jobs/registry.ts";
 import type { AppEnv } from "../env.ts";
 import { FreeObject, jsonBody, jsonContent, operatorErrors, RequestId } from "../schemas/common.ts";
-import { throwOnInvalid } from "../validation.ts";
 import * as examples from "../schemas/examples.ts";
 
 const tags = ["Operator: QA"];
 const ClockResponse = z.object({ now: z.string(), frozen: z.boolean(), requestId: RequestId });
-const app = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
+const app = routeGroup();
 
 function testClockOf(c: { get(key: "deps"): AppEnv["Variables"]["deps"] }) {
   const { testClock, db } = c.get("deps");

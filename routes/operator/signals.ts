@@ -1,12 +1,12 @@
 /** Operator: signals of the engine, and the admission records that say who traded them and why not. */
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { routeGroup } from "../route_group.ts";
+import { createRoute, z } from "@hono/zod-openapi";
 import { admissionsOfClient, admissionsOfSignal } from "../../domain/engine/admission_reads.ts";
 import { receiveSignal } from "../../domain/engine/evaluate_signal.ts";
 import { formatDec, parseDec } from "../../venues/decimal.ts";
-import { type AppEnv, operatorCtx } from "../env.ts";
+import { operatorCtx } from "../env.ts";
 import { json, shaped } from "../respond.ts";
 import { jsonBody, jsonContent, operatorErrors, ProviderIdSchema, RequestId, ShortId } from "../schemas/common.ts";
-import { throwOnInvalid } from "../validation.ts";
 import * as examples from "../schemas/examples.ts";
 
 const tags = ["Operator: signals"];
@@ -52,7 +52,7 @@ const AdmissionRecord = z.object({
 }).openapi("AdmissionRecord");
 const AdmissionsResponse = z.object({ admissions: z.array(AdmissionRecord), requestId: RequestId });
 
-const app = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
+const app = routeGroup();
 
 app.openapi(
   createRoute({

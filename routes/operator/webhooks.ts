@@ -1,15 +1,15 @@
 /** Operator: a partner's webhook endpoint (secret shown once), its deliveries, and resending a dead one. */
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { routeGroup } from "../route_group.ts";
+import { createRoute, z } from "@hono/zod-openapi";
 import { listDeliveries, resendDelivery } from "../../domain/webhooks/deliveries.ts";
 import { registerWebhook } from "../../domain/webhooks/endpoints.ts";
-import { type AppEnv, operatorCtx } from "../env.ts";
+import { operatorCtx } from "../env.ts";
 import { json } from "../respond.ts";
 import { FreeObject, jsonBody, jsonContent, operatorErrors, RequestId } from "../schemas/common.ts";
-import { throwOnInvalid } from "../validation.ts";
 import * as examples from "../schemas/examples.ts";
 
 const tags = ["Operator: webhooks"];
-const app = new OpenAPIHono<AppEnv>({ defaultHook: throwOnInvalid });
+const app = routeGroup();
 const PartnerParams = z.object({ partnerId: z.string().min(1).max(64) });
 
 app.openapi(
