@@ -84,9 +84,9 @@ export async function maintainPositions(
       summary.updated++;
     }
     if (current.protectionStatus === "UNKNOWN" && legs.length === 0) {
-      // No stop or target recorded: an opener records them with the position (openProtectedPosition), so
-      // this one's opener died before recording its protection status, or a position recorded without
-      // them is being finished right now: then its opener holds the account's entry lease and is left to it.
+      // Protection not yet judged and no stop or target recorded (an opener records them with the position,
+      // so it had none to place, or the position predates that): its opener died before judging it, or is at
+      // work right now, holding the account's entry lease, and is left to finish.
       const openerAtWork = !lease && await entryLeaseState(ctx.db.read, account) === "HELD";
       if (!openerAtWork) await protectPosition(ctx, current, account);
       continue;
