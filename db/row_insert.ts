@@ -42,16 +42,20 @@ export function rowInsert<T extends SQLiteTable>(table: T, options: { replaceOn?
   // The key of a row updated in place is not the last inserted rowid.
   if (options.replaceOn && generatedKey) throw new Error("rowInsert upserts only tables whose key is not generated");
   // Placeholders inside sql``, encoded here: drizzle's own encoding of a placeholder turns null into "null" or 0.
-  // Row `index` of a multi-row INSERT names its placeholders apart.
+  // A multi-row INSERT names its placeholders by position (row `index`'s first column is index × width), so its
+  // values go as one flat array: named ones meant building an object of a few thousand keys per chunk.
   const values = (index?: number) =>
     Object.fromEntries(
-      columns.map(([name]) => [name, sql`${sql.placeholder(index === undefined ? name : `${name}:${index}`)}`]),
+      columns.map(([name], at) => [
+        name,
+        sql`${sql.placeholder(index === undefined ? name : String(index * columns.length + at))}`,
+      ]),
     ) as never;
+  /** The value written for a column: the row's, else the column's default, else null. */
+  const valueOf = (row: Row, name: string, column: SQLiteColumn) =>
+    (row as Record<string, unknown>)[name] ?? (column.hasDefault ? column.default : null);
   const completed = (row: Row): Record<string, unknown> =>
-    Object.fromEntries(columns.map(([name, column]) => [
-      name,
-      (row as Record<string, unknown>)[name] ?? (column.hasDefault ? column.default : null),
-    ]));
+    Object.fromEntries(columns.map(([name, column]) => [name, valueOf(row, name, column)]));
   const encoded = (complete: Record<string, unknown>) =>
     Object.fromEntries(
       columns.map(([name, column]) => [name, complete[name] === null ? null : column.mapToDriverValue(complete[name])]),
@@ -95,10 +99,12 @@ export function rowInsert<T extends SQLiteTable>(table: T, options: { replaceOn?
     const written = new Set<unknown>();
     for (let at = 0; at < rows.length;) {
       const count = Math.min(MAX_ROWS_PER_INSERT, 2 ** Math.floor(Math.log2(rows.length - at)));
-      const params: Record<string, unknown> = {};
-      for (let index = 0; index < count; index++) {
-        const row = encoded(completed(rows[at + index]));
-        for (const [name] of columns) params[`${name}:${index}`] = row[name];
+      const params: unknown[] = [];
+      for (let index = at; index < at + count; index++) {
+        for (const [name, column] of columns) {
+          const value = valueOf(rows[index], name, column);
+          params.push(value === null ? null : column.mapToDriverValue(value));
+        }
       }
       const statement = multiRowInsert(count, unlessConflicting)(db);
       if (unlessConflicting) {
