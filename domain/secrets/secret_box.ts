@@ -12,10 +12,13 @@
  *   key can be deployed first and old rows re-sealed afterwards
  *   (`deno task operator rotate-master-key`) without downtime.
  */
+import { Buffer } from "node:buffer";
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 import type { SealedSecret, SecretOpener } from "../../venues/types.ts";
 import { createTokenSealer } from "./opaque_token.ts";
 
 const VERSION = "v2";
+const TAG_BYTES = 16;
 
 export interface SecretBox extends SecretOpener {
   seal(plain: string, binding: string): Promise<SealedSecret>;
@@ -35,55 +38,62 @@ export function secretBinding(table: string, rowId: string, purpose: string): st
   return `${table}/${rowId}/${purpose}`;
 }
 
-export async function createSecretBox(currentKeyBase64: string, previousKeysBase64: string[] = []): Promise<SecretBox> {
-  const current = await importMasterKey(currentKeyBase64);
-  const keys = new Map([current, ...await Promise.all(previousKeysBase64.map(importMasterKey))].map((k) => [k.id, k]));
+export function createSecretBox(currentKeyBase64: string, previousKeysBase64: string[] = []): Promise<SecretBox> {
+  const current = importMasterKey(currentKeyBase64);
+  const keys = new Map([current, ...previousKeysBase64.map(importMasterKey)].map((k) => [k.id, k]));
   const tokens = createTokenSealer([currentKeyBase64, ...previousKeysBase64].map(base64ToBytes));
-  return {
+  return Promise.resolve({
     sealToken: tokens.seal,
     openToken: tokens.open,
-    async seal(plain, binding) {
-      const iv = crypto.getRandomValues(new Uint8Array(12));
-      const cipher = await crypto.subtle.encrypt(
-        { name: "AES-GCM", iv, additionalData: associatedData(binding) },
-        current.key,
-        new TextEncoder().encode(plain),
-      );
-      return {
-        sealed: [VERSION, current.id, bytesToBase64(iv), bytesToBase64(new Uint8Array(cipher))].join("."),
-        binding,
-      };
-    },
-    async open({ sealed, binding }) {
-      const { keyId, iv, cipher } = parseSealed(sealed);
-      const master = keys.get(keyId);
-      if (!master) throw new Error("Sealed secret names a master key this service does not hold");
-      const plain = await crypto.subtle.decrypt(
-        { name: "AES-GCM", iv, additionalData: associatedData(binding) },
-        master.key,
-        cipher,
-      );
-      return new TextDecoder().decode(plain);
-    },
+    // node:crypto, synchronously: WebCrypto's round trip to a worker thread cost ~40 µs an opening, and a fan-out
+    // opens an account's key for every request it signs. Same algorithm and bytes (ciphertext then 16-byte tag).
+    seal: (plain, binding) =>
+      settled(() => {
+        const iv = randomBytes(12);
+        const cipher = createCipheriv("aes-256-gcm", current.key, iv);
+        cipher.setAAD(associatedData(binding));
+        const sealed = Buffer.concat([cipher.update(plain, "utf8"), cipher.final(), cipher.getAuthTag()]);
+        return { sealed: [VERSION, current.id, bytesToBase64(iv), bytesToBase64(sealed)].join("."), binding };
+      }),
+    open: ({ sealed, binding }) =>
+      settled(() => {
+        const { keyId, iv, cipher } = parseSealed(sealed);
+        const master = keys.get(keyId);
+        if (!master) throw new Error("Sealed secret names a master key this service does not hold");
+        const decipher = createDecipheriv("aes-256-gcm", master.key, iv);
+        decipher.setAAD(associatedData(binding));
+        decipher.setAuthTag(cipher.subarray(cipher.length - TAG_BYTES));
+        return Buffer.concat([decipher.update(cipher.subarray(0, cipher.length - TAG_BYTES)), decipher.final()])
+          .toString("utf8");
+      }),
     isStale(sealed) {
       return parseSealed(sealed).keyId !== current.id;
     },
-  };
+  });
+}
+
+/** `work`'s result, or its failure as a rejection: callers of an opener handle failures as rejections. */
+function settled<T>(work: () => T): Promise<T> {
+  try {
+    return Promise.resolve(work());
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 interface MasterKey {
   id: string;
-  key: CryptoKey;
+  key: Uint8Array;
 }
 
-async function importMasterKey(base64: string): Promise<MasterKey> {
+function importMasterKey(base64: string): MasterKey {
   const raw = base64ToBytes(base64);
   if (raw.length !== 32) throw new RangeError("A master key must decode to exactly 32 bytes");
   // The id is a public fingerprint of the key: a labelled hash, so it reveals nothing usable about the key.
   const label = new TextEncoder().encode("secret-box key id\0");
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", concat(label, raw)));
+  const digest = createHash("sha256").update(label).update(raw).digest();
   const id = bytesToBase64(digest.subarray(0, 9)).replaceAll("+", "-").replaceAll("/", "_");
-  return { id, key: await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]) };
+  return { id, key: raw };
 }
 
 function parseSealed(sealed: string): { keyId: string; iv: Uint8Array<ArrayBuffer>; cipher: Uint8Array<ArrayBuffer> } {
@@ -97,13 +107,6 @@ function parseSealed(sealed: string): { keyId: string; iv: Uint8Array<ArrayBuffe
 function associatedData(binding: string): Uint8Array<ArrayBuffer> {
   if (!binding) throw new Error("A sealed secret needs a binding");
   return new TextEncoder().encode(`${VERSION}\0${binding}`);
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }
 
 export function bytesToBase64(bytes: Uint8Array): string {

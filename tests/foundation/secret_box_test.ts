@@ -172,3 +172,25 @@ Deno.test("a token sealed through WebCrypto, as cursors were before, still opens
   assert.equal(await box.openToken(token, binding), "1763856000000.42");
   assert.equal(await box.openToken(token, "clients-list-cursor/globex"), null);
 });
+
+Deno.test("a secret sealed through WebCrypto, as before, still opens", async () => {
+  const masterKey = newKey();
+  const raw = base64ToBytes(masterKey);
+  const label = new TextEncoder().encode("secret-box key id\0");
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new Uint8Array([...label, ...raw])));
+  const keyId = bytesToBase64(digest.subarray(0, 9)).replaceAll("+", "-").replaceAll("/", "_");
+  const key = await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt"]);
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const binding = secretBinding("accounts", "acc_alice", "api_secret");
+  const cipher = new Uint8Array(
+    await crypto.subtle.encrypt(
+      { name: "AES-GCM", iv, additionalData: new TextEncoder().encode(`v2\0${binding}`) },
+      key,
+      new TextEncoder().encode("alice's venue secret"),
+    ),
+  );
+  const sealed = ["v2", keyId, bytesToBase64(iv), bytesToBase64(cipher)].join(".");
+  const box = await createSecretBox(masterKey);
+  assert.equal(await box.open({ sealed, binding }), "alice's venue secret");
+  assert.equal(box.isStale(sealed), false);
+});
