@@ -73,5 +73,5 @@ export async function protectFilledEntry(
     if (isUniqueViolation(error, "positions.entry_intent_id") || error instanceof EntryLeaseLost) return;
     throw error;
   }
-  if (opened.legs) await sendRecordedLegs(ctx, opened.position, account, intent.partnerId, opened.legs);
+  await sendRecordedLegs(ctx, opened.position, account, intent.partnerId, opened.legs);
 }

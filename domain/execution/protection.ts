@@ -82,7 +82,13 @@ export async function openPositionFromFill(
 export async function protectPosition(ctx: Ctx, position: PositionRow, account: AccountRow): Promise<PositionRow> {
   const step = await stepOf(ctx, position);
   const { partnerId } = (await partnerOfClient(ctx.db.read).get({ clientId: position.clientId }))!;
-  const legs = await recordLegs(ctx, position, partnerId, step);
+  const legs = await withTransaction(
+    ctx.db,
+    async (tx) =>
+      await legOfPosition(tx).get({ positionId: position.positionId })
+        ? null
+        : await recordLegs(ctx, position, partnerId, step),
+  );
   return legs ? await sendRecordedLegs(ctx, position, account, partnerId, legs) : position;
 }
 
@@ -98,7 +104,7 @@ export async function openProtectedPosition(
   entry: IntentRow,
   plan: ProtectionPlan,
   lease?: EntryLease,
-): Promise<{ position: PositionRow; legs: IntentRow[] | null }> {
+): Promise<{ position: PositionRow; legs: IntentRow[] }> {
   // Read before the transaction: on a cold catalogue it asks the venue, which no write may wait for.
   const step = await stepOf(ctx, entry);
   return await withTransaction(ctx.db, async () => {
@@ -110,13 +116,8 @@ export async function openProtectedPosition(
 const stepOf = async (ctx: Ctx, { providerId, symbol }: { providerId: string; symbol: string }) =>
   (await findMarket(ctx, providerId as ProviderId, symbol))!.stepSize;
 
-/** The position's stop and targets as SUBMITTING intents, recorded only while it has none (else null). */
-async function recordLegs(
-  ctx: Ctx,
-  position: PositionRow,
-  partnerId: string,
-  step: string,
-): Promise<IntentRow[] | null> {
+/** The position's stop and targets, recorded as SUBMITTING intents (in the caller's transaction, if any). */
+async function recordLegs(ctx: Ctx, position: PositionRow, partnerId: string, step: string): Promise<IntentRow[]> {
   const legs: Leg[] = [];
   if (position.stopLossPrice) {
     legs.push({ kind: "STOP_LOSS", triggerPrice: position.stopLossPrice, quantity: position.quantity });
@@ -126,7 +127,6 @@ async function recordLegs(
   }
   const now = ctx.clock.now();
   return await withTransaction(ctx.db, async (tx) => {
-    if (await legOfPosition(tx).get({ positionId: position.positionId })) return null;
     const rows: IntentRow[] = [];
     for (const [index, leg] of legs.entries()) {
       rows.push(await insertIntent(tx, legDraft(partnerId, position, leg, index + 1), "SUBMITTING", now));
