@@ -44,6 +44,7 @@
  * Every figure is printed beside its target (the mix on a server >= 1,500 req/s).
  */
 import { openDatabase } from "../../db/client.ts";
+import { openRemote } from "../../db/remote.ts";
 import { freePort, MAIN, waitUntilUp } from "../_helpers/server.ts";
 import { startSqld } from "../_helpers/sqld.ts";
 import { startTcpRelay } from "../_helpers/tcp_relay.ts";
@@ -371,14 +372,21 @@ async function measure(count: number): Promise<Measured> {
   return { count, mix, reads, shares, profiled };
 }
 
+/** A measured pass through the relay, and the round trip a statement took through it. */
+interface LinkFigures {
+  figures: RunFigures;
+  roundTripMs: number;
+}
+
 /** The mix against `count` instances reaching the server through a relay that holds each chunk `delayMs` each way. */
-async function measureLink(count: number, delayMs: number): Promise<RunFigures> {
+async function measureLink(count: number, delayMs: number): Promise<LinkFigures> {
   const relay = startTcpRelay(databaseUrl, { delayMs });
   try {
+    const roundTripMs = await roundTrip(relay.url);
     const instances = await startInstances(count, relay.url);
     try {
       await run(instances, "mix", 2);
-      return await run(instances, "mix", SECONDS);
+      return { figures: await run(instances, "mix", SECONDS), roundTripMs };
     } finally {
       await stopInstances(instances);
     }
@@ -387,10 +395,30 @@ async function measureLink(count: number, delayMs: number): Promise<RunFigures> 
   }
 }
 
+/** The median wall time of `SELECT 1` on a kept stream to `url`, one at a time, while nothing else runs. */
+async function roundTrip(url: string): Promise<number> {
+  const { reader, writer } = openRemote(url);
+  try {
+    await reader.query("SELECT 1", [], "get");
+    const times: number[] = [];
+    for (let i = 0; i < 21; i++) {
+      const started = performance.now();
+      await reader.query("SELECT 1", [], "get");
+      times.push(performance.now() - started);
+    }
+    return times.sort((a, b) => a - b)[10];
+  } finally {
+    reader.close();
+    writer.close();
+  }
+}
+
 const bare = await startTarget(["bare"]);
 const runs = new Map<number, Measured[]>(COUNTS.map((count) => [count, []]));
 const bareRuns: WrkResult[] = [];
-const linkRuns = new Map<number, RunFigures>();
+const linkRuns = new Map<number, LinkFigures>();
+/** The round trip on loopback, without the relay: the first row of the link table. */
+let loopbackRoundTripMs = NaN;
 try {
   await runWrk(`${bare.url}/`, { seconds: 1 });
   console.log(
@@ -404,7 +432,10 @@ try {
     bareRuns.push(await runWrk(`${bare.url}/`, { seconds: SECONDS }));
     for (const count of COUNTS) runs.get(count)!.push(await measure(count));
   }
-  if (server) { for (const delayMs of LINK_DELAYS) linkRuns.set(delayMs, await measureLink(COUNTS[0], delayMs)); }
+  if (server) {
+    loopbackRoundTripMs = await roundTrip(server.url);
+    for (const delayMs of LINK_DELAYS) linkRuns.set(delayMs, await measureLink(COUNTS[0], delayMs));
+  }
 } finally {
   await stopTarget(bare);
   await server?.stop();
@@ -515,11 +546,17 @@ if (server) {
 
 /**
  * The mix as the link to the server gets longer: the first row is the
- * measured pass above (loopback), the others went through the relay.
+ * measured pass above (loopback), the others went through the relay. Writes
+ * per second are the two writes' answers: the writer of each instance runs
+ * its transactions one after another, each a round trip per statement, so
+ * they are what a longer round trip takes first.
  */
 function printLinkTable(): void {
-  const rows: [number, RunFigures][] = [[0, medianRun(COUNTS[0], (m) => m.mix)], ...linkRuns];
-  const loopback = rows[0][1].result.rps;
+  const rows: [number, LinkFigures][] = [
+    [0, { figures: medianRun(COUNTS[0], (m) => m.mix), roundTripMs: loopbackRoundTripMs }],
+    ...linkRuns,
+  ];
+  const loopback = rows[0][1].figures.result.rps;
   const route = (figures: RunFigures, name: string) => {
     const found = parseMix(figures.result.output).routes.get(name);
     return found ? `${ms(found.p50Ms)} /${ms(found.p99Ms)}` : "(none)".padStart(15);
@@ -528,24 +565,26 @@ function printLinkTable(): void {
     `\nthe mix against N=${
       COUNTS[0]
     } as the link to the libSQL server gets longer: a relay holds each chunk d ms each ` +
-      `way (a round trip ~2d ms longer)\n${"d ms".padEnd(5)} ${"req/s".padStart(6)} ${"x 0 ms".padStart(7)} ${
+      `way; RTT is SELECT 1's median round trip\n(errors: answers outside 2xx and wrk's timeouts at 2 s)\n` +
+      `${"d ms".padEnd(5)} ${"RTT ms".padStart(6)} ${"req/s".padStart(6)} ${"x 0 ms".padStart(7)} ${
         "% target".padStart(9)
-      }  ${"new client p50 / p99".padStart(20)}  ${"setup PUT p50 / p99".padStart(20)}  ${
+      } ${"writes/s".padStart(8)}  ${"new client p50 / p99".padStart(20)}  ${"setup PUT p50 / p99".padStart(20)}  ${
         "status p50 / p99".padStart(17)
       }  errors`,
   );
-  for (const [delayMs, figures] of rows) {
+  for (const [delayMs, { figures, roundTripMs }] of rows) {
     const { result } = figures;
     const mix = parseMix(result.output);
     const errors = [...mix.routes.values()].reduce((sum, one) => sum + one.errors, 0) + result.socketErrors;
+    const writes = ["create", "setup_put"].reduce((sum, name) => sum + (mix.routes.get(name)?.requests ?? 0), 0);
     console.log(
-      `${String(delayMs).padEnd(5)} ${result.rps.toFixed(0).padStart(6)} ${
+      `${String(delayMs).padEnd(5)} ${roundTripMs.toFixed(2).padStart(6)} ${result.rps.toFixed(0).padStart(6)} ${
         (result.rps / loopback).toFixed(2).padStart(7)
-      } ${(result.rps / SERVER_MIX_TARGET_RPS * 100).toFixed(0).padStart(7)} %  ${
-        route(figures, "create").padStart(20)
-      }  ${route(figures, "setup_put").padStart(20)}  ${route(figures, "status").padStart(17)}  ${
-        String(errors).padStart(6)
-      }${mix.firstError ? `   first error: ${mix.firstError}` : ""}`,
+      } ${(result.rps / SERVER_MIX_TARGET_RPS * 100).toFixed(0).padStart(7)} % ${
+        (writes / mix.seconds).toFixed(0).padStart(8)
+      }  ${route(figures, "create").padStart(20)}  ${route(figures, "setup_put").padStart(20)}  ${
+        route(figures, "status").padStart(17)
+      }  ${String(errors).padStart(6)}${mix.firstError ? `   first error: ${mix.firstError}` : ""}`,
     );
   }
 }
