@@ -27,6 +27,12 @@ import type { RunResult } from "./connection.ts";
 /** 64 rows of a 26-column table are 1,664 parameters, far below SQLite's limit (32,766). */
 const MAX_ROWS_PER_INSERT = 64;
 
+/** A prepared multi-row INSERT, its values bound by position. */
+interface MultiRowQuery {
+  run(params: unknown[]): Promise<unknown>;
+  all(params: unknown[]): Promise<unknown>;
+}
+
 export function rowInsert<T extends SQLiteTable>(table: T, options: { replaceOn?: SQLiteColumn[] } = {}) {
   type Row = Partial<T["$inferInsert"]>;
   const all = Object.entries(getTableColumns(table));
@@ -76,7 +82,7 @@ export function rowInsert<T extends SQLiteTable>(table: T, options: { replaceOn?
 
   const [, keyColumn] = all.find(([, column]) => column.primary) ?? [];
   /** Multi-row INSERTs by row count, each built once per handle; `unlessConflicting` answers the keys written. */
-  const multiRow = new Map<string, (db: Executor) => { all(params: unknown): Promise<unknown> }>();
+  const multiRow = new Map<string, (db: Executor) => MultiRowQuery>();
   function multiRowInsert(count: number, unlessConflicting: boolean) {
     const cacheKey = `${count}:${unlessConflicting}`;
     let statement = multiRow.get(cacheKey);
@@ -109,7 +115,7 @@ export function rowInsert<T extends SQLiteTable>(table: T, options: { replaceOn?
       const statement = multiRowInsert(count, unlessConflicting)(db);
       if (unlessConflicting) {
         for (const { key } of (await statement.all(params)) as { key: unknown }[]) written.add(key);
-      } else await (statement as unknown as { run(params: unknown): Promise<unknown> }).run(params);
+      } else await statement.run(params);
       at += count;
     }
     return written;
