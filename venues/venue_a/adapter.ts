@@ -14,7 +14,6 @@ import type {
   VenueCredentials,
 } from "../types.ts";
 import { isZero } from "../decimal.ts";
-import { rememberingOpener } from "../../domain/venues/remembered_secrets.ts";
 import { type ApiKeyPair, createVenueAClient, ServerClock } from "./client.ts";
 import {
   DEFAULT_TIMEOUT_MS,
@@ -176,14 +175,12 @@ export function createVenueAAdapter(deps: VenueAAdapterDeps): VenueAdapter {
     return price;
   }
 
-  // Opened once per account and kept: a fan-out signs four requests for each entry.
-  const secrets = rememberingOpener(deps.secrets);
   async function keys(credentials: VenueCredentials): Promise<ApiKeyPair> {
     if (credentials.scheme !== "API_KEY") {
       throw localError("CREDENTIAL_REJECTED", `${PROVIDER_ID} needs API key credentials`);
     }
     try {
-      return { apiKey: credentials.apiKey, secret: await secrets.open(credentials.sealedApiSecret) };
+      return { apiKey: credentials.apiKey, secret: await deps.secrets.open(credentials.sealedApiSecret) };
     } catch {
       // The cause is deliberately dropped: a crypto error says nothing useful and must not carry key material.
       throw localError("CREDENTIAL_REJECTED", "The stored API secret could not be opened");

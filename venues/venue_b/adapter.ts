@@ -18,7 +18,6 @@ import { inProcessSignerNonces, type SignerNonces } from "./nonces.ts";
 import * as trading from "./trading.ts";
 import { walletApprovals } from "./wallet_approvals.ts";
 import { builderStandingReader } from "./builder_standing.ts";
-import { rememberingOpener } from "../../domain/venues/remembered_secrets.ts";
 import { AccountStreams, MAX_OWN_USERS, streamUrlOf } from "./stream.ts";
 import { STREAM_TIMING, type StreamTiming } from "./stream_connection.ts";
 
@@ -62,8 +61,7 @@ export function createVenueBAdapter(deps: VenueBAdapterDeps): VenueAdapter {
   const ctx: VenueBContext = {
     client,
     markets: createMarketCatalog(client, now),
-    // Agent keys opened once per account and kept: each entry signs two actions.
-    secrets: rememberingOpener(deps.secrets),
+    secrets: deps.secrets,
     nonces: deps.nonces ?? inProcessSignerNonces(now),
     isMainnet: deps.isMainnet ?? true,
     now,

@@ -45,9 +45,8 @@ export function principal(credentials: AgentCredentials): HexAddress {
 }
 
 /**
- * Opens the sealed agent key (the adapter's opener keeps what it opened,
- * domain/venues/remembered_secrets.ts). The key is never part of an error
- * message: a failure says that opening failed, not why.
+ * Opens the sealed agent key. The key lives only in this call's scope and is
+ * never part of an error message: a failure says that opening failed, not why.
  */
 export async function openAgentKey(ctx: VenueBContext, credentials: AgentCredentials): Promise<Hex> {
   let key: string;
