@@ -32,8 +32,13 @@ import { carriesIn, creditBalances, pairKey, periodPairsPage } from "./period_re
 import { adjustStatedPeriods } from "./adjust_periods.ts";
 import { statementView } from "./statement_view.ts";
 
-/** Clients stated per transaction: a page holds the writer (and the event loop) for a few tens of ms. */
-const CLIENTS_PER_PAGE = 100;
+/**
+ * Clients stated per transaction: a page holds the writer (and the event
+ * loop) for a few tens of ms. 150 (from 100) once the page's writes went in
+ * multi-row INSERTs: the close of 100,000 clients took 8.5 s instead of
+ * 10.2 s, with status p99 22-28 ms meanwhile (bench target < 50 ms).
+ */
+const CLIENTS_PER_PAGE = 150;
 
 export interface PeriodCloseSummary {
   periodsClosed: number;
