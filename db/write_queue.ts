@@ -42,8 +42,8 @@ interface Unit<H> {
   work: (handle: H) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
-  /** Fails the unit if it is still waiting after QUEUE_WAIT_MS; cleared when it is taken. */
-  waitTimer: ReturnType<typeof setTimeout>;
+  /** When the unit fails if it is still waiting (`performance.now()`, QUEUE_WAIT_MS after it came). */
+  deadline: number;
 }
 
 interface Settled {
@@ -53,6 +53,12 @@ interface Settled {
 
 export class WriteQueue<H> {
   #pending: Unit<H>[] = [];
+  /**
+   * One timer for the whole queue, due at the first pending unit's deadline:
+   * units wait in order and for the same time, so the first is always the
+   * earliest. (A timer per unit cost a fan-out ~4 % of its CPU.)
+   */
+  #waitTimer: ReturnType<typeof setTimeout> | undefined;
   #running = false;
   #groups = 0;
   #units = 0;
@@ -67,33 +73,45 @@ export class WriteQueue<H> {
   /** Run `work` in a write transaction; resolves after its commit. */
   run<T>(work: (handle: H) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const unit: Unit<H> = {
+      this.#pending.push({
         work,
         resolve: resolve as (value: unknown) => void,
         reject,
-        waitTimer: setTimeout(() => {
-          const at = this.#pending.indexOf(unit);
-          if (at < 0) return;
-          this.#pending.splice(at, 1);
-          reject(new WriteWaitTimeout(this.queueWaitMs));
-        }, this.queueWaitMs),
-      };
-      this.#pending.push(unit);
+        deadline: performance.now() + this.queueWaitMs,
+      });
+      this.#armWaitTimer();
       if (!this.#running) void this.#drain();
     });
   }
 
+  /** Fails the units whose wait is over, then waits for the next first one. */
+  #armWaitTimer(): void {
+    if (this.#waitTimer !== undefined || !this.#pending.length) return;
+    this.#waitTimer = setTimeout(() => {
+      this.#waitTimer = undefined;
+      const now = performance.now();
+      while (this.#pending.length && this.#pending[0].deadline <= now) {
+        this.#pending.shift()!.reject(new WriteWaitTimeout(this.queueWaitMs));
+      }
+      this.#armWaitTimer();
+    }, Math.max(0, this.#pending[0].deadline - performance.now()));
+  }
+
+  #stopWaitTimerWhenIdle(): void {
+    if (this.#pending.length || this.#waitTimer === undefined) return;
+    clearTimeout(this.#waitTimer);
+    this.#waitTimer = undefined;
+  }
+
   #take(): Unit<H> {
     const unit = this.#pending.shift()!;
-    clearTimeout(unit.waitTimer);
+    this.#stopWaitTimerWhenIdle();
     return unit;
   }
 
   #rejectAllPending(error: unknown): void {
-    for (const unit of this.#pending.splice(0)) {
-      clearTimeout(unit.waitTimer);
-      unit.reject(error);
-    }
+    for (const unit of this.#pending.splice(0)) unit.reject(error);
+    this.#stopWaitTimerWhenIdle();
   }
 
   /** Groups committed and units run so far (for the benchmark). */
