@@ -20,6 +20,7 @@ import { assertFailingUnitsRollBackAlone } from "./write_units.ts";
 import { settings } from "../../db/schema.ts";
 import { WriteQueue } from "../../db/write_queue.ts";
 import { type Sqld, startSqld } from "../_helpers/sqld.ts";
+import { startTcpRelay } from "../_helpers/tcp_relay.ts";
 
 async function withServer(test: (sqld: Sqld) => Promise<void>): Promise<void> {
   const sqld = await startSqld();
@@ -169,7 +170,7 @@ Deno.test("remote: after the server restarts, the transactions it cut fail as st
 
 Deno.test("remote: a read in flight when its connection drops is answered on a fresh one; a write in flight fails and is not sent again", () =>
   withServer(async (sqld) => {
-    const relay = startRelay(new URL(sqld.url).port);
+    const relay = startTcpRelay(sqld.url);
     const db = await openDatabase(relay.url);
     try {
       await put(db, "before");
@@ -201,7 +202,7 @@ Deno.test("remote: a read in flight when its connection drops is answered on a f
 
 Deno.test("remote: a connection that goes silent without closing fails its statements after the timeout, then reopens", () =>
   withServer(async (sqld) => {
-    const relay = startRelay(new URL(sqld.url).port);
+    const relay = startTcpRelay(sqld.url);
     const db = await openDatabase(relay.url, { statementTimeoutMs: 300 });
     try {
       await put(db, "before");
@@ -287,73 +288,6 @@ Deno.test("remote: database URLs map to the WebSocket endpoint of their host", (
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/**
- * A TCP relay in front of sqld. `holdAnswers` stops passing what the server
- * sends on the open connections (requests still reach it); `cut` closes
- * them. Connections opened later pass everything.
- */
-function startRelay(port: string) {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const open = new Set<{ client: Deno.Conn; server: Deno.Conn; held: boolean }>();
-  const pumps: Promise<void>[] = [];
-  let connections = 0;
-
-  async function pump(from: Deno.Conn, to: Deno.Conn, held: () => boolean) {
-    const buffer = new Uint8Array(64 * 1024);
-    try {
-      for (;;) {
-        const read = await from.read(buffer);
-        if (read === null) break;
-        while (held()) await delay(5);
-        for (let written = 0; written < read;) written += await to.write(buffer.subarray(written, read));
-      }
-    } catch {
-      // Cut: the other side is closed below.
-    } finally {
-      for (const conn of [from, to]) {
-        try {
-          conn.close();
-        } catch {
-          // Already closed.
-        }
-      }
-    }
-  }
-
-  const accepting = (async () => {
-    for await (const client of listener) {
-      connections++;
-      const server = await Deno.connect({ hostname: "127.0.0.1", port: Number(port) });
-      const pair = { client, server, held: false };
-      open.add(pair);
-      pumps.push(pump(client, server, () => false), pump(server, client, () => pair.held));
-    }
-  })();
-
-  return {
-    url: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`,
-    get connections() {
-      return connections;
-    },
-    holdAnswers() {
-      for (const pair of open) pair.held = true;
-    },
-    cut() {
-      for (const pair of open) {
-        pair.held = false;
-        pair.client.close();
-      }
-      open.clear();
-    },
-    async close() {
-      this.cut();
-      listener.close();
-      await accepting.catch(() => {});
-      await Promise.all(pumps);
-    },
-  };
 }
 
 /**
