@@ -12,7 +12,9 @@
  * fanned out at both venues to 10,000 accounts (fanout_bench.ts), and a
  * performance period closed for 100,000 clients (period_close_bench.ts),
  * 10,000 events pushed to 50 webhook receivers (webhook_bench.ts), a
- * partner's mix of calls over 100,000 clients, per route (mix_bench.ts), and
+ * partner's mix of calls over 100,000 clients, per route (mix_bench.ts), the
+ * same mix on a libSQL server, near and through a link delay
+ * (instances_bench.ts with FLEET_DATABASE=server), and
  * last 10,000 accounts watched through the venues' pushes at their published
  * request budgets, with their targets (watch_bench.ts).
  */
@@ -106,20 +108,22 @@ await new Deno.Command(Deno.execPath(), {
   stderr: "inherit",
 }).output();
 
-for (
-  const script of [
-    "venue_a_bench.ts",
-    "venue_b_bench.ts",
-    "fanout_bench.ts",
-    "period_close_bench.ts",
-    "webhook_bench.ts",
-    "mix_bench.ts",
-    "watch_bench.ts",
-  ]
-) {
-  console.log(`\n${script}`);
+/** Each benchmark in its own process; the partner mix on a libSQL server is the instances bench's, one fleet of one. */
+const benches: { script: string; env?: Record<string, string> }[] = [
+  { script: "venue_a_bench.ts" },
+  { script: "venue_b_bench.ts" },
+  { script: "fanout_bench.ts" },
+  { script: "period_close_bench.ts" },
+  { script: "webhook_bench.ts" },
+  { script: "mix_bench.ts" },
+  { script: "instances_bench.ts", env: { FLEET_DATABASE: "server", INSTANCES_COUNTS: "1" } },
+  { script: "watch_bench.ts" },
+];
+for (const { script, env } of benches) {
+  console.log(`\n${script}${env ? ` (${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(" ")})` : ""}`);
   const { code } = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", new URL(`./${script}`, import.meta.url).pathname],
+    env,
     stdout: "inherit",
     stderr: "inherit",
   }).output();
