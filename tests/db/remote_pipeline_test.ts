@@ -17,23 +17,8 @@ import { openRemote } from "../../db/remote.ts";
 import { remoteEndpoint } from "../../db/remote_endpoint.ts";
 import { Link } from "../../db/remote_link.ts";
 import { settings } from "../../db/schema.ts";
-import { type Sqld, startSqld } from "../_helpers/sqld.ts";
+import { failureOf, keys, withServer } from "./remote_fixtures.ts";
 import { startTcpRelay } from "../_helpers/tcp_relay.ts";
-
-async function withServer(test: (sqld: Sqld) => Promise<void>): Promise<void> {
-  const sqld = await startSqld();
-  try {
-    await test(sqld);
-  } finally {
-    await sqld.stop();
-  }
-}
-
-async function failureOf(work: unknown): Promise<unknown> {
-  return await Promise.resolve(work).then(() => assert.fail("expected a failure"), (error: unknown) => error);
-}
-
-const keys = async (db: Database) => (await db.read.select().from(settings)).map((row) => row.key).sort();
 
 /** What each request of the writers' links carried: the statements sent ahead of it, then its own. */
 function recordRequests(): { requests: string[][]; restore(): void } {

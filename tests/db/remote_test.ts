@@ -19,24 +19,10 @@ import { remoteEndpoint } from "../../db/remote_endpoint.ts";
 import { assertFailingUnitsRollBackAlone } from "./write_units.ts";
 import { settings } from "../../db/schema.ts";
 import { WriteQueue } from "../../db/write_queue.ts";
-import { type Sqld, startSqld } from "../_helpers/sqld.ts";
+import { failureOf, keys, withServer } from "./remote_fixtures.ts";
 import { startTcpRelay } from "../_helpers/tcp_relay.ts";
 
-async function withServer(test: (sqld: Sqld) => Promise<void>): Promise<void> {
-  const sqld = await startSqld();
-  try {
-    await test(sqld);
-  } finally {
-    await sqld.stop();
-  }
-}
-
-async function failureOf(work: unknown): Promise<unknown> {
-  return await Promise.resolve(work).then(() => assert.fail("expected a failure"), (error: unknown) => error);
-}
-
 const put = (db: Database, key: string) => withTransaction(db, (tx) => tx.insert(settings).values({ key, value: "v" }));
-const keys = async (db: Database) => (await db.read.select().from(settings)).map((row) => row.key).sort();
 
 Deno.test("remote: a read sees a write another instance committed, at once", () =>
   withServer(async (sqld) => {
