@@ -6,41 +6,28 @@
  * each is then explained on the same database file.
  */
 import assert from "node:assert/strict";
-import { createClient } from "@libsql/client";
-import { drizzle } from "drizzle-orm/sqlite-proxy";
-import { clientConnection } from "../../db/client_connection.ts";
-import type { SqlParam } from "../../db/connection.ts";
-import * as schema from "../../db/schema.ts";
 import type { Ctx } from "../../domain/context.ts";
 import { readHealthSnapshot } from "../../domain/operations/health_snapshot.ts";
 import { JOBS } from "../../jobs/registry.ts";
 import { startTestEnv } from "../_helpers/env.ts";
+import { recordingReader } from "../_helpers/query_plans.ts";
 
 Deno.test("operator health: every query of the snapshot reads through an index, none scans a table", async () => {
   const env = await startTestEnv();
-  const client = createClient({ url: env.databaseUrl });
+  const recording = recordingReader(env.databaseUrl);
   try {
-    const connection = clientConnection(client);
-    const statements: { sql: string; params: SqlParam[] }[] = [];
-    const recording = drizzle((sql, params, method) => {
-      statements.push({ sql, params: params as SqlParam[] });
-      return connection.query(sql, params as SqlParam[], method) as never;
-    }, { schema });
     const ctx: Ctx = {
       ...env.deps,
-      db: { ...env.deps.db, read: recording },
+      db: { ...env.deps.db, read: recording.read },
       actor: { kind: "operator" },
       requestId: "plans",
     };
     await readHealthSnapshot(ctx, JOBS);
-    assert.ok(statements.length >= 2 * JOBS.length + 7, `the snapshot's queries were recorded (${statements.length})`);
+    const count = recording.statements.length;
+    assert.ok(count >= 2 * JOBS.length + 7, `the snapshot's queries were recorded (${count})`);
 
-    const tables = new Set(
-      (await client.execute("SELECT name FROM sqlite_master WHERE type = 'table'")).rows.map((row) => String(row.name)),
-    );
-    for (const { sql, params } of statements) {
-      const plan = (await client.execute({ sql: `EXPLAIN QUERY PLAN ${sql}`, args: params as never })).rows
-        .map((row) => String(row.detail));
+    const tables = await recording.tables();
+    for (const { sql, plan } of await recording.plans()) {
       const scans = plan.filter((detail) => {
         const scanned = /^SCAN (\S+)/.exec(detail)?.[1];
         return scanned !== undefined && tables.has(scanned) && !/USING (COVERING )?INDEX/.test(detail);
@@ -48,7 +35,7 @@ Deno.test("operator health: every query of the snapshot reads through an index, 
       assert.deepEqual(scans, [], `${sql}\n${plan.join("\n")}`);
     }
   } finally {
-    client.close();
+    recording.close();
     await env.close();
   }
 });
