@@ -13,12 +13,13 @@ import { type Attributes, INVALID_SPAN_CONTEXT, type Span, SpanStatusCode, trace
 const tracer = trace.getTracer("partner-service");
 
 /**
- * Whether Deno exports telemetry: only when started with `OTEL_DENO=true`,
- * which a running process cannot change. Without it, `inSpan` does not go
- * through the API's no-op tracer at all (its context switch and closures
- * were ~1 % of a fan-out's CPU: a span per venue call and per write group).
+ * Whether Deno exports telemetry (spans and metrics): only when started with
+ * `OTEL_DENO=true`, which a running process cannot change. Without it,
+ * `inSpan` does not go through the API's no-op tracer at all (its context
+ * switch and closures were ~1 % of a fan-out's CPU: a span per venue call
+ * and per write group), and a request records nothing when answered.
  */
-const TRACING = Deno.env.get("OTEL_DENO")?.toLowerCase() === "true";
+export const TELEMETRY_EXPORTED = Deno.env.get("OTEL_DENO")?.toLowerCase() === "true";
 const NOT_RECORDING: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
 
 /** Attribute values are ids, names, counts and outcomes only: never a credential, a body or a URL with a query. */
@@ -31,7 +32,7 @@ export type SpanAttributes = Attributes;
  * which may quote a request.
  */
 export function inSpan<T>(name: string, attributes: SpanAttributes, work: (span: Span) => Promise<T>): Promise<T> {
-  if (!TRACING) return work(NOT_RECORDING);
+  if (!TELEMETRY_EXPORTED) return work(NOT_RECORDING);
   return tracer.startActiveSpan(name, { attributes }, async (span) => {
     try {
       return await work(span);

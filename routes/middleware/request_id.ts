@@ -9,6 +9,7 @@ import type { Deps } from "../../domain/context.ts";
 import type { AppEnv } from "../env.ts";
 import { routePath } from "hono/route";
 import { recordAnsweredRequest } from "../../domain/telemetry/requests.ts";
+import { TELEMETRY_EXPORTED } from "../../domain/telemetry/tracing.ts";
 
 const WELL_FORMED = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -27,6 +28,7 @@ export function requestContext(deps: Deps): MiddlewareHandler<AppEnv> {
     c.set("requestId", id);
     await next();
     if (!c.get("requestIdSent")) c.header("X-Request-Id", id);
+    if (!TELEMETRY_EXPORTED) return;
     recordAnsweredRequest({
       method: c.req.method,
       route: routePath(c, -1),
