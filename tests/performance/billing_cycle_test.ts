@@ -8,8 +8,8 @@ import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
 import { obligations } from "../../db/schema.ts";
-import type { TestEnv } from "../_helpers/env.ts";
-import { expectJson, operator, type TestPartner } from "../_helpers/http.ts";
+import { startTestEnv, type TestEnv } from "../_helpers/env.ts";
+import { createPartner, expectJson, operator, partnerBody, type TestPartner } from "../_helpers/http.ts";
 import {
   automationBody,
   automationOf,
@@ -128,6 +128,25 @@ Deno.test("billing cycle: subscription due -> GRACE (entries allowed) -> SUSPEND
       "commercial.suspended",
       "commercial.reactivated",
     ]);
+  } finally {
+    await env.close();
+  }
+});
+
+Deno.test("billing of a partner contracted for one provider names that provider's currency alone", async () => {
+  const env = await startTestEnv();
+  try {
+    const body = partnerBody();
+    const partner = await createPartner(env, { grants: { ...body.grants, providers: ["VENUE_A"] } });
+    await expectJson(
+      await partner.call("POST", "/v1/users", {
+        body: { externalUserId: "solo" },
+        headers: { "idempotency-key": "billing-one-provider" },
+      }),
+      201,
+    );
+    const billing = await expectJson(await partner.call("GET", "/v1/users/solo/billing"), 200);
+    assert.deepEqual(billing.providerCurrencies, { VENUE_A: "USDT" });
   } finally {
     await env.close();
   }
