@@ -6,7 +6,11 @@
  * instances bench's link delay), hold the server's answers on the open
  * connections (`holdAnswers`: requests still reach the server), and cut
  * them (`cut`), so a statement can be in flight when its connection drops.
+ * Given a `tally` (hrana_tally.ts), it counts the Hrana requests and
+ * statements that pass through it towards the server.
  */
+import type { HranaTally } from "./hrana_tally.ts";
+
 export interface TcpRelay {
   url: string;
   /** Connections accepted so far. */
@@ -23,7 +27,10 @@ interface Pair {
   held: boolean;
 }
 
-export function startTcpRelay(serverUrl: string, { delayMs = 0 } = {}): TcpRelay {
+export function startTcpRelay(
+  serverUrl: string,
+  { delayMs = 0, tally }: { delayMs?: number; tally?: HranaTally } = {},
+): TcpRelay {
   const target = new URL(serverUrl);
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const open = new Set<Pair>();
@@ -38,7 +45,10 @@ export function startTcpRelay(serverUrl: string, { delayMs = 0 } = {}): TcpRelay
       for (const conn of [client, server]) conn.setNoDelay(true);
       const pair: Pair = { client, server, held: false };
       open.add(pair);
-      pumps.push(pump(client, server, delayMs, () => false), pump(server, client, delayMs, () => pair.held));
+      pumps.push(
+        pump(client, server, delayMs, () => false, tally?.connection()),
+        pump(server, client, delayMs, () => pair.held),
+      );
     }
   })();
 
@@ -69,11 +79,17 @@ export function startTcpRelay(serverUrl: string, { delayMs = 0 } = {}): TcpRelay
 }
 
 /**
- * Copies `from` to `to`. With a delay, each chunk is passed on `delayMs`
- * after it was read, in order, while reading goes on: the link is farther
- * away, not narrower.
+ * Copies `from` to `to`, showing each chunk to `observe`. With a delay, each
+ * chunk is passed on `delayMs` after it was read, in order, while reading
+ * goes on: the link is farther away, not narrower.
  */
-async function pump(from: Deno.Conn, to: Deno.Conn, delayMs: number, held: () => boolean): Promise<void> {
+async function pump(
+  from: Deno.Conn,
+  to: Deno.Conn,
+  delayMs: number,
+  held: () => boolean,
+  observe?: (chunk: Uint8Array) => void,
+): Promise<void> {
   let forwarded = Promise.resolve();
   try {
     for (;;) {
@@ -81,6 +97,7 @@ async function pump(from: Deno.Conn, to: Deno.Conn, delayMs: number, held: () =>
       const read = await from.read(buffer);
       if (read === null) break;
       const chunk = buffer.subarray(0, read);
+      observe?.(chunk);
       // The hold starts when the chunk is read, not when the one before it left. Timers are coarse: a 1 ms hold
       // measured ~2.2 ms on the bench machine, so the bench prints the round trip it measured through the relay.
       const due = delayMs > 0 ? sleep(delayMs) : undefined;

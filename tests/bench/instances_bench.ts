@@ -47,6 +47,7 @@ import { openDatabase } from "../../db/client.ts";
 import { openRemote } from "../../db/remote.ts";
 import { freePort, MAIN, waitUntilUp } from "../_helpers/server.ts";
 import { startSqld } from "../_helpers/sqld.ts";
+import { HranaTally } from "../_helpers/hrana_tally.ts";
 import { startTcpRelay } from "../_helpers/tcp_relay.ts";
 import { parseMix, ROUTES } from "./partner_mix.ts";
 import { seedClients } from "./seed_clients.ts";
@@ -61,6 +62,10 @@ const COUNTS = (Deno.env.get("INSTANCES_COUNTS") ?? "1,2,3").split(",").map(Numb
 const DATABASE = Deno.env.get("FLEET_DATABASE") === "server" ? "server" : "file";
 /** Milliseconds the relay holds each chunk in each direction, for the link table (a server only). */
 const LINK_DELAYS = (Deno.env.get("INSTANCES_LINK_DELAYS") ?? "1,5").split(",").filter(Boolean).map(Number);
+/** Seconds each route runs alone while its round trips to the server are counted (a server only). */
+const ROUND_TRIP_SECONDS = 3;
+/** INSTANCES_SQL_TALLY=1 also prints the statements each route sends most (their SQL text, never arguments). */
+const SQL_TALLY = Deno.env.get("INSTANCES_SQL_TALLY") === "1";
 /** The issue's target for the mix on a libSQL server (issue 33), this machine's 2 cores. */
 const SERVER_MIX_TARGET_RPS = 1_500;
 /** Divisible by every N, so each instance gets the same share of wrk's threads and connections. */
@@ -299,7 +304,17 @@ console.log(
   } s`,
 );
 
-async function run(instances: Instance[], mode: "mix" | "reads", seconds: number): Promise<RunFigures> {
+/**
+ * wrk against `instances`: `mode` is the mix, its reads alone, or one route
+ * of it alone (a name of partner_mix.ts's ROUTES), on `load`'s threads and
+ * connections.
+ */
+async function run(
+  instances: Instance[],
+  mode: string,
+  seconds: number,
+  load = { threads: THREADS, connections: CONNECTIONS },
+): Promise<RunFigures> {
   // Read by partner_mix_instances.lua (wrk inherits this process's environment).
   Deno.env.set("MIX_INSTANCE_PORTS", instances.map((instance) => instance.port).join(","));
   const cpuBefore = await Promise.all(instances.map((instance) => cpuSeconds(instance.child.pid)));
@@ -310,8 +325,7 @@ async function run(instances: Instance[], mode: "mix" | "reads", seconds: number
   const result = await runWrk(`${instances[0].url}/`, {
     headers: { authorization: auth },
     seconds,
-    threads: THREADS,
-    connections: CONNECTIONS,
+    ...load,
     script: SCRIPT,
     scriptArgs: [crypto.randomUUID().slice(0, 8), String(CLIENTS), mode],
   });
@@ -395,6 +409,69 @@ async function measureLink(count: number, delayMs: number): Promise<LinkFigures>
   }
 }
 
+/** What requests of one kind asked of the server, per request, and the CPU they cost there and in the service. */
+interface RoundTrips {
+  requests: number;
+  roundTrips: number;
+  statements: number;
+  serverCpuMs: number;
+  serviceCpuMs: number;
+  /** The statements the route sent most (SQL text and count per request), with INSTANCES_SQL_TALLY=1. */
+  top: [string, number][];
+}
+
+/**
+ * What one request of each route of the mix asks of the server, counted on
+ * the wire: one instance reaches the server through a relay that counts the
+ * Hrana requests (each a round trip) and the statements they carry
+ * (tests/_helpers/hrana_tally.ts). Each route runs alone on one connection,
+ * so nothing is shared with a concurrent request; then the mix as measured
+ * (wrk -t6 -c30), where concurrent requests share the cache-generations read
+ * and the write queue groups transactions. The instance's background work
+ * (the webhook sender's pass each second) is counted in an idle window first
+ * and taken off each figure.
+ */
+async function measureRoundTrips(): Promise<{ routes: Map<string, RoundTrips>; mix: RoundTrips }> {
+  const tally = new HranaTally(SQL_TALLY);
+  const relay = startTcpRelay(databaseUrl, { tally });
+  try {
+    const [instance] = await startInstances(1, relay.url);
+    try {
+      await run([instance], "mix", 2);
+      tally.take();
+      const idleStarted = performance.now();
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      const idle = tally.take();
+      const idleSeconds = (performance.now() - idleStarted) / 1000;
+      const perRequest = (figures: RunFigures, requests: number): RoundTrips => {
+        const top = [...tally.statementsBySql].sort((a, b) => b[1] - a[1]).slice(0, 12)
+          .map(([sql, count]): [string, number] => [sql, count / requests]);
+        const counted = tally.take();
+        const background = (count: number) => count / idleSeconds * figures.seconds;
+        return {
+          requests,
+          roundTrips: (counted.requests - background(idle.requests)) / requests,
+          statements: (counted.statements - background(idle.statements)) / requests,
+          serverCpuMs: figures.serverCpu / requests * 1000,
+          serviceCpuMs: figures.cpu[0] / requests * 1000,
+          top,
+        };
+      };
+      const routes = new Map<string, RoundTrips>();
+      for (const name of Object.keys(ROUTES)) {
+        const figures = await run([instance], name, ROUND_TRIP_SECONDS, { threads: 1, connections: 1 });
+        routes.set(name, perRequest(figures, parseMix(figures.result.output).routes.get(name)?.requests ?? NaN));
+      }
+      const mix = await run([instance], "mix", ROUND_TRIP_SECONDS);
+      return { routes, mix: perRequest(mix, mix.result.requests) };
+    } finally {
+      await stopInstances([instance]);
+    }
+  } finally {
+    await relay.close();
+  }
+}
+
 /** The median wall time of `SELECT 1` on a kept stream to `url`, one at a time, while nothing else runs. */
 async function roundTrip(url: string): Promise<number> {
   const { reader, writer } = openRemote(url);
@@ -417,6 +494,7 @@ const bare = await startTarget(["bare"]);
 const runs = new Map<number, Measured[]>(COUNTS.map((count) => [count, []]));
 const bareRuns: WrkResult[] = [];
 const linkRuns = new Map<number, LinkFigures>();
+let roundTrips: Awaited<ReturnType<typeof measureRoundTrips>> | undefined;
 /** The round trip on loopback, without the relay: the first row of the link table. */
 let loopbackRoundTripMs = NaN;
 try {
@@ -433,6 +511,7 @@ try {
     for (const count of COUNTS) runs.get(count)!.push(await measure(count));
   }
   if (server) {
+    roundTrips = await measureRoundTrips();
     loopbackRoundTripMs = await roundTrip(server.url);
     for (const delayMs of LINK_DELAYS) linkRuns.set(delayMs, await measureLink(COUNTS[0], delayMs));
   }
@@ -541,7 +620,30 @@ if (server) {
       single >= SERVER_MIX_TARGET_RPS ? "met" : "not met"
     })`,
   );
+  printRoundTrips();
   printLinkTable();
+}
+
+/** Per route: round trips and statements one request costs on the server, and the CPU it costs there and here. */
+function printRoundTrips(): void {
+  if (!roundTrips) return;
+  console.log(
+    `\nwhat one request asks of the libSQL server, counted on the wire (Hrana requests: each a round trip), and the\n` +
+      `CPU it costs in sqld and in the instance: each route alone on one connection, then the mix as measured above\n` +
+      `${"route".padEnd(36)} ${"requests".padStart(8)} ${"round trips".padStart(11)} ${"statements".padStart(10)} ${
+        "sqld CPU ms".padStart(11)
+      } ${"service CPU ms".padStart(14)}`,
+  );
+  const row = (label: string, figures: RoundTrips) => {
+    console.log(
+      `${label.padEnd(36)} ${String(figures.requests).padStart(8)} ${figures.roundTrips.toFixed(2).padStart(11)} ${
+        figures.statements.toFixed(2).padStart(10)
+      } ${figures.serverCpuMs.toFixed(2).padStart(11)} ${figures.serviceCpuMs.toFixed(2).padStart(14)}`,
+    );
+    for (const [sql, count] of figures.top) console.log(`    ${count.toFixed(2).padStart(5)}  ${sql.slice(0, 150)}`);
+  };
+  for (const [name, figures] of roundTrips.routes) row(ROUTES[name], figures);
+  row(`the mix, wrk -t${THREADS} -c${CONNECTIONS}`, roundTrips.mix);
 }
 
 /**
