@@ -18,6 +18,7 @@ import { isBusy, type SqlConnection } from "./connection.ts";
 import { openEmbedded } from "./embedded.ts";
 import { clientConnection } from "./client_connection.ts";
 import { openRemote } from "./remote.ts";
+import { registerConnection } from "./compiled_row.ts";
 import * as schema from "./schema.ts";
 import { WriteQueue } from "./write_queue.ts";
 import { inSpan } from "../domain/telemetry/tracing.ts";
@@ -105,12 +106,15 @@ async function assemble(reader: SqlConnection, writer: SqlConnection): Promise<D
   return database;
 }
 
-function drizzleOver(connection: SqlConnection): Db {
-  return drizzle(
+/** The drizzle handle over a connection (exported for tests that wrap a connection to watch it). */
+export function drizzleOver(connection: SqlConnection): Db {
+  const db = drizzle(
     // deno-lint-ignore no-explicit-any
     (sql, params, method) => connection.query(sql, params as never, method) as any,
     { schema },
   );
+  registerConnection(db, connection);
+  return db;
 }
 
 async function ensureParentDir(url: string): Promise<string> {

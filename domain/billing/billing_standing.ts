@@ -71,8 +71,8 @@ export function standingOf(due: DueObligation[], now: number): Map<string, Billi
  * (the status read is one statement): `clientId` and `now` are the row's
  * client id column and the placeholder for now.
  */
-export function dueObligationsJson(clientId: SQL, now: SQL): SQL {
-  return sql`(SELECT json_group_array(json_array(provider_id, source, grace_until)) FROM
+export function dueObligationsJson(clientId: SQL, now: SQL): SQL<string> {
+  return sql<string>`(SELECT json_group_array(json_array(provider_id, source, grace_until)) FROM
     (SELECT ${obligations.providerId} AS provider_id, ${obligations.source} AS source,
       ${obligations.graceUntil} AS grace_until FROM ${obligations}
      WHERE ${ofClientOpenAndDue(clientId, now)}

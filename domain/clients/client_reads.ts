@@ -1,6 +1,6 @@
 /** Reads of one client: the resource, its status overview and its commercial status. */
 import { and, eq, sql } from "drizzle-orm";
-import { preparedFor } from "../../db/client.ts";
+import { preparedRow } from "../../db/compiled_row.ts";
 import { automations, clients, clientSetups, connectSessions, positions, providerAccounts } from "../../db/schema.ts";
 import { automationsOfClient } from "../automation/automations.ts";
 import { ApiError } from "../errors.ts";
@@ -26,10 +26,15 @@ interface SetupSummary {
  * The client with summaries of its setups, accounts and pending connect
  * sessions as one row: each comes aggregated by a correlated subquery on an
  * index, so this polled read is a single statement returning a single row.
+ * It selects only the client's columns the overview shows, through
+ * `preparedRow` (db/compiled_row.ts): this is the most polled read.
  */
-const clientWithSetups = preparedFor((db) =>
-  db.select({
-    client: clients,
+const clientWithSetups = preparedRow(
+  {
+    externalUserId: clients.externalUserId,
+    tenantId: clients.tenantId,
+    status: clients.status,
+    strategySelection: clients.strategySelection,
     setups: sql<
       string
     >`(SELECT json_group_array(json_array(${clientSetups.providerId}, ${clientSetups.enabled}, ${clientSetups.outsideEnvelope})) FROM ${clientSetups} WHERE ${clientSetups.clientId} = ${clients.id})`,
@@ -47,15 +52,15 @@ const clientWithSetups = preparedFor((db) =>
     >`(SELECT json_group_array(DISTINCT ${connectSessions.providerId}) FROM ${connectSessions} WHERE ${connectSessions.clientId} = ${clients.id} AND ${connectSessions.status} = 'PENDING' AND ${connectSessions.expiresAt} > ${
       sql.placeholder("now")
     })`,
-    due: dueObligationsJson(sql`${clients.id}`, sql`${sql.placeholder("now")}`).mapWith(String),
-  }).from(clients)
-    .where(
+    due: dueObligationsJson(sql`${clients.id}`, sql`${sql.placeholder("now")}`),
+  },
+  (db, fields) =>
+    db.select(fields).from(clients).where(
       and(
         eq(clients.partnerId, sql.placeholder("partnerId")),
         eq(clients.externalUserId, sql.placeholder("externalUserId")),
       ),
-    )
-    .prepare()
+    ),
 );
 
 function parseSetups(json: string): SetupSummary[] {
@@ -69,14 +74,13 @@ function parseSetups(json: string): SetupSummary[] {
 export async function getClientStatus({ ctx, input }: { ctx: Ctx; input: { externalUserId: string } }) {
   const partnerId = partnerOf(ctx);
   const now = ctx.clock.now();
-  const row = await clientWithSetups(ctx.db.read).get({ partnerId, externalUserId: input.externalUserId, now });
-  if (!row) throw new ApiError("NOT_FOUND");
-  const { client } = row;
-  const setups = parseSetups(row.setups);
+  const client = await clientWithSetups(ctx.db.read, { partnerId, externalUserId: input.externalUserId, now });
+  if (!client) throw new ApiError("NOT_FOUND");
+  const setups = parseSetups(client.setups);
   const access = await effectiveAccessOf(ctx, partnerId);
-  const commercial = commercialStates(access, client.status, standingOf(parseDueObligations(row.due), now));
-  const accounts = JSON.parse(row.accounts) as Record<string, string>;
-  const pending = new Set(JSON.parse(row.pending) as string[]);
+  const commercial = commercialStates(access, client.status, standingOf(parseDueObligations(client.due), now));
+  const accounts = JSON.parse(client.accounts) as Record<string, string>;
+  const pending = new Set(JSON.parse(client.pending) as string[]);
   return {
     externalUserId: client.externalUserId,
     tenantId: client.tenantId,
@@ -92,9 +96,9 @@ export async function getClientStatus({ ctx, input }: { ctx: Ctx; input: { exter
         commercial: entry,
       };
     }),
-    automations: (JSON.parse(row.automations) as [string, string, number][])
+    automations: (JSON.parse(client.automations) as [string, string, number][])
       .map(([providerId, strategyId, enabled]) => ({ providerId, strategyId, enabled: enabled === 1 })),
-    openPositions: row.openPositions,
+    openPositions: client.openPositions,
   };
 }
 

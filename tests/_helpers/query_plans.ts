@@ -4,11 +4,9 @@
  * and each recorded statement's `EXPLAIN QUERY PLAN` lines.
  */
 import { type Client, createClient } from "@libsql/client";
-import { drizzle } from "drizzle-orm/sqlite-proxy";
-import type { Db } from "../../db/client.ts";
+import { type Db, drizzleOver } from "../../db/client.ts";
 import { clientConnection } from "../../db/client_connection.ts";
 import type { SqlParam } from "../../db/connection.ts";
-import * as schema from "../../db/schema.ts";
 
 export interface RecordingReader {
   read: Db;
@@ -24,10 +22,13 @@ export function recordingReader(databaseUrl: string): RecordingReader {
   const client: Client = createClient({ url: databaseUrl });
   const connection = clientConnection(client);
   const statements: { sql: string; params: SqlParam[] }[] = [];
-  const read = drizzle((sql, params, method) => {
-    statements.push({ sql, params: params as SqlParam[] });
-    return connection.query(sql, params as SqlParam[], method) as never;
-  }, { schema });
+  const read = drizzleOver({
+    ...connection,
+    query(sql, params, method) {
+      statements.push({ sql, params });
+      return connection.query(sql, params, method);
+    },
+  });
   return {
     read,
     statements,
