@@ -32,17 +32,25 @@
  * errors keep the server's code (`SQLITE_CONSTRAINT`…) and message, as
  * `@libsql/client` reported them.
  *
- * Round trips. A write transaction pays one per statement whose answer its
- * work waits for (its reads, its writes: drizzle hands every caller its
- * statement's answer or error). The write queue's savepoints nobody waits
- * for: they are held (`runWithNext`) and go out in one request with the next
- * statement, as a batch whose steps each run only if the one before
- * succeeded, so a group of units costs no round trip for them. A held
- * statement that fails stops its batch there (the statement after it never
- * runs and fails with the held one's error, its code kept), and the
- * transaction is then broken: every later statement and COMMIT fail with that
- * error without being sent, until the write queue rolls back. So COMMIT never
- * lands on a transaction missing one of its steps.
+ * Round trips. sqld spends ~0.2 ms of CPU on a Hrana request and ~0.05 ms
+ * on each statement in it (the service ~0.1 ms and ~0.02 ms), so statements
+ * travel together wherever nothing waits between them (remote_link.ts): a
+ * link sends one request at a time, and the statements that came meanwhile
+ * (concurrent reads of concurrent requests, a unit's `Promise.all`) leave
+ * together in the next, as a batch whose steps are independent, each with
+ * its own answer or refusal, as separate requests would have been. A
+ * statement never waits for a request it could have joined: one that finds
+ * the link idle leaves at once (with those issued in the same run of
+ * microtasks). A write transaction pays one round trip per statement its
+ * work waits for. The write queue's savepoints nobody waits for: they are
+ * held (`runWithNext`) and go out ahead of the next statement, chained so
+ * that each step after them runs only if they succeeded; a group of units
+ * costs no round trip for them. A held statement that fails stops its
+ * batch there (the statements after it never run and fail with the held
+ * one's error, its code kept), and the transaction is then broken: every
+ * later statement and COMMIT fail with that error without being sent,
+ * until the write queue rolls back. So COMMIT never lands on a transaction
+ * missing one of its steps.
  *
  * A statement left unanswered for STATEMENT_TIMEOUT_MS (a route that dropped
  * without closing) closes its link and fails as unreachable, as above.
@@ -215,7 +223,8 @@ class StreamConnection implements SqlConnection {
       return await link.executeAfter(held, sql, params, wantRows);
     } catch (error) {
       if (error instanceof LibsqlServerError && error.statementAhead !== undefined && this.#transaction === link) {
-        this.#broken = error;
+        // Statements issued together all hear the failure: the first to report it stands for it.
+        this.#broken ??= error;
       }
       // SQLite ends a transaction by itself on some errors (disk full, I/O): the write queue must know before its next
       // SAVEPOINT or COMMIT, which would otherwise run outside any transaction.

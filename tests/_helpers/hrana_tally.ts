@@ -3,9 +3,9 @@
  * off the wire by the TCP relay (tcp_relay.ts `tally`): the round trips (one
  * Hrana request the service waits for: an `execute`, a `batch`, a
  * `get_autocommit`…) and the statements they carry (an execute's one, a
- * batch's steps). Nothing is kept of a message but its kind and, for
- * `statementsBySql`, its statements' SQL text: never their arguments nor the
- * `hello`'s token.
+ * batch's steps). Nothing is kept of a message but its kind and, when asked
+ * for, its statements' SQL text: never their arguments nor the `hello`'s
+ * token.
  *
  * The client's side of a connection is its HTTP upgrade request, then
  * WebSocket frames (RFC 6455), each masked by the client; a Hrana message is
@@ -23,8 +23,16 @@ export class HranaTally implements HranaCounts {
   statements = 0;
   /** Statements by their SQL text, when asked for (`keepSql`): what a route repeats. */
   readonly statementsBySql = new Map<string, number>();
+  /** Each request's statements (SQL text), in the order sent, when asked for (`keepRequests`): for tests. */
+  readonly sent: string[][] = [];
 
-  constructor(readonly keepSql = false) {}
+  readonly keepSql: boolean;
+  readonly keepRequests: boolean;
+
+  constructor({ keepSql = false, keepRequests = false } = {}) {
+    this.keepSql = keepSql;
+    this.keepRequests = keepRequests;
+  }
 
   /** A parser for one connection's client-to-server bytes, feeding this tally. */
   connection(): (chunk: Uint8Array) => void {
@@ -38,6 +46,7 @@ export class HranaTally implements HranaCounts {
     this.requests = 0;
     this.statements = 0;
     this.statementsBySql.clear();
+    this.sent.length = 0;
     return counts;
   }
 
@@ -52,10 +61,13 @@ export class HranaTally implements HranaCounts {
       : request.type === "batch"
       ? request.batch?.steps.map((step) => step.stmt) ?? []
       : [];
-    for (const stmt of stmts) {
-      if (!stmt) continue;
-      this.statements++;
-      if (this.keepSql) this.statementsBySql.set(stmt.sql, (this.statementsBySql.get(stmt.sql) ?? 0) + 1);
+    const sqls = stmts.flatMap((stmt) => stmt ? [stmt.sql] : []);
+    this.statements += sqls.length;
+    if (this.keepRequests && sqls.length) this.sent.push(sqls);
+    if (this.keepSql) {
+      for (const sql of sqls) {
+        this.statementsBySql.set(sql, (this.statementsBySql.get(sql) ?? 0) + 1);
+      }
     }
   }
 }

@@ -16,6 +16,8 @@ export interface TcpRelay {
   /** Connections accepted so far. */
   readonly connections: number;
   holdAnswers(): void;
+  /** Pass the held answers on, and whatever comes after them. */
+  releaseAnswers(): void;
   /** Close the open connections; connections opened later pass everything. */
   cut(): void;
   close(): Promise<void>;
@@ -61,6 +63,9 @@ export function startTcpRelay(
     },
     holdAnswers() {
       for (const pair of open) pair.held = true;
+    },
+    releaseAnswers() {
+      for (const pair of open) pair.held = false;
     },
     cut() {
       for (const pair of open) {

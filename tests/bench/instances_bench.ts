@@ -432,7 +432,7 @@ interface RoundTrips {
  * and taken off each figure.
  */
 async function measureRoundTrips(): Promise<{ routes: Map<string, RoundTrips>; mix: RoundTrips }> {
-  const tally = new HranaTally(SQL_TALLY);
+  const tally = new HranaTally({ keepSql: SQL_TALLY });
   const relay = startTcpRelay(databaseUrl, { tally });
   try {
     const [instance] = await startInstances(1, relay.url);

@@ -18,17 +18,14 @@ import { remoteEndpoint } from "../../db/remote_endpoint.ts";
 import { Link } from "../../db/remote_link.ts";
 import { settings } from "../../db/schema.ts";
 import { failureOf, keys, withServer } from "./remote_fixtures.ts";
-import { startTcpRelay } from "../_helpers/tcp_relay.ts";
+import { HranaTally } from "../_helpers/hrana_tally.ts";
+import type { Sqld } from "../_helpers/sqld.ts";
+import { startTcpRelay, type TcpRelay } from "../_helpers/tcp_relay.ts";
 
-/** What each request of the writers' links carried: the statements sent ahead of it, then its own. */
-function recordRequests(): { requests: string[][]; restore(): void } {
-  const requests: string[][] = [];
-  const original = Link.prototype.executeAfter;
-  Link.prototype.executeAfter = function (first, sql, params, wantRows) {
-    requests.push([...first, sql]);
-    return original.call(this, first, sql, params, wantRows);
-  };
-  return { requests, restore: () => Link.prototype.executeAfter = original };
+/** sqld behind a relay that keeps each Hrana request's statements as they went on the wire. */
+function recordedLink(sqld: Sqld): { relay: TcpRelay; sent: string[][]; clear(): void } {
+  const tally = new HranaTally({ keepRequests: true });
+  return { relay: startTcpRelay(sqld.url, { tally }), sent: tally.sent, clear: () => tally.take() };
 }
 
 /** `count` units queued at once, so they share one transaction; `work` gets the unit's index. */
@@ -38,8 +35,8 @@ function concurrentUnits<T>(db: Database, count: number, work: (i: number) => (t
 
 Deno.test("remote pipeline: units sharing a transaction send their savepoints with their statements, and commit together", () =>
   withServer(async (sqld) => {
-    const db = await openDatabase(sqld.url);
-    const recorded = recordRequests();
+    const { relay, sent } = recordedLink(sqld);
+    const db = await openDatabase(relay.url);
     try {
       const before = db.writes.stats;
       const outcomes = await concurrentUnits(db, 6, (i) => async (tx) => {
@@ -48,16 +45,55 @@ Deno.test("remote pipeline: units sharing a transaction send their savepoints wi
       assert.ok(outcomes.every((outcome) => outcome.status === "fulfilled"), JSON.stringify(outcomes));
       const after = db.writes.stats;
       assert.ok(after.groups - before.groups < after.units - before.units, "the units shared a transaction");
-      const alone = recorded.requests.filter((request) => /^(SAVEPOINT|RELEASE|ROLLBACK TO)/.test(request.at(-1)!));
+      const alone = sent.filter((request) => /^(SAVEPOINT|RELEASE|ROLLBACK TO)/.test(request.at(-1)!));
       assert.deepEqual(alone, [], "no savepoint statement paid a round trip of its own");
       assert.ok(
-        recorded.requests.some((request) => request[0].startsWith("RELEASE") && request.at(-1) === "COMMIT"),
+        sent.some((request) => request[0].startsWith("RELEASE") && request.at(-1) === "COMMIT"),
         "the last unit's RELEASE went out with COMMIT",
       );
       assert.deepEqual(await keys(db), ["k0", "k1", "k2", "k3", "k4", "k5"]);
     } finally {
-      recorded.restore();
       db.close();
+      await relay.close();
+    }
+  }));
+
+Deno.test("remote pipeline: statements issued together leave in one request, each with its own answer; a refusal stops none of the others", () =>
+  withServer(async (sqld) => {
+    const { relay, sent, clear } = recordedLink(sqld);
+    const { reader, writer } = openRemote(relay.url);
+    const read = (sql: string) => reader.query(sql, [], "get");
+    try {
+      const alone = await failureOf(read("SELECT * FROM missing"));
+      clear();
+      const answers = await Promise.allSettled([read("SELECT 1"), read("SELECT * FROM missing"), read("SELECT 2")]);
+      assert.deepEqual(sent, [["SELECT 1", "SELECT * FROM missing", "SELECT 2"]], "one request, in the order issued");
+      assert.deepEqual(answers[0], { status: "fulfilled", value: { rows: [1] } });
+      assert.equal(answers[1].status, "rejected");
+      const refusal = (answers[1] as PromiseRejectedResult).reason;
+      assert.equal(String(refusal), String(alone), "refused as when it went alone");
+      assert.equal(sqliteCode(refusal), sqliteCode(alone));
+      assert.deepEqual(
+        answers[2],
+        { status: "fulfilled", value: { rows: [2] } },
+        "the refusal before it stopped nothing",
+      );
+
+      // Statements that come while a request is in flight wait for its answer, then leave together, whenever each came.
+      clear();
+      relay.holdAnswers();
+      const first = read("SELECT 10");
+      while (sent.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      const second = read("SELECT 11");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const third = read("SELECT 12");
+      relay.releaseAnswers();
+      assert.deepEqual(await Promise.all([first, second, third]), [{ rows: [10] }, { rows: [11] }, { rows: [12] }]);
+      assert.deepEqual(sent, [["SELECT 10"], ["SELECT 11", "SELECT 12"]]);
+    } finally {
+      reader.close();
+      writer.close();
+      await relay.close();
     }
   }));
 
@@ -74,9 +110,11 @@ Deno.test("remote pipeline: a held statement that fails stops its batch, keeps i
       // Held statements are the write queue's savepoints; a duplicate stands in for one that fails, with a known code.
       holdForNext("SAVEPOINT unit_1");
       holdForNext("INSERT INTO settings (key, value) VALUES ('before', 'v')");
-      const error = await failureOf(insert("after"));
+      // Two statements issued together after them: neither may run past the failed one, both hear its failure.
+      const [error, alsoError] = await Promise.all([failureOf(insert("after")), failureOf(insert("beside"))]);
       assert.equal(sqliteCode(error), "SQLITE_CONSTRAINT", String(error));
       assert.ok(isUniqueViolation(error, "settings.key"), String(error));
+      assert.ok(isUniqueViolation(alsoError, "settings.key"), String(alsoError));
       assert.equal(writer.inTransaction(), true, "the transaction is still open on the server, for the rollback");
       assert.equal(await failureOf(writer.commit()), error, "COMMIT refuses with the held statement's failure");
       assert.equal(
@@ -86,7 +124,7 @@ Deno.test("remote pipeline: a held statement that fails stops its batch, keeps i
       );
       await writer.rollback();
       const { rows } = await writer.query("SELECT key FROM settings", [], "all");
-      assert.deepEqual(rows, [], "neither the statement before the failure nor the one after was kept");
+      assert.deepEqual(rows, [], "neither the statement before the failure nor those after it were kept");
     } finally {
       writer.close();
     }
