@@ -3,27 +3,27 @@
  * looked up exactly like a missing one (same query, same 404), so the answer
  * and its timing reveal nothing about other partners.
  */
-import { and, eq, sql } from "drizzle-orm";
-import { type Executor, preparedFor } from "../../db/client.ts";
+import { and, eq, getTableColumns, sql } from "drizzle-orm";
+import type { Executor } from "../../db/client.ts";
+import { preparedRow } from "../../db/compiled_row.ts";
 import { clients } from "../../db/schema.ts";
 import { iso } from "../clock.ts";
 import { ApiError } from "../errors.ts";
 
 export type ClientRow = typeof clients.$inferSelect;
 
-const clientByExternalId = preparedFor((db) =>
-  db.select().from(clients)
+/** Read before nearly every client route: through preparedRow (db/compiled_row.ts), without drizzle's per-row work. */
+const clientByExternalId = preparedRow(getTableColumns(clients), (db, fields) =>
+  db.select(fields).from(clients)
     .where(
       and(
         eq(clients.partnerId, sql.placeholder("partnerId")),
         eq(clients.externalUserId, sql.placeholder("externalUserId")),
       ),
-    )
-    .prepare()
-);
+    ));
 
 export async function findClient(db: Executor, partnerId: string, externalUserId: string): Promise<ClientRow | null> {
-  return (await clientByExternalId(db).get({ partnerId, externalUserId })) ?? null;
+  return (await clientByExternalId(db, { partnerId, externalUserId })) ?? null;
 }
 
 export async function loadClient(db: Executor, partnerId: string, externalUserId: string): Promise<ClientRow> {
