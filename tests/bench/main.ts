@@ -7,7 +7,10 @@
  * service with 100,000 clients: (c) authenticated GET /v1/health,
  * (d) GET /v1/users/:id/status, (e) GET /v1/users?limit=100, (f) POST /v1/users
  * creating new clients. Each figure is printed with its share of (a) and its
- * p99, as the median of interleaved rounds. Then the per-query cost of an
+ * p99, as the median of interleaved rounds, and with the CPU its process
+ * spent per request: throughput swings several points from round to round on
+ * a shared machine, CPU per request much less, so the second table is the
+ * steadier yardstick of a change. Then the per-query cost of an
  * indexed lookup through db/, the venue benchmarks, and the same signal
  * fanned out at both venues to 10,000 accounts (fanout_bench.ts), and a
  * performance period closed for 100,000 clients (period_close_bench.ts),
@@ -18,7 +21,8 @@
  * last 10,000 accounts watched through the venues' pushes at their published
  * request budgets, with their targets (watch_bench.ts).
  */
-import { median, row, startTarget, stopTarget } from "./targets.ts";
+import { median, row, startTarget, stopTarget, type Target } from "./targets.ts";
+import { cpuSeconds } from "./process_sampler.ts";
 import { ensureWrk, runWrk, type WrkOptions, type WrkResult } from "./wrk.ts";
 
 const CREATE_SCRIPT = new URL("./create_users.lua", import.meta.url).pathname;
@@ -47,11 +51,18 @@ try {
       CLIENTS.toLocaleString("en")
     } clients in the database\n`,
   );
-  const targets: { label: string; note: string; url: string; options?: Partial<WrkOptions> }[] = [
-    { label: "(a) bare Deno.serve JSON handler", note: "", url: `http://127.0.0.1:${bare.info.port}/` },
-    { label: "(b) Hono, one middleware", note: "", url: `http://127.0.0.1:${hono.info.port}/` },
+  const targets: {
+    label: string;
+    note: string;
+    url: string;
+    process?: Target;
+    options?: Partial<WrkOptions>;
+  }[] = [
+    { label: "(a) bare Deno.serve JSON handler", note: "", url: `http://127.0.0.1:${bare.info.port}/`, process: bare },
+    { label: "(b) Hono, one middleware", note: "", url: `http://127.0.0.1:${hono.info.port}/`, process: hono },
     {
       label: "(b') the same, with X-Request-Id",
+      process: honoRequestId,
       note: "every answer of the service carries one",
       url: `http://127.0.0.1:${honoRequestId.info.port}/`,
     },
@@ -82,10 +93,15 @@ try {
   ];
   // The machine's speed drifts (a shared VM): every round measures every target, and the medians compare alike.
   const results = targets.map(() => [] as WrkResult[]);
+  const cpuPerRequestUs = targets.map(() => [] as number[]);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [i, target] of targets.entries()) {
       const scriptArgs = target.options?.script ? [crypto.randomUUID().slice(0, 8)] : undefined;
-      results[i].push(await runWrk(target.url, { seconds: SECONDS, ...target.options, scriptArgs }));
+      const pid = (target.process ?? app).child.pid;
+      const cpuBefore = await cpuSeconds(pid);
+      const result = await runWrk(target.url, { seconds: SECONDS, ...target.options, scriptArgs });
+      results[i].push(result);
+      cpuPerRequestUs[i].push((await cpuSeconds(pid) - cpuBefore) * 1e6 / result.requests);
     }
   }
   const medians = results.map(median);
@@ -94,6 +110,14 @@ try {
   for (const [i, target] of targets.entries()) {
     const shares = results[i].map((r, round) => `${(r.rps / results[0][round].rps * 100).toFixed(1)} %`);
     console.log(`  ${target.label.padEnd(40)} ${shares.join("   ")}`);
+  }
+  // The service's event loop is one thread: its CPU per request bounds its throughput whatever else runs meanwhile.
+  const cpuMedians = cpuPerRequestUs.map((rounds) => [...rounds].sort((a, b) => a - b)[Math.floor(rounds.length / 2)]);
+  // (a) is not bound by its own CPU (wrk and loopback are), so these compare changes, not shares.
+  console.log("\nCPU of the serving process per request (median of rounds; each round):");
+  for (const [i, target] of targets.entries()) {
+    const rounds = cpuPerRequestUs[i].map((us) => us.toFixed(1)).join(" / ");
+    console.log(`  ${target.label.padEnd(40)} ${cpuMedians[i].toFixed(1).padStart(7)} µs  (${rounds})`);
   }
 } finally {
   for (const target of [bare, hono, honoRequestId, app]) await stopTarget(target);

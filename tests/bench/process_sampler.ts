@@ -15,6 +15,13 @@ export interface ProcessSample {
   fds: number;
 }
 
+/** CPU seconds a process has used (Linux: utime + stime from /proc, at the kernel's 100 ticks a second). */
+export async function cpuSeconds(pid: number): Promise<number> {
+  const fields = (await Deno.readTextFile(`/proc/${pid}/stat`)).split(") ")[1].split(" ");
+  // utime and stime: fields 14 and 15 of stat, 12 and 13 after the command name.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 export async function sampleProcess(pid: number, atSeconds: number): Promise<ProcessSample> {
   const status = await Deno.readTextFile(`/proc/${pid}/status`);
   const mib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, "m").exec(status)?.[1] ?? NaN) / 1024;

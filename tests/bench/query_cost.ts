@@ -31,7 +31,7 @@ const db = await openDatabase(databaseUrl);
 const found = await findClient(db.read, partnerId, "user-1");
 if (!found) throw new Error("query_cost: the bench database has no user-1");
 report(
-  "db/ layer: findClient (drizzle prepared query, cached statement)",
+  "db/ layer: findClient (preparedRow, cached statement)",
   await perLookupMicros((id) => findClient(db.read, partnerId, id)),
 );
 db.close();

@@ -4,6 +4,8 @@
  * benchmark's figures are the service's work and not the venues'. Answers
  * their base URLs, the CPU time they used and a way to stop them.
  */
+import { cpuSeconds } from "./process_sampler.ts";
+
 export async function startSimulatorProcess(entry = new URL("../../venues/sim/main.ts", import.meta.url)) {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", entry.pathname],
@@ -22,11 +24,8 @@ export async function startSimulatorProcess(entry = new URL("../../venues/sim/ma
   const base = seen.match(/http:\/\/[\d.]+:\d+/)![0];
   return {
     /** CPU seconds the simulators have used so far (Linux: /proc, at the kernel's 100 ticks a second). */
-    async cpuSeconds(): Promise<number> {
-      const fields = (await Deno.readTextFile(`/proc/${child.pid}/stat`)).split(") ")[1].split(" ");
-      // utime and stime: fields 14 and 15 of stat, 12 and 13 after the command name.
-      return (Number(fields[11]) + Number(fields[12])) / 100;
-    },
+    /** CPU seconds the simulators have used so far. */
+    cpuSeconds: () => cpuSeconds(child.pid),
     urls: { venueA: `${base}/sim/venue-a`, venueASpot: `${base}/sim/venue-a-spot`, venueB: `${base}/sim/venue-b` },
     /** The process's own origin (`entry`'s routes beside the simulators'). */
     base,
