@@ -100,18 +100,24 @@ export function rowInsert<T extends SQLiteTable>(table: T, options: { replaceOn?
     return statement;
   }
 
+  /** The values of `rows` as a multi-row INSERT binds them: row after row, column after column. */
+  function positionalParams(rows: Row[]): unknown[] {
+    const params: unknown[] = [];
+    for (const row of rows) {
+      for (const [name, column] of columns) {
+        const value = valueOf(row, name, column);
+        params.push(value === null ? null : column.mapToDriverValue(value));
+      }
+    }
+    return params;
+  }
+
   /** `rows` in chunks of a power of two, each one statement; answers the keys written when `unlessConflicting`. */
   async function writeAll(db: Executor, rows: Row[], unlessConflicting: boolean): Promise<Set<unknown>> {
     const written = new Set<unknown>();
     for (let at = 0; at < rows.length;) {
       const count = Math.min(MAX_ROWS_PER_INSERT, 2 ** Math.floor(Math.log2(rows.length - at)));
-      const params: unknown[] = [];
-      for (let index = at; index < at + count; index++) {
-        for (const [name, column] of columns) {
-          const value = valueOf(rows[index], name, column);
-          params.push(value === null ? null : column.mapToDriverValue(value));
-        }
-      }
+      const params = positionalParams(rows.slice(at, at + count));
       const statement = multiRowInsert(count, unlessConflicting)(db);
       if (unlessConflicting) {
         for (const { key } of (await statement.all(params)) as { key: unknown }[]) written.add(key);
@@ -119,6 +125,27 @@ export function rowInsert<T extends SQLiteTable>(table: T, options: { replaceOn?
       at += count;
     }
     return written;
+  }
+
+  /**
+   * A few rows (at most MAX_ROWS_PER_INSERT) in one multi-row INSERT of
+   * exactly their count, built once per count, answering their generated
+   * keys: SQLite returns RETURNING rows in no set order, but an autoincrement
+   * key grows in the order the rows were written, so the keys sorted are the
+   * rows' in order.
+   */
+  const withKeys = new Map<number, (db: Executor) => MultiRowQuery>();
+  function insertReturningKeys(count: number) {
+    let statement = withKeys.get(count);
+    if (!statement) {
+      if (!generatedKey) throw new Error("rowInsert answers generated keys only of tables with an autoincrement key");
+      const rows = Array.from({ length: count }, (_, index) => values(index));
+      statement = preparedFor((db: Executor) =>
+        db.insert(table).values(rows).returning({ key: generatedKey[1] as SQLiteColumn }).prepare() as never
+      );
+      withKeys.set(count, statement);
+    }
+    return statement;
   }
 
   async function write(
@@ -151,5 +178,17 @@ export function rowInsert<T extends SQLiteTable>(table: T, options: { replaceOn?
      * keys of those written. Needs a one-column primary key.
      */
     insertAllUnlessConflicting: (db: Executor, rows: Row[]): Promise<Set<unknown>> => writeAll(db, rows, true),
+    /**
+     * A few rows in one statement (a position's stop and targets), answered
+     * as written with their generated keys, in order; fails like `insert` on
+     * a conflict. Needs an autoincrement key.
+     */
+    insertFew: async (db: Executor, rows: Row[]): Promise<T["$inferSelect"][]> => {
+      if (rows.length === 0) return [];
+      if (rows.length > MAX_ROWS_PER_INSERT) throw new Error(`insertFew writes at most ${MAX_ROWS_PER_INSERT} rows`);
+      const answered = (await insertReturningKeys(rows.length)(db).all(positionalParams(rows))) as { key: number }[];
+      const keys = answered.map(({ key }) => key).sort((a, b) => a - b);
+      return rows.map((row, index) => ({ ...completed(row), [generatedKey![0]]: keys[index] }) as T["$inferSelect"]);
+    },
   };
 }

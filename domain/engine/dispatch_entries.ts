@@ -44,8 +44,7 @@ import {
   releaseEntryLease,
 } from "../execution/entry_leases.ts";
 import { insertSubmittingUnlessBusy, type IntentDraft, type IntentRow } from "../execution/intents.ts";
-import { sendIntent } from "../execution/send_intent.ts";
-import { protectFilledEntry } from "./entry_fills.ts";
+import { sendEntry } from "./entry_fills.ts";
 import type { PlaceOrderRequest, ProviderId, VenueAdapter } from "../../venues/types.ts";
 import { inSpan } from "../telemetry/tracing.ts";
 import { fanoutDuration, secondsSince } from "../telemetry/metrics.ts";
@@ -154,8 +153,7 @@ async function dispatchRange(
       if (!claimed) return;
       const { intent, lease } = claimed;
       await holdingEntryLease(ctx, lease, async () => {
-        const sent = await sendIntent(ctx, intent, entry.account, { builder, lease });
-        await protectFilledEntry(ctx, sent, entry.account, lease, signal);
+        const sent = await sendEntry(ctx, intent, entry.account, { builder, lease, signal });
         summary[sent.status === "REJECTED" || sent.status === "NOT_PLACED" ? "failed" : "dispatched"]++;
       });
     });

@@ -2,8 +2,9 @@
  * What follows an entry's fill, wherever the fill is first seen (the send's
  * answer, or the reconciliation of a resting entry): the position opens once
  * per entry and is protected with the signal's (or the manual order's) stop
- * and targets. A unique
- * index on the entry intent makes "once" hold across instances.
+ * and targets. A unique index on the entry intent makes "once" hold across
+ * instances; the send's own answer opens it in the transaction that records
+ * the fill, which only the sender's compare-and-set can write.
  */
 import { eq, sql } from "drizzle-orm";
 import { isUniqueViolation, preparedFor } from "../../db/client.ts";
@@ -11,9 +12,17 @@ import { positions, signals } from "../../db/schema.ts";
 import type { AccountRow } from "../accounts/load_account.ts";
 import type { Ctx } from "../context.ts";
 import { isZero } from "../../venues/decimal.ts";
-import { type EntryLease, EntryLeaseLost } from "../execution/entry_leases.ts";
+import { type EntryLease, EntryLeaseLost, releaseEntryLease } from "../execution/entry_leases.ts";
 import type { IntentRow } from "../execution/intents.ts";
-import { openProtectedPosition, sendRecordedLegs } from "../execution/protection.ts";
+import {
+  type OpenedPosition,
+  openProtectedPosition,
+  type ProtectionPlan,
+  sendRecordedLegs,
+  stepOf,
+} from "../execution/protection.ts";
+import { sendIntent } from "../execution/send_intent.ts";
+import type { PlaceOrderRequest } from "../../venues/types.ts";
 import { setupOfClient } from "../setups/setups.ts";
 import { valuesOf } from "../setups/setup_values.ts";
 
@@ -33,6 +42,43 @@ function holdsPosition(intent: IntentRow): boolean {
 }
 
 /**
+ * Send an entry under its lease and follow its answer. A fill opens its
+ * position and records its legs in the transaction that records the answer
+ * (one write, not two), then the legs go; an entry with nothing more to do
+ * under the lease (resting, refused, uncertain) frees its account in that
+ * same transaction. Answers the entry as recorded.
+ */
+export async function sendEntry(
+  ctx: Ctx,
+  intent: IntentRow,
+  account: AccountRow,
+  { builder, lease, signal }: {
+    builder?: PlaceOrderRequest["builder"];
+    lease: EntryLease;
+    /** The entry's signal when the caller holds it already (a fan-out): a signal never changes once recorded. */
+    signal?: typeof signals.$inferSelect;
+  },
+): Promise<IntentRow> {
+  // Read before the send, a venue round trip before the fill they apply to: no write may wait for them.
+  const [plan, step] = await Promise.all([protectionPlanOf(ctx, intent, signal), stepOf(ctx, intent)]);
+  let opened: OpenedPosition | undefined;
+  let recordedHere = false;
+  const sent = await sendIntent(ctx, intent, account, {
+    builder,
+    lease,
+    withOutcome: async (tx, recorded) => {
+      recordedHere = true;
+      if (holdsPosition(recorded)) opened = await openProtectedPosition(ctx, recorded, plan, step);
+      else await releaseEntryLease(tx, lease);
+    },
+  });
+  if (opened) await sendRecordedLegs(ctx, opened.position, account, intent.partnerId, opened.legs, lease);
+  // A reconciliation settled the entry first: it is followed as wherever else a fill is first seen.
+  else if (!recordedHere) await protectFilledEntry(ctx, sent, account, lease, signal);
+  return sent;
+}
+
+/**
  * Open and protect the position of a filled entry, once. Under the entry's
  * lease, only while it is still the caller's: a holder taken over leaves it
  * to the new one.
@@ -48,8 +94,29 @@ export async function protectFilledEntry(
   if (!holdsPosition(intent)) return;
   if (await positionOfEntry(ctx.db.read).get({ entryIntentId: intent.id })) return;
   // Read now, not when the entry went: a paced fan-out fills minutes after, and the setup may have changed since.
+  const [plan, step] = await Promise.all([protectionPlanOf(ctx, intent, knownSignal), stepOf(ctx, intent)]);
+  let opened;
+  try {
+    opened = await openProtectedPosition(ctx, intent, plan, step, lease);
+  } catch (error) {
+    // Another instance opened it first (one position per entry intent): that one protects it.
+    if (isUniqueViolation(error, "positions.entry_intent_id") || error instanceof EntryLeaseLost) return;
+    throw error;
+  }
+  await sendRecordedLegs(ctx, opened.position, account, intent.partnerId, opened.legs);
+}
+
+/**
+ * What protects an entry's position: a signal's entry, the setup's automatic
+ * stop and targets (the setup as it is now); a manual entry, what the
+ * partner asked for.
+ */
+async function protectionPlanOf(
+  ctx: Ctx,
+  intent: IntentRow,
+  knownSignal?: typeof signals.$inferSelect,
+): Promise<ProtectionPlan> {
   const setup = valuesOf((await setupOfClient(ctx.db.read, intent.clientId, intent.providerId)) ?? null);
-  // A signal's entry follows the setup's automatic stop and targets; a manual entry, what the partner asked for.
   const signal = intent.signalId
     ? knownSignal?.signalId === intent.signalId
       ? knownSignal
@@ -61,17 +128,5 @@ export async function protectFilledEntry(
       takeProfits: setup.autoTakeProfit ? signal.takeProfits : [],
     }
     : intent.protectionPlan ?? { stopLossPrice: null, takeProfits: [] };
-  let opened;
-  try {
-    opened = await openProtectedPosition(ctx, intent, {
-      ...plan,
-      autoBreakEven: setup.autoBreakEven,
-      signalId: intent.signalId,
-    }, lease);
-  } catch (error) {
-    // Another instance opened it first (one position per entry intent): that one protects it.
-    if (isUniqueViolation(error, "positions.entry_intent_id") || error instanceof EntryLeaseLost) return;
-    throw error;
-  }
-  await sendRecordedLegs(ctx, opened.position, account, intent.partnerId, opened.legs);
+  return { ...plan, autoBreakEven: setup.autoBreakEven, signalId: intent.signalId };
 }

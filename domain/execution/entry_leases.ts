@@ -148,7 +148,9 @@ export async function releaseEntryLease(tx: Tx, lease: EntryLease): Promise<void
 /**
  * Run `work` holding `lease`: renewed while it runs, released after it (also
  * when it fails; a release the database refuses is tried again in the
- * background, lease_renewal.ts).
+ * background, lease_renewal.ts). Work that freed the account in its own last
+ * write (releaseEntryLease in that transaction, entry_fills.ts) spares the
+ * release a write of its own: a committed read tells.
  */
 export async function holdingEntryLease<T>(ctx: Ctx, lease: EntryLease, work: () => Promise<T>): Promise<T> {
   const renewal = new LeaseRenewal(
@@ -159,6 +161,17 @@ export async function holdingEntryLease<T>(ctx: Ctx, lease: EntryLease, work: ()
     return await work();
   } finally {
     renewal.stop();
-    await releaseLease(() => withTransaction(ctx.db, (tx) => releaseEntryLease(tx, lease)), ENTRY_LEASE_MS);
+    if (await stillHeld(ctx, lease)) {
+      await releaseLease(() => withTransaction(ctx.db, (tx) => releaseEntryLease(tx, lease)), ENTRY_LEASE_MS);
+    }
+  }
+}
+
+/** Whether the lease is still this holder's as committed; when the read fails, as if it were (release it). */
+async function stillHeld(ctx: Ctx, lease: EntryLease): Promise<boolean> {
+  try {
+    return await heldBy(ctx.db.read).get({ ...lease }) !== undefined;
+  } catch {
+    return true;
   }
 }

@@ -51,6 +51,15 @@ export async function insertIntent(
   }
 }
 
+/** Several SUBMITTING intents in one statement (a position's stop and targets), answered in order. */
+export async function insertSubmittingIntents(tx: Tx, drafts: IntentDraft[], now: number): Promise<IntentRow[]> {
+  try {
+    return await intentInsert.insertFew(tx, drafts.map((draft) => intentRowOf(draft, "SUBMITTING", now)));
+  } catch (error) {
+    throw accountBusyOr(error);
+  }
+}
+
 /**
  * A PREPARED intent (or a NOT_PLACED one, sent again) becomes SUBMITTING,
  * stamped as sent now; an entry while another of the account is in flight

@@ -26,7 +26,7 @@ import { sha256Hex } from "../ids.ts";
 import { microsToUsd } from "../money.ts";
 import { setupOfClient } from "../setups/setups.ts";
 import { valuesOf } from "../setups/setup_values.ts";
-import { protectFilledEntry } from "../engine/entry_fills.ts";
+import { sendEntry } from "../engine/entry_fills.ts";
 import { cmp, div, isZero, mul, roundToStep } from "../../venues/decimal.ts";
 import type { Market, ProviderId } from "../../venues/types.ts";
 import {
@@ -383,9 +383,11 @@ async function sendVenueOrder(
       resolved.access.partner.builderFeeTenthsBps > 0
     ? { address: ctx.config.venueBBuilderAddress, feeTenthsBps: resolved.access.partner.builderFeeTenthsBps }
     : undefined;
-  const sent = await sendIntent(ctx, intent, resolved.account, { builder, lease: resolved.lease });
+  // An opening (it holds the lease) is followed to its protection; any other order ends with its answer.
+  const sent = resolved.lease
+    ? await sendEntry(ctx, intent, resolved.account, { builder, lease: resolved.lease })
+    : await sendIntent(ctx, intent, resolved.account, { builder });
   if (sent.status === "NOT_PLACED") throw notPlaced(sent);
-  await protectFilledEntry(ctx, sent, resolved.account, resolved.lease);
   return executionView(sent, Math.round(performance.now() - started), builder?.feeTenthsBps);
 }
 

@@ -19,8 +19,8 @@ import { newId } from "../ids.ts";
 import { cmp, isZero, mul, roundToStep, sub } from "../../venues/decimal.ts";
 import type { ProviderId } from "../../venues/types.ts";
 import { findMarket } from "../venues/markets.ts";
-import { assertHoldsEntryLease, type EntryLease } from "./entry_leases.ts";
-import { insertIntent, type IntentDraft, type IntentRow } from "./intents.ts";
+import { assertHoldsEntryLease, type EntryLease, releaseEntryLease } from "./entry_leases.ts";
+import { insertIntent, insertSubmittingIntents, type IntentDraft, type IntentRow } from "./intents.ts";
 import { degradedReason } from "./protective_legs.ts";
 import { sendIntent, sendProtections } from "./send_intent.ts";
 
@@ -95,25 +95,32 @@ export async function protectPosition(ctx: Ctx, position: PositionRow, account: 
 /**
  * An entry's fill: its position opened and its legs recorded in one
  * transaction (`position.opened` with them), by the entry's holder only,
- * while it still holds the lease. The opener then sends them
- * (sendRecordedLegs); if it dies first, the reconciliation finds them
- * SUBMITTING and asks the venue.
+ * while it still holds the lease; or in the caller's transaction (the one
+ * recording the fill, whose lease check covers it). The opener then sends
+ * them (sendRecordedLegs); if it dies first, the reconciliation finds them
+ * SUBMITTING and asks the venue. `step` is the market's (stepOf), read before
+ * any transaction.
  */
 export async function openProtectedPosition(
   ctx: Ctx,
   entry: IntentRow,
   plan: ProtectionPlan,
+  step: string,
   lease?: EntryLease,
-): Promise<{ position: PositionRow; legs: IntentRow[] }> {
-  // Read before the transaction: on a cold catalogue it asks the venue, which no write may wait for.
-  const step = await stepOf(ctx, entry);
+): Promise<OpenedPosition> {
   return await withTransaction(ctx.db, async () => {
     const position = await openPositionFromFill(ctx, entry, plan, lease);
     return { position, legs: await recordLegs(ctx, position, entry.partnerId, step) };
   });
 }
 
-const stepOf = async (ctx: Ctx, { providerId, symbol }: { providerId: string; symbol: string }) =>
+export interface OpenedPosition {
+  position: PositionRow;
+  legs: IntentRow[];
+}
+
+/** The quantity step of the position's market: on a cold catalogue it asks the venue, which no write may wait for. */
+export const stepOf = async (ctx: Ctx, { providerId, symbol }: { providerId: string; symbol: string }) =>
   (await findMarket(ctx, providerId as ProviderId, symbol))!.stepSize;
 
 /** The position's stop and targets, recorded as SUBMITTING intents (in the caller's transaction, if any). */
@@ -125,14 +132,8 @@ async function recordLegs(ctx: Ctx, position: PositionRow, partnerId: string, st
   for (const target of takeProfitQuantities(position.quantity, position.takeProfits, step)) {
     legs.push({ kind: "TAKE_PROFIT", triggerPrice: target.price, quantity: target.quantity });
   }
-  const now = ctx.clock.now();
-  return await withTransaction(ctx.db, async (tx) => {
-    const rows: IntentRow[] = [];
-    for (const [index, leg] of legs.entries()) {
-      rows.push(await insertIntent(tx, legDraft(partnerId, position, leg, index + 1), "SUBMITTING", now));
-    }
-    return rows;
-  });
+  const drafts = legs.map((leg, index) => legDraft(partnerId, position, leg, index + 1));
+  return await withTransaction(ctx.db, (tx) => insertSubmittingIntents(tx, drafts, ctx.clock.now()));
 }
 
 /**
@@ -147,11 +148,15 @@ export async function sendRecordedLegs(
   account: AccountRow,
   partnerId: string,
   legs: IntentRow[],
+  /** The opening entry's lease, freed with the protection status when that is the holder's last write. */
+  lease?: EntryLease,
 ): Promise<PositionRow> {
-  const { sent, recorded } = await sendProtections(ctx, legs, account, async (sent) => ({
-    sent,
-    recorded: sent.some(crossedByMarket) ? null : await recordProtection(ctx, position, sent),
-  }));
+  const { sent, recorded } = await sendProtections(ctx, legs, account, async (sent) => {
+    if (sent.some(crossedByMarket)) return { sent, recorded: null };
+    const recorded = await recordProtection(ctx, position, sent);
+    if (lease) await withTransaction(ctx.db, (tx) => releaseEntryLease(tx, lease));
+    return { sent, recorded };
+  });
   if (recorded) return recorded;
   const settled: IntentRow[] = [];
   for (const leg of sent) settled.push(await executeIfCrossed(ctx, partnerId, position, account, leg));

@@ -4,7 +4,7 @@
  * dies here, reconciliation finds it. An answer that was lost makes it
  * UNCERTAIN: only a query settles it (reconcile_intent.ts), never a resend.
  */
-import { withTransaction } from "../../db/client.ts";
+import { type Tx, withTransaction } from "../../db/client.ts";
 import { callWithAccount } from "../accounts/account_call.ts";
 import type { AccountRow } from "../accounts/load_account.ts";
 import type { Ctx } from "../context.ts";
@@ -76,6 +76,12 @@ export interface SendOptions {
   builder?: PlaceOrderRequest["builder"];
   /** An entry's: its outcome is recorded only while the lease is still the sender's. */
   lease?: EntryLease;
+  /**
+   * Runs in the transaction that records this send's outcome, with the intent
+   * as recorded (not when a reconciliation settled the intent first): what it
+   * writes commits with the outcome, in one write instead of two.
+   */
+  withOutcome?: (tx: Tx, recorded: IntentRow) => Promise<void>;
 }
 
 /**
@@ -87,14 +93,17 @@ export async function sendIntent(
   ctx: Ctx,
   intent: IntentRow,
   account: AccountRow,
-  { builder, lease }: SendOptions = {},
+  { builder, lease, withOutcome }: SendOptions = {},
 ): Promise<IntentRow> {
   const changes = await placeIntent(ctx, intent, account, builder);
   const now = ctx.clock.now();
   try {
     return await withTransaction(ctx.db, async (tx) => {
       if (lease) await assertHoldsEntryLease(tx, lease);
-      return (await transitionIntent(tx, intent, changes, now)) ?? (await intentById(tx, intent.id));
+      const recorded = await transitionIntent(tx, intent, changes, now);
+      if (!recorded) return await intentById(tx, intent.id);
+      await withOutcome?.(tx, recorded);
+      return recorded;
     });
   } catch (error) {
     if (!(error instanceof EntryLeaseLost)) throw error;
