@@ -38,21 +38,28 @@ export async function createClient(
   const partnerId = partnerOf(ctx);
   const now = ctx.clock.now();
   return await withPartnerTransaction(ctx, async (tx) => {
-    const partner = await loadPartner(tx, partnerId);
+    // Read together (one round trip on a libSQL server), then judged in the order each check always had: the
+    // contract only matters for a new client, and a read whose check comes later fails nothing before it.
+    const partnerRead = loadPartner(tx, partnerId);
+    const existingRead = findClient(tx, partnerId, input.externalUserId);
+    const contractRead = contractInForce(tx, partnerId, now);
+    await Promise.allSettled([partnerRead, existingRead, contractRead]);
+    const partner = await partnerRead;
     const tenants = [partner.partnerId, ...partner.legacyTenantIds];
     if (input.tenantId === undefined && partner.legacyTenantIds.length > 0) throw new ApiError("TENANT_REQUIRED");
     const tenantId = input.tenantId ?? partner.partnerId;
     if (!tenants.includes(tenantId)) throw new ApiError("NOT_FOUND");
-    const existing = await findClient(tx, partnerId, input.externalUserId);
+    const existing = await existingRead;
     let result: ClientView & { created: boolean };
     if (existing) {
       if (existing.tenantId !== tenantId) throw new ApiError("TENANT_MISMATCH");
       result = { ...clientView(existing), created: false };
     } else {
       // No new clients under a suspended contract; existing ones stay readable.
-      if ((await contractInForce(tx, partnerId, now)).suspended) throw new ApiError("TENANT_NOT_ACTIVE");
-      const row = (await insertClient(tx).get({ partnerId, tenantId, externalUserId: input.externalUserId, now }))!;
-      await emitEvent(tx, {
+      if ((await contractRead).suspended) throw new ApiError("TENANT_NOT_ACTIVE");
+      // The client and its event go out together, in this order; either failing fails the unit.
+      const inserted = insertClient(tx).get({ partnerId, tenantId, externalUserId: input.externalUserId, now });
+      const emitted = emitEvent(tx, {
         type: "client.updated",
         partnerId,
         tenantId,
@@ -60,6 +67,9 @@ export async function createClient(
         occurredAt: now,
         data: { change: "CREATED", status: "ACTIVE" },
       });
+      await Promise.allSettled([inserted, emitted]);
+      const row = (await inserted)!;
+      await emitted;
       result = { ...clientView(row), created: true };
     }
     await ctx.idempotency?.record(tx, result);

@@ -77,13 +77,18 @@ async function loadSetupContext(
   now: number,
 ): Promise<SetupContext> {
   assertProviderUsable(access, providerId);
-  const account = await findAccount(db, client.id, providerId);
+  // Independent reads, together: one round trip on a libSQL server.
+  const [account, row, realized] = await Promise.all([
+    findAccount(db, client.id, providerId),
+    setupOfClient(db, client.id, providerId),
+    realizedToday(db, client.id, providerId, now),
+  ]);
   return {
     client,
     access,
-    row: (await setupOfClient(db, client.id, providerId)) ?? null,
+    row: row ?? null,
     apiConfigured: account !== null && account.connection !== "REVOKED",
-    realizedToday: await realizedToday(db, client.id, providerId, now),
+    realizedToday: realized,
   };
 }
 
@@ -262,9 +267,14 @@ async function writeSetup(
   const partnerId = partnerOf(ctx);
   const now = ctx.clock.now();
   return await withPartnerTransaction(ctx, async (tx) => {
-    const client = await loadActiveClient(tx, partnerId, externalUserId);
-    const access = await loadEffectiveAccess(tx, partnerId, now);
-    const context = await loadSetupContext(tx, client, access, providerId, now);
+    // The client and the partner's access are read together (fewer round trips on a libSQL server), and judged in
+    // the order they always were: the client's refusal first.
+    const clientRead = loadActiveClient(tx, partnerId, externalUserId);
+    const accessRead = loadEffectiveAccess(tx, partnerId, now);
+    await Promise.allSettled([clientRead, accessRead]);
+    const client = await clientRead;
+    const context = await loadSetupContext(tx, client, await accessRead, providerId, now);
+    const { access } = context;
     const { values, acknowledgement } = decide(context);
     // Judged against the row read in this transaction, and the new combination's fingerprint written with the
     // values: a concurrent write cannot slip a raise past a carried-over acknowledgement.
