@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { withTransaction } from "../../db/client.ts";
-import { admissions, intents, positions } from "../../db/schema.ts";
+import { admissions, entryLeases, intents, positions } from "../../db/schema.ts";
 import { credentialsOf, findAccount } from "../../domain/accounts/load_account.ts";
 import { findClient } from "../../domain/clients/load_client.ts";
 import { dispatchAdmitted } from "../../domain/engine/dispatch_entries.ts";
@@ -30,6 +30,11 @@ async function tradingClient() {
 async function entryOf(env: TestEnv, clientId: number) {
   return (await env.deps.db.read.select().from(intents).where(eq(intents.clientId, clientId)))
     .find((intent) => intent.type === "ENTRY")!;
+}
+
+async function leaseOwner(env: TestEnv, clientId: number) {
+  const [lease] = await env.deps.db.read.select().from(entryLeases).where(eq(entryLeases.clientId, clientId));
+  return lease.owner;
 }
 
 async function reconcile(env: TestEnv) {
@@ -56,6 +61,19 @@ Deno.test("dispatch: an admitted entry that fills opens a protected position, an
     assert.equal(position.side, "LONG");
     const protections = await env.deps.venues.VENUE_A.listProtections(credentialsOf(account), "BTCUSDT");
     assert.equal(protections.length, 3, "stop and two targets");
+    // The legs, recorded together with the position, each answered under its own row: the order the venue holds.
+    const legs = (await env.deps.db.read.select().from(intents).where(eq(intents.positionId, position.positionId)))
+      .sort((a, b) => a.id - b.id);
+    assert.deepEqual(legs.map((leg) => [leg.intentId, leg.status]), [
+      [`${position.positionId}:STOP_LOSS:1`, "ACCEPTED"],
+      [`${position.positionId}:TAKE_PROFIT:2`, "ACCEPTED"],
+      [`${position.positionId}:TAKE_PROFIT:3`, "ACCEPTED"],
+    ]);
+    assert.deepEqual(
+      new Set(legs.map((leg) => `${leg.clientOrderId} ${leg.orderId} ${Number(leg.triggerPrice)}`)),
+      new Set(protections.map((order) => `${order.clientOrderId} ${order.orderId} ${Number(order.triggerPrice)}`)),
+    );
+    assert.equal(await leaseOwner(env, client.id), null, "the account is free for its next entry");
 
     const again = await expectJson(await operator(env, "POST", "/operator/v1/signals", signal("sig-fill", 65010)), 200);
     assert.equal(again.dispatched, 1);
@@ -78,6 +96,7 @@ Deno.test("dispatch: a resting entry is protected when it fills, or cancelled at
     await t.step("a resting entry fills when the market comes to it", async () => {
       await expectJson(await operator(env, "POST", "/operator/v1/signals", signal("sig-rest", 64900)), 200);
       assert.equal((await entryOf(env, client.id)).status, "ACCEPTED");
+      assert.equal(await leaseOwner(env, client.id), null, "a resting entry frees its account with its answer");
       await market("64850");
       await reconcile(env);
       const entry = await entryOf(env, client.id);
