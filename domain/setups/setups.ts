@@ -290,9 +290,14 @@ async function writeSetup(
       acknowledgedFingerprint,
       updatedAt: now,
     };
-    const stored = await setupWrite.upsert(tx, row);
-    const view = setupView({ ...context, row: stored }, providerId, values, acknowledgedFingerprint);
-    await ctx.idempotency?.record(tx, view);
+    // The row as stored is known before it is written (rowInsert.completed), so the write and the request's
+    // idempotent answer go out together, in this order; either failing fails the unit.
+    const view = setupView({ ...context, row: setupWrite.completed(row) }, providerId, values, acknowledgedFingerprint);
+    const written = setupWrite.upsert(tx, row);
+    const recorded = ctx.idempotency?.record(tx, view);
+    await Promise.allSettled([written, recorded]);
+    await written;
+    await recorded;
     return view;
   });
 }
