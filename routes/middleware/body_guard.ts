@@ -16,7 +16,7 @@
  * A request for a route that does not exist skips all of this and answers 404:
  * what its body holds does not matter, so it is not even read.
  */
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler, Next } from "hono";
 import { matchedRoutes } from "hono/route";
 import { ApiError } from "../../domain/errors.ts";
 import type { AppEnv } from "../env.ts";
@@ -104,41 +104,46 @@ function routeExists(c: Context): boolean {
 
 /** Parse and vet the JSON body. `scopeGuard` is on for partner routes. */
 export function bodyGuard(options: { scopeGuard: boolean }): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    if (c.req.method === "GET" || c.req.method === "HEAD" || c.req.method === "OPTIONS") return await next();
-    if (!routeExists(c)) return await next();
-    const declared = Number(c.req.header("content-length") ?? "0");
-    if (declared > MAX_BODY_BYTES) throw tooLarge();
-    const raw = await readUpTo(c.req.raw.body, MAX_BODY_BYTES);
-    // Hono keeps promises in its body cache (its type says otherwise): later readers reuse these bytes.
-    c.req.bodyCache.arrayBuffer = Promise.resolve(exactBuffer(raw)) as unknown as ArrayBuffer;
-    const text = decodeUtf8(raw);
-    if (text !== null && text.trim() === "") {
-      c.set("jsonBody", undefined);
-      return await next();
-    }
-    if (!isJsonMediaType(c.req.header("content-type"))) {
-      throw new ApiError("VALIDATION_ERROR", {
-        message: "O corpo deve ser JSON, enviado com o cabeçalho Content-Type: application/json.",
-      });
-    }
-    // A lenient decoder would store each invalid byte as U+FFFD: what was sent would be lost without a word.
-    if (text === null) {
-      throw new ApiError("VALIDATION_ERROR", { message: "O corpo deve ser JSON em UTF-8 válido." });
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw new ApiError("VALIDATION_ERROR", { message: "O corpo não é um JSON válido." });
-    }
-    const problem = findBodyProblem(body, options.scopeGuard);
-    if (problem) throw refusal(problem);
-    c.set("jsonBody", body);
-    // Hand the parsed body to Hono's cache, so route validators do not parse it a second time.
-    c.req.bodyCache.json = Promise.resolve(body);
-    await next();
+  // Not async where nothing is read: a request without a body passes on without a promise of its own.
+  return (c, next) => {
+    if (c.req.method === "GET" || c.req.method === "HEAD" || c.req.method === "OPTIONS") return next();
+    if (!routeExists(c)) return next();
+    return vetBody(c, next, options.scopeGuard);
   };
+}
+
+async function vetBody(c: Context<AppEnv>, next: Next, scopeGuard: boolean): Promise<void> {
+  const declared = Number(c.req.header("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  const raw = await readUpTo(c.req.raw.body, MAX_BODY_BYTES);
+  // Hono keeps promises in its body cache (its type says otherwise): later readers reuse these bytes.
+  c.req.bodyCache.arrayBuffer = Promise.resolve(exactBuffer(raw)) as unknown as ArrayBuffer;
+  const text = decodeUtf8(raw);
+  if (text !== null && text.trim() === "") {
+    c.set("jsonBody", undefined);
+    return await next();
+  }
+  if (!isJsonMediaType(c.req.header("content-type"))) {
+    throw new ApiError("VALIDATION_ERROR", {
+      message: "O corpo deve ser JSON, enviado com o cabeçalho Content-Type: application/json.",
+    });
+  }
+  // A lenient decoder would store each invalid byte as U+FFFD: what was sent would be lost without a word.
+  if (text === null) {
+    throw new ApiError("VALIDATION_ERROR", { message: "O corpo deve ser JSON em UTF-8 válido." });
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ApiError("VALIDATION_ERROR", { message: "O corpo não é um JSON válido." });
+  }
+  const problem = findBodyProblem(body, scopeGuard);
+  if (problem) throw refusal(problem);
+  c.set("jsonBody", body);
+  // Hand the parsed body to Hono's cache, so route validators do not parse it a second time.
+  c.req.bodyCache.json = Promise.resolve(body);
+  await next();
 }
 
 /**

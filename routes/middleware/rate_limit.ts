@@ -6,26 +6,31 @@
  * room this instance already claimed, without a promise; a call that needs a
  * new claim waits for that one database write.
  */
-import type { MiddlewareHandler } from "hono";
+import type { MiddlewareHandler, Next } from "hono";
 import { ApiError } from "../../domain/errors.ts";
+import type { LimitDecision } from "../../domain/usage/rate_limiter.ts";
 import type { AppEnv } from "../env.ts";
 
 const ORDER_ROUTE = /^\/v1\/orders(\/|$)/;
 
 export function rateLimit(): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
+  // Synchronous while the decision is (most calls: room already claimed), so it adds no promise of its own.
+  return (c, next) => {
     const { rateLimiter, clock } = c.get("deps");
     const partner = c.get("partner");
     const isOrder = c.req.method === "POST" && ORDER_ROUTE.test(c.req.path);
-    let decision = rateLimiter.consume(
+    const decision = rateLimiter.consume(
       partner.partnerId,
       isOrder
         ? { REQUEST: partner.requestsPerMinute, ORDER: partner.ordersPerMinute }
         : { REQUEST: partner.requestsPerMinute },
       clock.now(),
     );
-    if (decision instanceof Promise) decision = await decision;
-    if (!decision.allowed) throw new ApiError("RATE_LIMITED", { retryAfterSeconds: decision.retryAfterSeconds });
-    await next();
+    return decision instanceof Promise ? decision.then((settled) => admit(settled, next)) : admit(decision, next);
   };
+}
+
+function admit(decision: LimitDecision, next: Next): Promise<void> {
+  if (!decision.allowed) throw new ApiError("RATE_LIMITED", { retryAfterSeconds: decision.retryAfterSeconds });
+  return next();
 }
