@@ -91,6 +91,7 @@ await Promise.all(signals.map((signal) => evaluateSignal(ctx, signal)));
 const evaluateMs = performance.now() - evaluateStarted;
 const dispatchStarted = performance.now();
 const cpuBefore = { service: process.cpuUsage(), simulators: await venues.cpuSeconds() };
+const writesBefore = env.deps.db.writes.stats;
 const dispatched = await Promise.all(signals.map(async (signal) => {
   const summary = await dispatchAdmitted(ctx, signal.signalId);
   return { ...summary, ms: performance.now() - dispatchStarted };
@@ -101,6 +102,7 @@ const cpu = {
   service: (serviceCpu.user + serviceCpu.system) / 1e6,
   simulators: await venues.cpuSeconds() - cpuBefore.simulators,
 };
+const writes = env.deps.db.writes.stats;
 const statusLatencies = await polling.stop();
 clearInterval(sampler);
 
@@ -142,6 +144,11 @@ console.log(
   `  service CPU per entry with its protective orders: ${cpuPerEntryMs.toFixed(2)} ms, so ${
     (cpuPerEntryMs * 10).toFixed(1)
   } s for 10,000 accounts   (target < 1.5 ms, < 15 s)`,
+);
+// Write transactions (units of the write queue, several sharing a commit) and commits: each costs CPU of its own.
+console.log(
+  `  writes per entry: ${((writes.units - writesBefore.units) / Math.max(1, dispatch.dispatched)).toFixed(2)} ` +
+    `transactions, ${((writes.groups - writesBefore.groups) / Math.max(1, dispatch.dispatched)).toFixed(2)} commits`,
 );
 for (const [index, signal] of signals.entries()) {
   console.log(
