@@ -35,7 +35,14 @@
  * A write waiting for another process's lock sleeps (write_queue.ts backs
  * off 1 to 25 ms): that shows in the writes' latency, not in anyone's CPU.
  *
- * On a server it then measures the link: the mix once more against the first
+ * On a server it then counts what one request asks of the server, on the
+ * wire: one instance behind a counting relay (tests/_helpers/hrana_tally.ts),
+ * each route alone on one connection, then the mix, printing per route the
+ * Hrana requests (round trips) and statements one request costs and the CPU
+ * it costs sqld and the instance (INSTANCES_SQL_TALLY=1 adds the statements
+ * each route sends most, by their SQL text).
+ *
+ * It then measures the link: the mix once more against the first
  * N's instances, through a TCP relay (tests/_helpers/tcp_relay.ts) that holds
  * every chunk 1 ms and 5 ms in each direction (INSTANCES_LINK_DELAYS, ms,
  * default "1,5"; each round trip then costs about twice that more), and
@@ -650,8 +657,8 @@ function printRoundTrips(): void {
  * The mix as the link to the server gets longer: the first row is the
  * measured pass above (loopback), the others went through the relay. Writes
  * per second are the two writes' answers: the writer of each instance runs
- * its transactions one after another, each a round trip per statement, so
- * they are what a longer round trip takes first.
+ * its transactions one after another, each a round trip per statement its
+ * work waits for, so they are what a longer round trip takes first.
  */
 function printLinkTable(): void {
   const rows: [number, LinkFigures][] = [
