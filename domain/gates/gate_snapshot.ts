@@ -90,18 +90,24 @@ export async function automationRowsOf(db: Executor, clientId: number): Promise<
   return await automationRowsOfClient(db).all({ clientId });
 }
 
-/** The stored rows of one client the gates read, loaded together. */
+/**
+ * The stored rows of one client the gates read, loaded together: the reads
+ * are independent, so they are issued at once (on a libSQL server they leave
+ * in one batch, one round trip instead of eight; embedded, nothing changes).
+ */
 export async function loadClientGateRows(db: Executor, clientId: number, now: number) {
-  return {
-    setups: await setupsOfClient(db).all({ clientId }),
-    automations: await automationRowsOf(db, clientId),
-    strategies: await strategiesOfClientAutomations(db).all({ clientId }),
-    results: await resultsOfDay(db).all({ clientId, day: utcDay(now) }),
-    policies: await entryPolicies(db).all(),
-    reconciled: await reconciledProviders(db).all({ clientId }),
-    unsettled: await unsettledProviders(db).all({ clientId }),
-    openPositions: await openPositionsOfClient(db).all({ clientId }),
-  };
+  const [setups, automations, strategies, results, policies, reconciled, unsettled, openPositions] = await Promise
+    .all([
+      setupsOfClient(db).all({ clientId }),
+      automationRowsOf(db, clientId),
+      strategiesOfClientAutomations(db).all({ clientId }),
+      resultsOfDay(db).all({ clientId, day: utcDay(now) }),
+      entryPolicies(db).all(),
+      reconciledProviders(db).all({ clientId }),
+      unsettledProviders(db).all({ clientId }),
+      openPositionsOfClient(db).all({ clientId }),
+    ]);
+  return { setups, automations, strategies, results, policies, reconciled, unsettled, openPositions };
 }
 
 /** Everything one provider's snapshot is built from, however it was loaded (per client or in bulk). */
@@ -211,10 +217,13 @@ export async function gateSnapshotsOf(
   channel: EntryChannel = "AUTOMATION",
 ) {
   const now = ctx.clock.now();
-  const rows = await loadClientGateRows(ctx.db.read, client.id, now);
-  const connectionOf = await connectionsOf(ctx.db.read, client.id, now);
-  const realExecution = await realExecutionByProvider(ctx);
-  const billing = await billingStandingOf(ctx.db.read, client.id, now);
+  // Independent reads, issued together (one round trip on a libSQL server).
+  const [rows, connectionOf, realExecution, billing] = await Promise.all([
+    loadClientGateRows(ctx.db.read, client.id, now),
+    connectionsOf(ctx.db.read, client.id, now),
+    realExecutionByProvider(ctx),
+    billingStandingOf(ctx.db.read, client.id, now),
+  ]);
 
   const snapshotOf = async (providerId: ProviderId): Promise<GateSnapshot> => {
     const setupRow = rows.setups.find((row) => row.providerId === providerId) ?? null;
