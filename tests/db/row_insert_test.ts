@@ -5,7 +5,7 @@
  * unique index refuses is left out, not written over.
  */
 import assert from "node:assert/strict";
-import { asc } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
 import { type Database, isUniqueViolation, openDatabase, withTransaction } from "../../db/client.ts";
 import { rowInsert } from "../../db/row_insert.ts";
 import { events, settings } from "../../db/schema.ts";
@@ -61,6 +61,40 @@ for (const engine of ENGINES) {
       );
       const keys = (await db.read.select().from(settings)).map((row) => row.key);
       assert.ok(!keys.includes("f"), "a failing insertAll writes none of its rows");
+    } finally {
+      db.close();
+    }
+  });
+
+  Deno.test(`rowInsert (${engine}): insertFew answers each row under the key stored with it, in order`, async () => {
+    const db = await fresh(engine);
+    try {
+      const writer = rowInsert(events);
+      const row = (eventId: string, index: number) => ({
+        eventId,
+        eventType: "position.opened",
+        partnerId: "p1",
+        tenantId: null,
+        externalUserId: index % 2 ? "u1" : null,
+        occurredAt: 1_700_000_000_000 + index,
+        data: { leg: eventId },
+      });
+      // A row before, so keys do not start at 1 by chance.
+      await withTransaction(db, (tx) => writer.insert(tx, row("evt_first", 0)));
+      // Ids that sort against the order given: the answer must follow the rows, not the ids.
+      const rows = ["evt_stop", "evt_target_b", "evt_target_a"].map(row);
+      const answered = await withTransaction(db, (tx) => writer.insertFew(tx, rows));
+      assert.deepEqual(answered.map(({ seq: _, ...rest }) => rest), rows);
+      assert.ok(answered.every((entry, i) => i === 0 || entry.seq > answered[i - 1].seq));
+      for (const entry of answered) {
+        const [stored] = await db.read.select().from(events).where(eq(events.seq, entry.seq));
+        assert.deepEqual(stored, entry);
+      }
+      await assert.rejects(
+        withTransaction(db, (tx) => writer.insertFew(tx, [row("evt_new", 4), row("evt_stop", 5)])),
+        (error) => isUniqueViolation(error, "events.event_id"),
+      );
+      assert.equal((await db.read.select().from(events)).length, 4, "a failing insertFew writes none of its rows");
     } finally {
       db.close();
     }
