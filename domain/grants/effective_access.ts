@@ -47,12 +47,22 @@ const publishedStrategies = preparedFor((db) =>
   db.select({ id: strategies.strategyId }).from(strategies).where(eq(strategies.status, "PUBLISHED")).prepare()
 );
 
+/**
+ * The four reads are independent: issued together (one round trip on a
+ * libSQL server), then taken in the order they always were, so the
+ * partner's own refusal (unknown partner) still comes first.
+ */
 async function loadSnapshot(db: Executor, partnerId: string): Promise<PartnerSnapshot> {
+  const partnerRead = loadPartner(db, partnerId);
+  const contractsRead = loadContractVersions(db, partnerId);
+  const restrictionsRead = loadRestrictions(db, partnerId);
+  const publishedRead = publishedStrategies(db).all();
+  await Promise.allSettled([partnerRead, contractsRead, restrictionsRead, publishedRead]);
   return {
-    partner: await loadPartner(db, partnerId),
-    contracts: await loadContractVersions(db, partnerId),
-    restrictions: await loadRestrictions(db, partnerId),
-    published: (await publishedStrategies(db).all()).map((s) => s.id),
+    partner: await partnerRead,
+    contracts: await contractsRead,
+    restrictions: await restrictionsRead,
+    published: (await publishedRead).map((s) => s.id),
   };
 }
 
