@@ -17,3 +17,17 @@ export async function eachInPool<T>(items: T[], inFlight: number, run: (item: T)
 export function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
+
+/**
+ * Independent work started together (on a libSQL server, statements issued
+ * at once leave in one round trip), answered as if it had run one after
+ * another: every result, or the failure of the first to fail in the order
+ * given, after all have settled, so nothing is still running when it throws.
+ */
+export async function inOrder<T extends readonly unknown[]>(
+  started: readonly [...{ [K in keyof T]: T[K] | Promise<T[K]> }],
+): Promise<T> {
+  await Promise.allSettled(started);
+  // All settled: Promise.all's reactions run in the order given, so the first failure in that order rejects it.
+  return await Promise.all(started) as unknown as T;
+}

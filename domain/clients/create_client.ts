@@ -17,6 +17,7 @@ import { clients } from "../../db/schema.ts";
 import { type Ctx, partnerOf } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { emitEvent } from "../events/emit_event.ts";
+import { inOrder } from "../concurrency.ts";
 import { contractInForce, loadPartner } from "../partners/load_partner.ts";
 import { type ClientView, clientView, findClient } from "./load_client.ts";
 
@@ -67,10 +68,8 @@ export async function createClient(
         occurredAt: now,
         data: { change: "CREATED", status: "ACTIVE" },
       });
-      await Promise.allSettled([inserted, emitted]);
-      const row = (await inserted)!;
-      await emitted;
-      result = { ...clientView(row), created: true };
+      const [row] = await inOrder([inserted, emitted]);
+      result = { ...clientView(row!), created: true };
     }
     await ctx.idempotency?.record(tx, result);
     return result;

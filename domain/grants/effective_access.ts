@@ -12,6 +12,7 @@ import { type Executor, preparedFor } from "../../db/client.ts";
 import { type EnvelopeMicros, strategies } from "../../db/schema.ts";
 import type { Ctx } from "../context.ts";
 import { ApiError } from "../errors.ts";
+import { inOrder } from "../concurrency.ts";
 import type { ProviderId } from "../../venues/types.ts";
 import { PROVIDER_IDS } from "../../venues/types.ts";
 import { tighterEnvelope } from "../partners/envelope.ts";
@@ -47,23 +48,15 @@ const publishedStrategies = preparedFor((db) =>
   db.select({ id: strategies.strategyId }).from(strategies).where(eq(strategies.status, "PUBLISHED")).prepare()
 );
 
-/**
- * The four reads are independent: issued together (one round trip on a
- * libSQL server), then taken in the order they always were, so the
- * partner's own refusal (unknown partner) still comes first.
- */
+/** The four reads are independent: issued together, taken in order (the partner's own refusal first). */
 async function loadSnapshot(db: Executor, partnerId: string): Promise<PartnerSnapshot> {
-  const partnerRead = loadPartner(db, partnerId);
-  const contractsRead = loadContractVersions(db, partnerId);
-  const restrictionsRead = loadRestrictions(db, partnerId);
-  const publishedRead = publishedStrategies(db).all();
-  await Promise.allSettled([partnerRead, contractsRead, restrictionsRead, publishedRead]);
-  return {
-    partner: await partnerRead,
-    contracts: await contractsRead,
-    restrictions: await restrictionsRead,
-    published: (await publishedRead).map((s) => s.id),
-  };
+  const [partner, contracts, restrictions, published] = await inOrder([
+    loadPartner(db, partnerId),
+    loadContractVersions(db, partnerId),
+    loadRestrictions(db, partnerId),
+    publishedStrategies(db).all(),
+  ]);
+  return { partner, contracts, restrictions, published: published.map((s) => s.id) };
 }
 
 /** Inside a transaction (writes): read fresh from the database. */

@@ -14,6 +14,8 @@ import { effectiveAccessOf } from "../grants/effective_access.ts";
 import { loadClient } from "../clients/load_client.ts";
 import { loadContractVersions } from "../partners/load_partner.ts";
 import { microsToUsd } from "../money.ts";
+import { inOrder } from "../concurrency.ts";
+import type { ProviderId } from "../../venues/types.ts";
 import { type CarryPolicy, periodFigures } from "./figures.ts";
 import { attributionPendingCount, carriesIn, pairPeriodSums, pendingBeforeCount } from "./period_reads.ts";
 import { figuresView, statementView } from "./statement_view.ts";
@@ -37,29 +39,41 @@ const statementsOfClient = preparedFor((db) =>
 
 export async function getPerformance(ctx: Ctx, input: { externalUserId: string }) {
   const partnerId = partnerOf(ctx);
-  const client = await loadClient(ctx.db.read, partnerId, input.externalUserId);
-  const access = await effectiveAccessOf(ctx, partnerId);
   const now = ctx.clock.now();
-  const { start, end, contract } = contractPeriodAt(await loadContractVersions(ctx.db.read, partnerId), now);
+  // Independent reads, issued together (one round trip on a libSQL server), taken in order: the client's 404 first.
+  const [client, access, versions] = await inOrder([
+    loadClient(ctx.db.read, partnerId, input.externalUserId),
+    effectiveAccessOf(ctx, partnerId),
+    loadContractVersions(ctx.db.read, partnerId),
+  ]);
+  const { start, end, contract } = contractPeriodAt(versions, now);
   const policy = contract.carryPolicy as CarryPolicy;
-  const providers = [];
-  for (const providerId of contractProviders(access)) {
+  const livePair = async (providerId: ProviderId) => {
     const pair = { clientId: client.id, providerId };
-    const sums = await pairPeriodSums(ctx.db.read, pair, { start, end });
-    const carryIn = policy === "CARRY" ? (await carriesIn(ctx.db.read, [pair], start)).values().next().value ?? 0 : 0;
+    const [sums, carries, attributionPendingFacts, pendingInEndedPeriods] = await inOrder([
+      pairPeriodSums(ctx.db.read, pair, { start, end }),
+      policy === "CARRY" ? carriesIn(ctx.db.read, [pair], start) : undefined,
+      attributionPendingCount(ctx.db.read, pair, { start, end }),
+      pendingBeforeCount(ctx.db.read, pair, start),
+    ]);
+    const carryIn = carries?.values().next().value ?? 0;
     const figures = periodFigures(sums, carryIn, policy, contract.performanceFeePercent);
-    providers.push({
+    return {
       providerId,
       ...figuresView(figures),
       // Live: an estimate, nothing is charged before the period closes.
       performanceFeeUsd: 0,
       estimatedPerformanceFeeUsd: microsToUsd(figures.feeMicros),
       pendingPortions: sums.pendingPortions,
-      attributionPendingFacts: await attributionPendingCount(ctx.db.read, pair, { start, end }),
-      pendingInEndedPeriods: await pendingBeforeCount(ctx.db.read, pair, start),
-    });
-  }
-  const closed = await closedStatementsShown(ctx.db.read).all({ clientId: client.id });
+      attributionPendingFacts,
+      pendingInEndedPeriods,
+    };
+  };
+  // Every provider's reads and the closed statements together, too.
+  const [providers, closed] = await inOrder([
+    inOrder(contractProviders(access).map(livePair)),
+    closedStatementsShown(ctx.db.read).all({ clientId: client.id }),
+  ]);
   return {
     externalUserId: client.externalUserId,
     tenantId: client.tenantId,

@@ -25,6 +25,7 @@ import {
 import { microsOrNull, microsToUsd, usdOrNull, usdToMicros } from "../money.ts";
 import type { ProviderId } from "../../venues/types.ts";
 import { isHalted, realizedToday } from "./daily_loss.ts";
+import { inOrder } from "../concurrency.ts";
 import {
   acknowledgementFor,
   evaluateSafety,
@@ -295,9 +296,7 @@ async function writeSetup(
     const view = setupView({ ...context, row: setupWrite.completed(row) }, providerId, values, acknowledgedFingerprint);
     const written = setupWrite.upsert(tx, row);
     const recorded = ctx.idempotency?.record(tx, view);
-    await Promise.allSettled([written, recorded]);
-    await written;
-    await recorded;
+    await inOrder([written, recorded]);
     return view;
   });
 }
