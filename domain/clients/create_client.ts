@@ -17,7 +17,6 @@ import { clients } from "../../db/schema.ts";
 import { type Ctx, partnerOf } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { emitEvent } from "../events/emit_event.ts";
-import { inOrder } from "../concurrency.ts";
 import { contractInForce, loadPartner } from "../partners/load_partner.ts";
 import { type ClientView, clientView, findClient } from "./load_client.ts";
 
@@ -58,9 +57,10 @@ export async function createClient(
     } else {
       // No new clients under a suspended contract; existing ones stay readable.
       if ((await contractRead).suspended) throw new ApiError("TENANT_NOT_ACTIVE");
-      // The client and its event go out together, in this order; either failing fails the unit.
-      const inserted = insertClient(tx).get({ partnerId, tenantId, externalUserId: input.externalUserId, now });
-      const emitted = emitEvent(tx, {
+      // Writes go one after another, never issued together: an error that ends the whole transaction (a full disk,
+      // the server's transaction timeout) would let a write issued beside the failing one commit on its own.
+      const row = (await insertClient(tx).get({ partnerId, tenantId, externalUserId: input.externalUserId, now }))!;
+      await emitEvent(tx, {
         type: "client.updated",
         partnerId,
         tenantId,
@@ -68,8 +68,7 @@ export async function createClient(
         occurredAt: now,
         data: { change: "CREATED", status: "ACTIVE" },
       });
-      const [row] = await inOrder([inserted, emitted]);
-      result = { ...clientView(row!), created: true };
+      result = { ...clientView(row), created: true };
     }
     await ctx.idempotency?.record(tx, result);
     return result;

@@ -25,7 +25,6 @@ import {
 import { microsOrNull, microsToUsd, usdOrNull, usdToMicros } from "../money.ts";
 import type { ProviderId } from "../../venues/types.ts";
 import { isHalted, realizedToday } from "./daily_loss.ts";
-import { inOrder } from "../concurrency.ts";
 import {
   acknowledgementFor,
   evaluateSafety,
@@ -291,12 +290,12 @@ async function writeSetup(
       acknowledgedFingerprint,
       updatedAt: now,
     };
-    // The row as stored is known before it is written (rowInsert.completed), so the write and the request's
-    // idempotent answer go out together, in this order; either failing fails the unit.
+    // The row as stored is known before it is written (rowInsert.completed). The write and the request's idempotent
+    // answer still go one after another: an error that ends the whole transaction (a full disk, the server's
+    // transaction timeout) would let an answer issued beside the failing write commit on its own.
     const view = setupView({ ...context, row: setupWrite.completed(row) }, providerId, values, acknowledgedFingerprint);
-    const written = setupWrite.upsert(tx, row);
-    const recorded = ctx.idempotency?.record(tx, view);
-    await inOrder([written, recorded]);
+    await setupWrite.upsert(tx, row);
+    await ctx.idempotency?.record(tx, view);
     return view;
   });
 }
