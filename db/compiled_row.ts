@@ -11,9 +11,8 @@
  *
  * The selection is flat (named columns and `sql` expressions): the row's
  * values come back in the order of its keys, as drizzle itself orders them.
- * A column's value is decoded as drizzle would (its mode: JSON, boolean…); an
- * `sql` expression answers what SQLite gives, so its type names that
- * (`sql<string>` for a JSON text) and it carries no `mapWith`.
+ * Each value is decoded as drizzle's own row mapping would: a column by its
+ * mode (JSON, boolean…), an `sql` expression by its `mapWith`, if any.
  */
 import { type Column, is, Param, Placeholder, SQL } from "drizzle-orm";
 import type { SqlConnection, SqlParam } from "./connection.ts";
@@ -30,6 +29,8 @@ type Selection = Record<string, Column | SQL>;
 /** The row drizzle's own `get()` of the query would answer (or undefined). */
 type RowOf<Query extends { get(): Promise<unknown> }> = Awaited<ReturnType<Query["get"]>>;
 type Decoder = (value: unknown) => unknown;
+/** Where drizzle keeps an `sql` expression's `mapWith` (a no-op decoder without one); its types do not show it. */
+type SqlWithDecoder = { decoder: { mapFromDriverValue(value: unknown): unknown } };
 /** Where a bound value comes from: a constant of the query, or a named value of the call (encoded for its column). */
 type ParamSource = { constant: unknown } | { name: string; encode: Decoder };
 
@@ -78,7 +79,9 @@ function compile(fields: Selection, query: { toSQL(): unknown }): Compiled {
     keys,
     decoders: keys.map((key) => {
       const field = fields[key];
-      return is(field, SQL) ? asGiven : (value: unknown) => field.mapFromDriverValue(value);
+      if (!is(field, SQL)) return (value: unknown) => field.mapFromDriverValue(value);
+      const { decoder } = field as unknown as SqlWithDecoder;
+      return (value: unknown) => decoder.mapFromDriverValue(value);
     }),
     params: params.map((param): ParamSource => {
       if (is(param, Placeholder)) return { name: param.name, encode: asGiven };

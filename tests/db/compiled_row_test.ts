@@ -1,7 +1,7 @@
 /**
  * preparedRow (db/compiled_row.ts) answers what drizzle's own `get()` of the
  * same query answers (JSON columns decoded, nulls kept, `sql` expressions as
- * SQLite gives them), on the embedded engine and on `@libsql/client`, on the
+ * SQLite gives them or through their `mapWith`), on the embedded engine and on `@libsql/client`, on the
  * read handle and inside a transaction; a missing row is undefined and a
  * missing placeholder value an error, not a statement run with a hole.
  */
@@ -20,6 +20,8 @@ const fields = {
   data: events.data,
   sameTypeCount: sql<number>`(SELECT count(*) FROM ${events} AS other WHERE other.event_type = ${events.eventType})`,
   label: sql<string>`${events.eventType} || ':' || ${sql.placeholder("suffix")}`,
+  // A text SQLite gives, decoded by its mapWith as drizzle decodes it.
+  seqAsNumber: sql`CAST(${events.seq} AS TEXT)`.mapWith(Number),
 };
 const build = (db: Database["read"], selected: typeof fields) =>
   db.select(selected).from(events).where(
@@ -58,6 +60,7 @@ for (const engine of ENGINES) {
         data: ROWS[0].data,
         sameTypeCount: 2,
         label: "client.created:x",
+        seqAsNumber: 1,
       });
       assert.equal(await eventRow(db.read, { partnerId: "p2", eventId: "evt_1", suffix: "x" }), undefined);
       await assert.rejects(
