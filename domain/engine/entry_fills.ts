@@ -59,22 +59,22 @@ export async function sendEntry(
     signal?: typeof signals.$inferSelect;
   },
 ): Promise<IntentRow> {
-  // Read before the send, a venue round trip before the fill they apply to: no write may wait for them.
-  const [plan, step] = await Promise.all([protectionPlanOf(ctx, intent, signal), stepOf(ctx, intent)]);
+  // What would protect a fill is read while the order travels: the send never waits for it (nor fails with it), and
+  // the answer's transaction uses it only if it is already in hand, never waiting inside the write. Otherwise, as
+  // when a reconciliation settles the entry first, the fill is followed after the answer is recorded.
+  let protection: Protection | undefined;
+  protectionOf(ctx, intent, signal).then((read) => protection = read, () => {});
   let opened: OpenedPosition | undefined;
-  let recordedHere = false;
   const sent = await sendIntent(ctx, intent, account, {
     builder,
     lease,
     withOutcome: async (tx, recorded) => {
-      recordedHere = true;
-      if (holdsPosition(recorded)) opened = await openProtectedPosition(ctx, recorded, plan, step);
-      else await releaseEntryLease(tx, lease);
+      if (!holdsPosition(recorded)) await releaseEntryLease(tx, lease);
+      else if (protection) opened = await openProtectedPosition(ctx, recorded, protection.plan, protection.step);
     },
   });
   if (opened) await sendRecordedLegs(ctx, opened.position, account, intent.partnerId, opened.legs, lease);
-  // A reconciliation settled the entry first: it is followed as wherever else a fill is first seen.
-  else if (!recordedHere) await protectFilledEntry(ctx, sent, account, lease, signal);
+  else await protectFilledEntry(ctx, sent, account, lease, signal);
   return sent;
 }
 
@@ -94,7 +94,7 @@ export async function protectFilledEntry(
   if (!holdsPosition(intent)) return;
   if (await positionOfEntry(ctx.db.read).get({ entryIntentId: intent.id })) return;
   // Read now, not when the entry went: a paced fan-out fills minutes after, and the setup may have changed since.
-  const [plan, step] = await Promise.all([protectionPlanOf(ctx, intent, knownSignal), stepOf(ctx, intent)]);
+  const { plan, step } = await protectionOf(ctx, intent, knownSignal);
   let opened;
   try {
     opened = await openProtectedPosition(ctx, intent, plan, step, lease);
@@ -104,6 +104,22 @@ export async function protectFilledEntry(
     throw error;
   }
   await sendRecordedLegs(ctx, opened.position, account, intent.partnerId, opened.legs);
+}
+
+interface Protection {
+  plan: ProtectionPlan;
+  /** The market's quantity step, which the targets' quantities follow. */
+  step: string;
+}
+
+/** What would protect the entry's position, and its market's step, read together. */
+async function protectionOf(
+  ctx: Ctx,
+  intent: IntentRow,
+  knownSignal?: typeof signals.$inferSelect,
+): Promise<Protection> {
+  const [plan, step] = await Promise.all([protectionPlanOf(ctx, intent, knownSignal), stepOf(ctx, intent)]);
+  return { plan, step };
 }
 
 /**

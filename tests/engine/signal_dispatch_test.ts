@@ -87,6 +87,36 @@ Deno.test("dispatch: an admitted entry that fills opens a protected position, an
   }
 });
 
+Deno.test("dispatch: a fill answered before its protection was read is protected after the answer's commit", async () => {
+  const { env, client } = await tradingClient();
+  try {
+    // The market's rules arrive 300 ms late (a catalogue refresh at the venue): the order is not held for them, and
+    // the answer's write does not wait for them either.
+    const markets = env.deps.caches.markets;
+    const read = markets.get.bind(markets);
+    let slowReads = 0;
+    markets.get = (key, load) => {
+      slowReads++;
+      return new Promise((resolve) => setTimeout(resolve, 300)).then(() => read(key, load));
+    };
+    const summary = await expectJson(
+      await operator(env, "POST", "/operator/v1/signals", signal("sig-late-rules", 65010)),
+      200,
+    );
+    assert.equal(summary.dispatched, 1, JSON.stringify(summary));
+    assert.ok(slowReads > 0, "the dispatch read the market's rules");
+    const entry = await entryOf(env, client.id);
+    assert.equal(entry.status, "FILLED");
+    const [position] = await env.deps.db.read.select().from(positions).where(eq(positions.clientId, client.id));
+    assert.equal(position.protectionStatus, "PROTECTED", position.protectionReason ?? "");
+    const legs = await env.deps.db.read.select().from(intents).where(eq(intents.positionId, position.positionId));
+    assert.deepEqual(legs.map((leg) => leg.status).sort(), ["ACCEPTED", "ACCEPTED", "ACCEPTED"]);
+    assert.equal(await leaseOwner(env, client.id), null, "the account is free for its next entry");
+  } finally {
+    await env.close();
+  }
+});
+
 Deno.test("dispatch: a resting entry is protected when it fills, or cancelled at its timeout", async (t) => {
   const { env, client, account } = await tradingClient();
   const market = (markPrice: string) =>
