@@ -83,17 +83,29 @@ export function rowInsert<T extends SQLiteTable>(table: T, options: { replaceOn?
   const [, keyColumn] = all.find(([, column]) => column.primary) ?? [];
   /** Multi-row INSERTs by row count, each built once per handle; `unlessConflicting` answers the keys written. */
   const multiRow = new Map<string, (db: Executor) => MultiRowQuery>();
-  function multiRowInsert(count: number, unlessConflicting: boolean) {
-    const cacheKey = `${count}:${unlessConflicting}`;
+  /**
+   * One multi-row INSERT of exactly `count` rows, built once per count and
+   * answer: nothing; the keys of the rows written, leaving out those a unique
+   * index refused; or every row's generated key (SQLite returns RETURNING
+   * rows in no set order, but an autoincrement key grows in the order the
+   * rows were written, so the keys sorted are the rows' in order).
+   */
+  function multiRowInsert(count: number, answer: "nothing" | "keysWritten" | "generatedKeys") {
+    const cacheKey = `${count}:${answer}`;
     let statement = multiRow.get(cacheKey);
     if (!statement) {
       const rows = Array.from({ length: count }, (_, index) => values(index));
       statement = preparedFor((db: Executor) => {
-        if (!unlessConflicting) return db.insert(table).values(rows).prepare() as never;
+        const insert = db.insert(table).values(rows);
+        if (answer === "nothing") return insert.prepare() as never;
+        if (answer === "generatedKeys") {
+          if (!generatedKey) {
+            throw new Error("rowInsert answers generated keys only of tables with an autoincrement key");
+          }
+          return insert.returning({ key: generatedKey[1] as SQLiteColumn }).prepare() as never;
+        }
         if (!keyColumn) throw new Error("rowInsert answers the rows written only of tables with a one-column key");
-        // Rows a unique index refused are not returned: the keys that come back are the rows written.
-        return db.insert(table).values(rows).onConflictDoNothing()
-          .returning({ key: keyColumn as SQLiteColumn }).prepare() as never;
+        return insert.onConflictDoNothing().returning({ key: keyColumn as SQLiteColumn }).prepare() as never;
       });
       multiRow.set(cacheKey, statement);
     }
@@ -118,34 +130,13 @@ export function rowInsert<T extends SQLiteTable>(table: T, options: { replaceOn?
     for (let at = 0; at < rows.length;) {
       const count = Math.min(MAX_ROWS_PER_INSERT, 2 ** Math.floor(Math.log2(rows.length - at)));
       const params = positionalParams(rows.slice(at, at + count));
-      const statement = multiRowInsert(count, unlessConflicting)(db);
+      const statement = multiRowInsert(count, unlessConflicting ? "keysWritten" : "nothing")(db);
       if (unlessConflicting) {
         for (const { key } of (await statement.all(params)) as { key: unknown }[]) written.add(key);
       } else await statement.run(params);
       at += count;
     }
     return written;
-  }
-
-  /**
-   * A few rows (at most MAX_ROWS_PER_INSERT) in one multi-row INSERT of
-   * exactly their count, built once per count, answering their generated
-   * keys: SQLite returns RETURNING rows in no set order, but an autoincrement
-   * key grows in the order the rows were written, so the keys sorted are the
-   * rows' in order.
-   */
-  const withKeys = new Map<number, (db: Executor) => MultiRowQuery>();
-  function insertReturningKeys(count: number) {
-    let statement = withKeys.get(count);
-    if (!statement) {
-      if (!generatedKey) throw new Error("rowInsert answers generated keys only of tables with an autoincrement key");
-      const rows = Array.from({ length: count }, (_, index) => values(index));
-      statement = preparedFor((db: Executor) =>
-        db.insert(table).values(rows).returning({ key: generatedKey[1] as SQLiteColumn }).prepare() as never
-      );
-      withKeys.set(count, statement);
-    }
-    return statement;
   }
 
   async function write(
@@ -186,7 +177,8 @@ export function rowInsert<T extends SQLiteTable>(table: T, options: { replaceOn?
     insertFew: async (db: Executor, rows: Row[]): Promise<T["$inferSelect"][]> => {
       if (rows.length === 0) return [];
       if (rows.length > MAX_ROWS_PER_INSERT) throw new Error(`insertFew writes at most ${MAX_ROWS_PER_INSERT} rows`);
-      const answered = (await insertReturningKeys(rows.length)(db).all(positionalParams(rows))) as { key: number }[];
+      const statement = multiRowInsert(rows.length, "generatedKeys")(db);
+      const answered = (await statement.all(positionalParams(rows))) as { key: number }[];
       const keys = answered.map(({ key }) => key).sort((a, b) => a - b);
       return rows.map((row, index) => ({ ...completed(row), [generatedKey![0]]: keys[index] }) as T["$inferSelect"]);
     },
