@@ -16,7 +16,8 @@
  *
  * `GET /_bench/weights` answers the counts since the last
  * `POST /_bench/reset {venueBWeightPerMinute?}`, which also sets VENUE_B's
- * limit (a set-up phase lifts it, the measurement puts it back).
+ * limit (a set-up phase lifts it, the measurement puts it back) and starts
+ * VENUE_A's own minute over, so no set-up weight counts in the measurement.
  */
 import { Hono } from "hono";
 import { parseConfig } from "../../config.ts";
@@ -134,6 +135,12 @@ app.use("/sim/venue-b/*", async (c, next) => {
 app.get("/_bench/weights", (c) => c.json(weights));
 app.post("/_bench/reset", async (c) => {
   const { venueBWeightPerMinute } = await c.req.json().catch(() => ({}));
+  // VENUE_A's simulator counts its minute itself: the set-up's weight must not spill into the first measured minute.
+  const spent = await venueA.futures.request("/_control/weight-used", {
+    method: "PUT",
+    body: JSON.stringify({ pool: "futures", used: 0 }),
+  });
+  if (!spent.ok) return c.json({ error: await spent.text() }, 500);
   weights = {
     VENUE_A: emptyWeights(2400),
     VENUE_B: emptyWeights(Number(venueBWeightPerMinute ?? VENUE_B_PUBLISHED_WEIGHT)),
