@@ -25,6 +25,7 @@ import {
 import { microsOrNull, microsToUsd, usdOrNull, usdToMicros } from "../money.ts";
 import type { ProviderId } from "../../venues/types.ts";
 import { isHalted, realizedToday } from "./daily_loss.ts";
+import { inOrder } from "../concurrency.ts";
 import {
   acknowledgementFor,
   evaluateSafety,
@@ -78,7 +79,7 @@ async function loadSetupContext(
 ): Promise<SetupContext> {
   assertProviderUsable(access, providerId);
   // Independent reads, together: one round trip on a libSQL server.
-  const [account, row, realized] = await Promise.all([
+  const [account, row, realized] = await inOrder([
     findAccount(db, client.id, providerId),
     setupOfClient(db, client.id, providerId),
     realizedToday(db, client.id, providerId, now),
@@ -269,11 +270,11 @@ async function writeSetup(
   return await withPartnerTransaction(ctx, async (tx) => {
     // The client and the partner's access are read together (fewer round trips on a libSQL server), and judged in
     // the order they always were: the client's refusal first.
-    const clientRead = loadActiveClient(tx, partnerId, externalUserId);
-    const accessRead = loadEffectiveAccess(tx, partnerId, now);
-    await Promise.allSettled([clientRead, accessRead]);
-    const client = await clientRead;
-    const context = await loadSetupContext(tx, client, await accessRead, providerId, now);
+    const [client, readAccess] = await inOrder([
+      loadActiveClient(tx, partnerId, externalUserId),
+      loadEffectiveAccess(tx, partnerId, now),
+    ]);
+    const context = await loadSetupContext(tx, client, readAccess, providerId, now);
     const { access } = context;
     const { values, acknowledgement } = decide(context);
     // Judged against the row read in this transaction, and the new combination's fingerprint written with the
