@@ -28,15 +28,16 @@ export interface SqlConnection {
   commit(): Promise<void> | void;
   rollback(): Promise<void> | void;
   /**
-   * Optional: a parameterless statement of the open transaction whose answer
-   * nobody reads (the write queue's savepoints), held and sent with the
-   * transaction's next statement or COMMIT in one request, where the next
-   * runs only if it succeeded. Its failure fails that next statement with its
-   * own error and code, and leaves the transaction unable to commit. Worth it
-   * where a statement costs a network round trip (remote.ts); connections
-   * without it run such statements as queries, at once.
+   * Optional: a statement of the open transaction whose answer nobody reads
+   * (the write queue's savepoints, the writes of held_write.ts), held and
+   * sent with the transaction's next statement or COMMIT in one request,
+   * where the next runs only if it succeeded. Its failure fails that next
+   * statement with its own error and code, and leaves the transaction unable
+   * to commit. Worth it where a statement costs a network round trip
+   * (remote.ts); connections without it run such statements as queries, at
+   * once.
    */
-  runWithNext?(sql: string): void;
+  runWithNext?(sql: string, params?: SqlParam[]): void;
   /** Whether a transaction is open: SQLite ends one by itself on some errors (disk full, I/O). */
   inTransaction(): boolean;
   close(): void;

@@ -42,10 +42,11 @@
  * statement never waits for a request it could have joined: one that finds
  * the link idle leaves at once (with those issued in the same run of
  * microtasks). A write transaction pays one round trip per statement its
- * work waits for. The write queue's savepoints nobody waits for: they are
- * held (`runWithNext`) and go out ahead of the next statement, chained so
- * that each step after them runs only if they succeeded; a group of units
- * costs no round trip for them. A held statement that fails stops its
+ * work waits for. The write queue's savepoints nobody waits for, nor the
+ * writes whose answers nobody reads (held_write.ts): they are held
+ * (`runWithNext`) and go out ahead of the next statement, chained so that
+ * each step after them runs only if they succeeded; a group of units costs
+ * no round trip for them. A held statement that fails stops its
  * batch there (the statements after it never run and fail with the held
  * one's error, its code kept), and the transaction is then broken: every
  * later statement and COMMIT fail with that error without being sent,
@@ -63,7 +64,7 @@
  */
 import { answerOf, type QueryMethod, SERVER_UNREACHABLE, type SqlConnection, type SqlParam } from "./connection.ts";
 import { type RemoteEndpoint, remoteEndpoint } from "./remote_endpoint.ts";
-import { isUnreachable, LibsqlServerError, Link, STATEMENT_TIMEOUT_MS } from "./remote_link.ts";
+import { isUnreachable, LibsqlServerError, Link, type Statement, STATEMENT_TIMEOUT_MS } from "./remote_link.ts";
 import { fromProto, type ProtoResult } from "./remote_values.ts";
 
 /** The reader and writer connections of one database on a libSQL server. */
@@ -89,7 +90,7 @@ class StreamConnection implements SqlConnection {
   /** The link the open transaction runs on, or null. */
   #transaction: Link | null = null;
   /** Statements of the open transaction held to go out with its next statement (`runWithNext`). */
-  #held: string[] = [];
+  #held: Statement[] = [];
   /** The failure of a held statement: the open transaction can no longer commit. */
   #broken: unknown = null;
   #closed = false;
@@ -129,11 +130,11 @@ class StreamConnection implements SqlConnection {
    * same request, which runs only if this succeeded (see the top of the file).
    * Only inside a transaction: its statements leave on its own stream, in order.
    */
-  runWithNext(sql: string): void {
+  runWithNext(sql: string, params: SqlParam[] = []): void {
     if (!this.#transaction) throw new Error("Only a statement inside a transaction can wait for the next one");
     // Its transaction already died with its link: failing now is what sending it would have done.
     if (!this.#transaction.alive) throw transactionLost();
-    this.#held.push(sql);
+    this.#held.push({ sql, params });
   }
 
   async commit(): Promise<void> {

@@ -122,9 +122,9 @@ export class Link {
   }
 
   /**
-   * The statement after the statements `first` (parameterless, answering
-   * nothing: a transaction's savepoints), which go out ahead of it, each
-   * step running only if the one before it succeeded (Hrana's `ok`
+   * The statement after the statements `first` (whose answers nobody reads:
+   * a transaction's savepoints, its held writes), which go out ahead of it,
+   * each step running only if the one before it succeeded (Hrana's `ok`
    * condition, evaluated by the server). If a step of `first` fails, no
    * later step runs and its error, with its own code, is what this answers.
    *
@@ -132,8 +132,13 @@ export class Link {
    * link's request is in flight, or in the same turn of the event loop
    * (`Promise.all`), leave together in one request (see the top of the file).
    */
-  executeAfter(first: readonly string[], sql: string, params: SqlParam[], wantRows: boolean): Promise<ProtoResult> {
-    const stmt: ProtoStmt = { sql, sqlId: undefined, args: params.map(toProto), namedArgs: [], wantRows };
+  executeAfter(
+    first: readonly Statement[],
+    sql: string,
+    params: SqlParam[],
+    wantRows: boolean,
+  ): Promise<ProtoResult> {
+    const stmt = protoStmt({ sql, params }, wantRows);
     return new Promise((resolve, reject) => {
       this.#waiting.push({ first, stmt, resolve, reject });
       if (this.#sending) return;
@@ -209,9 +214,15 @@ export class Link {
   }
 }
 
+/** A statement and the values bound to its placeholders. */
+export interface Statement {
+  sql: string;
+  params: SqlParam[];
+}
+
 /** A statement waiting to be sent, the statements to go ahead of it, and its caller. */
 interface Waiting {
-  first: readonly string[];
+  first: readonly Statement[];
   stmt: ProtoStmt;
   resolve: (result: ProtoResult) => void;
   reject: (error: unknown) => void;
@@ -238,7 +249,7 @@ function batchOf(group: Waiting[]): { steps: BatchStep[]; answers: number[]; ahe
     return steps.length - 1;
   };
   for (const { first, stmt } of group) {
-    for (const sql of first) ahead.add(lastAhead = add(plain(sql)));
+    for (const statement of first) ahead.add(lastAhead = add(protoStmt(statement, false)));
     answers.push(add(stmt));
   }
   return { steps, answers, ahead };
@@ -268,8 +279,8 @@ function answerOf(
   return new hrana.ProtoError("The libSQL server skipped a batch step without an error");
 }
 
-function plain(sql: string): ProtoStmt {
-  return { sql, sqlId: undefined, args: [], namedArgs: [], wantRows: false };
+function protoStmt({ sql, params }: Statement, wantRows: boolean): ProtoStmt {
+  return { sql, sqlId: undefined, args: params.map(toProto), namedArgs: [], wantRows };
 }
 
 function messageOf(error: unknown): string {

@@ -51,7 +51,15 @@ interface Settled {
   value: unknown;
 }
 
-export class WriteQueue<H> {
+/** The connection under each queue's handle: what a held write (held_write.ts) is handed to. */
+const writerConnections = new WeakMap<object, SqlConnection>();
+
+/** The connection a write transaction on `handle` runs on; undefined for a handle that is no queue's (a reader). */
+export function writerConnectionOf(handle: object): SqlConnection | undefined {
+  return writerConnections.get(handle);
+}
+
+export class WriteQueue<H extends object> {
   #pending: Unit<H>[] = [];
   /**
    * One timer for the whole queue, due at the first pending unit's deadline:
@@ -68,7 +76,9 @@ export class WriteQueue<H> {
     readonly connection: SqlConnection,
     readonly handle: H,
     readonly queueWaitMs = QUEUE_WAIT_MS,
-  ) {}
+  ) {
+    writerConnections.set(handle, connection);
+  }
 
   /** Run `work` in a write transaction; resolves after its commit. */
   run<T>(work: (handle: H) => Promise<T>): Promise<T> {

@@ -143,7 +143,7 @@ Deno.test("remote pipeline: the steps after a failed one never run (the server c
             "BEGIN IMMEDIATE",
             "INSERT INTO settings (key, value) VALUES ('ran', 'v')",
             "INSERT INTO settings (key, value) VALUES ('ran', 'again')",
-          ],
+          ].map((sql) => ({ sql, params: [] })),
           "INSERT INTO settings (key, value) VALUES ('skipped', 'v')",
           [],
           false,
