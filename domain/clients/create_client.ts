@@ -12,6 +12,7 @@
  */
 import { sql } from "drizzle-orm";
 import { preparedFor } from "../../db/client.ts";
+import { writeWithNext } from "../../db/held_write.ts";
 import { withPartnerTransaction } from "../credentials/partner_transaction.ts";
 import { clients } from "../../db/schema.ts";
 import { type Ctx, partnerOf } from "../context.ts";
@@ -25,11 +26,11 @@ const insertClient = preparedFor((db) =>
     partnerId: sql.placeholder("partnerId"),
     tenantId: sql.placeholder("tenantId"),
     externalUserId: sql.placeholder("externalUserId"),
-    status: "ACTIVE",
+    status: sql.placeholder("status"),
     strategySelection: null,
     createdAt: sql.placeholder("now"),
     updatedAt: sql.placeholder("now"),
-  }).returning().prepare()
+  }).prepare()
 );
 
 export async function createClient(
@@ -57,9 +58,13 @@ export async function createClient(
     } else {
       // No new clients under a suspended contract; existing ones stay readable.
       if ((await contractRead).suspended) throw new ApiError("TENANT_NOT_ACTIVE");
-      // Writes go one after another, never issued together: an error that ends the whole transaction (a full disk,
-      // the server's transaction timeout) would let a write issued beside the failing one commit on its own.
-      const row = (await insertClient(tx).get({ partnerId, tenantId, externalUserId: input.externalUserId, now }))!;
+      // The row's answer is not read (its view is known before it is written), and under the write lock, with the
+      // pair just found missing, only the storage can refuse it: on a libSQL server it travels with the event's
+      // INSERT, which runs only if it succeeded (db/held_write.ts). Never issued together without that chain: an
+      // error that ends the whole transaction (a full disk, the server's transaction timeout) would let a write
+      // issued beside the failing one commit on its own.
+      const row = { tenantId, externalUserId: input.externalUserId, status: "ACTIVE", createdAt: now, updatedAt: now };
+      await writeWithNext(tx, insertClient(tx), { ...row, partnerId, now });
       await emitEvent(tx, {
         type: "client.updated",
         partnerId,

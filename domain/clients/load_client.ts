@@ -42,7 +42,7 @@ export async function loadActiveClient(db: Executor, partnerId: string, external
 }
 
 /** The Client resource. Internal ids never leave the domain. */
-export function clientView(row: ClientRow) {
+export function clientView(row: Pick<ClientRow, "externalUserId" | "tenantId" | "status" | "createdAt" | "updatedAt">) {
   return {
     externalUserId: row.externalUserId,
     tenantId: row.tenantId,
