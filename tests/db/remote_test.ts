@@ -252,6 +252,36 @@ for (const [code, failure] of [["SQLITE_FULL", "FULL"], ["TRANSACTION_TIMEOUT", 
   });
 }
 
+Deno.test("remote: a held write the server refuses by ending the transaction (SQLITE_FULL) stops every step after it: nothing runs outside the transaction, its group fails and the next one begins afresh", async () => {
+  const server = startScriptedServer({ busyBegins: 0, failInserts: "SQLITE_FULL" });
+  const { writer } = openRemote(server.url);
+  try {
+    const queue = new WriteQueue(writer, writer);
+    // Three units queued at once: the first two share a transaction, the second holding an INSERT the disk refuses.
+    const outcomes = await Promise.allSettled([0, 1, 2].map((i) =>
+      queue.run(async (connection) => {
+        if (i === 1) connection.runWithNext!("INSERT INTO t VALUES (?)", [i]);
+        await connection.query(`UPDATE t SET v = ${i}`, [], "run");
+      })
+    ));
+    assert.deepEqual(outcomes.map((outcome) => outcome.status), ["rejected", "rejected", "fulfilled"]);
+    assert.deepEqual(server.statements, [
+      "PRAGMA foreign_keys = ON",
+      "BEGIN IMMEDIATE",
+      "UPDATE t SET v = 0",
+      "SAVEPOINT unit_1",
+      "INSERT INTO t VALUES (?)",
+      // The UPDATE that travelled with it never ran (it would have, alone, in autocommit), nor a COMMIT.
+      "BEGIN IMMEDIATE",
+      "UPDATE t SET v = 2",
+      "COMMIT",
+    ]);
+  } finally {
+    writer.close();
+    await server.close();
+  }
+});
+
 Deno.test("remote: database URLs map to the WebSocket endpoint of their host", () => {
   assert.deepEqual(remoteEndpoint("libsql://db-org.turso.io", "jwt"), {
     url: "wss://db-org.turso.io",
@@ -279,32 +309,48 @@ function delay(ms: number): Promise<void> {
 /**
  * A Hrana 3 server over WebSocket that answers from a script instead of a
  * database: BEGIN IMMEDIATE is refused with SQLITE_BUSY `busyBegins` times,
- * an INSERT with SQLITE_FULL ending the transaction when `fullInserts`; every
- * other statement succeeds. It records the SQL it was sent.
+ * every INSERT with `failInserts`, ending the transaction (as SQLite on a
+ * full disk); every other statement succeeds. A batch runs its steps in turn,
+ * each only if its `ok` condition holds. It records the SQL it ran.
  */
-/** `failInserts`: every INSERT fails with this code, and the server ends the transaction (as SQLite on a full disk). */
 function startScriptedServer(script: { busyBegins: number; failInserts?: "SQLITE_FULL" | "TRANSACTION_TIMEOUT" }) {
   const statements: string[] = [];
   let busy = script.busyBegins;
   let autocommit = true;
+  const run = (sql: string) => {
+    statements.push(sql);
+    if (sql === "BEGIN IMMEDIATE" && busy > 0) {
+      busy--;
+      throw { message: "database is locked", code: "SQLITE_BUSY" };
+    }
+    if (sql.startsWith("INSERT") && script.failInserts) {
+      autocommit = true;
+      throw { message: "the statement failed", code: script.failInserts };
+    }
+    if (sql.startsWith("BEGIN")) autocommit = false;
+    if (sql === "COMMIT" || sql === "ROLLBACK") autocommit = true;
+    return { cols: [], rows: [], affected_row_count: 1, last_insert_rowid: null };
+  };
   const answer = (request: Record<string, unknown>): Record<string, unknown> => {
-    if (request.type === "execute") {
-      const sql = (request.stmt as { sql: string }).sql;
-      statements.push(sql);
-      if (sql === "BEGIN IMMEDIATE" && busy > 0) {
-        busy--;
-        throw { message: "database is locked", code: "SQLITE_BUSY" };
+    if (request.type === "execute") return { type: "execute", result: run((request.stmt as { sql: string }).sql) };
+    if (request.type === "batch") {
+      const { steps } = request.batch as { steps: { stmt: { sql: string }; condition?: { step: number } }[] };
+      const results: unknown[] = [];
+      const errors: unknown[] = [];
+      for (const { stmt, condition } of steps) {
+        // Only `ok` conditions are sent (db/remote_link.ts): the step runs if the one named ran and succeeded.
+        const runs = !condition || results[condition.step] !== null;
+        let result = null;
+        let error = null;
+        try {
+          if (runs) result = run(stmt.sql);
+        } catch (refusal) {
+          error = refusal;
+        }
+        results.push(result);
+        errors.push(error);
       }
-      if (sql.startsWith("INSERT") && script.failInserts) {
-        autocommit = true;
-        throw { message: "the statement failed", code: script.failInserts };
-      }
-      if (sql.startsWith("BEGIN")) autocommit = false;
-      if (sql === "COMMIT" || sql === "ROLLBACK") autocommit = true;
-      return {
-        type: "execute",
-        result: { cols: [], rows: [], affected_row_count: 1, last_insert_rowid: null },
-      };
+      return { type: "batch", result: { step_results: results, step_errors: errors } };
     }
     if (request.type === "get_autocommit") return { type: "get_autocommit", is_autocommit: autocommit };
     return { type: request.type };
