@@ -14,11 +14,10 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { drizzle, type SqliteRemoteDatabase } from "drizzle-orm/sqlite-proxy";
 import { readMigrationFiles } from "drizzle-orm/migrator";
-import { isBusy, type SqlConnection } from "./connection.ts";
+import { isBusy, registerConnection, type SqlConnection } from "./connection.ts";
 import { openEmbedded } from "./embedded.ts";
 import { clientConnection } from "./client_connection.ts";
 import { openRemote } from "./remote.ts";
-import { registerConnection } from "./compiled_row.ts";
 import * as schema from "./schema.ts";
 import { WriteQueue } from "./write_queue.ts";
 import { inSpan } from "../domain/telemetry/tracing.ts";
@@ -68,7 +67,7 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
 async function openFile(url: string): Promise<{ reader: SqlConnection; writer: SqlConnection }> {
   const path = await ensureParentDir(url);
   // The writer never waits inside SQLite (that would block the event loop): the write queue retries BEGIN.
-  const writer = openEmbedded(path, { busyTimeoutMs: 0, checkpointInBackground: true });
+  const writer = openEmbedded(path, { busyTimeoutMs: 0, checkpointInBackground: true, inTransactionOnly: true });
   // WAL is a property of the file (persists); synchronous=NORMAL in WAL loses no commit on a process crash.
   // Switching a fresh file needs it to itself: an instance starting beside another waits its turn.
   await waitingForStartLock(() => writer.exec("PRAGMA journal_mode = WAL"));
@@ -85,7 +84,7 @@ async function openClient(
   if (!url.startsWith("file:")) return openRemote(url, authToken, statementTimeoutMs);
   await ensureParentDir(url);
   const { createClient } = await import("@libsql/client");
-  const writer = clientConnection(createClient({ url, authToken }));
+  const writer = clientConnection(createClient({ url, authToken }), { inTransactionOnly: true });
   const reader = clientConnection(createClient({ url, authToken }));
   await writer.exec("PRAGMA foreign_keys = ON");
   return { reader, writer };

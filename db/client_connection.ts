@@ -7,7 +7,7 @@
  * through it.
  */
 import type { Client, InStatement, Transaction } from "@libsql/client";
-import { answerOf, type QueryMethod, type SqlConnection, type SqlParam } from "./connection.ts";
+import { answerOf, type QueryMethod, type SqlConnection, type SqlParam, TransactionEnded } from "./connection.ts";
 
 /**
  * Every client made, kept reachable for the life of the process: its local
@@ -17,14 +17,20 @@ import { answerOf, type QueryMethod, type SqlConnection, type SqlParam } from ".
  */
 const opened: Client[] = [];
 
-export function clientConnection(client: Client): SqlConnection {
+export function clientConnection(client: Client, options: { inTransactionOnly?: boolean } = {}): SqlConnection {
   opened.push(client);
   let open: Transaction | null = null;
   const target = () => open ?? client;
+  const inTransaction = () => open !== null && !open.closed;
 
   return {
     async query(sql: string, params: SqlParam[], method: QueryMethod) {
-      const result = await target().execute({ sql, args: params } as InStatement);
+      // The writer's statements belong to a write transaction (embedded.ts, `inTransactionOnly`).
+      if (options.inTransactionOnly && !inTransaction()) throw new TransactionEnded();
+      const result = await target().execute({ sql, args: params } as InStatement).catch((error) => {
+        // The client's own refusal once it sees the transaction gone (SQLite ended it).
+        throw (error as { code?: string }).code === "TRANSACTION_CLOSED" ? new TransactionEnded() : error;
+      });
       // Rows are array-like objects with named properties.
       const answer = { rows: result.rows, changes: result.rowsAffected, lastInsertRowid: result.lastInsertRowid };
       return answerOf(method, answer, (row) => Array.from(row));
@@ -43,16 +49,15 @@ export function clientConnection(client: Client): SqlConnection {
     async rollback() {
       const tx = open;
       open = null;
-      if (!tx) return;
+      // Closed already: the client saw the transaction end (SQLite rolled it back), nothing is left to undo.
+      if (!tx || tx.closed) return;
       try {
         await tx.rollback();
       } finally {
         tx.close();
       }
     },
-    inTransaction() {
-      return open !== null && !open.closed;
-    },
+    inTransaction,
     close() {
       client.close();
     },

@@ -15,15 +15,8 @@
  * mode (JSON, boolean…), an `sql` expression by its `mapWith`, if any.
  */
 import { type Column, is, Param, Placeholder, SQL } from "drizzle-orm";
-import type { SqlConnection, SqlParam } from "./connection.ts";
+import { connectionOf, type SqlParam } from "./connection.ts";
 import type { Executor } from "./client.ts";
-
-/** The connection under each drizzle handle (db/client.ts registers them as it opens them). */
-const connections = new WeakMap<Executor, SqlConnection>();
-
-export function registerConnection(db: Executor, connection: SqlConnection): void {
-  connections.set(db, connection);
-}
 
 type Selection = Record<string, Column | SQL>;
 /** The row drizzle's own `get()` of the query would answer (or undefined). */
@@ -54,7 +47,7 @@ export function preparedRow<Fields extends Selection, Query extends { get(): Pro
   let compiled: Compiled | undefined;
   return async (db, values): Promise<RowOf<Query>> => {
     compiled ??= compile(fields, build(db, fields));
-    const connection = connections.get(db);
+    const connection = connectionOf(db);
     if (!connection) throw new Error("preparedRow: a handle not opened by db/client.ts");
     const params = compiled.params.map((source) =>
       "constant" in source ? source.constant : source.encode(valueOf(values, source.name))

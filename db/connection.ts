@@ -77,6 +77,35 @@ export function answerOf<Row>(
 }
 
 /**
+ * A statement meant for the open write transaction found it gone: SQLite
+ * ended it on an error (a full disk, an I/O error), or the server did. It is
+ * refused, never run on its own outside it, so nothing of a unit, or of
+ * statements issued together, commits without the rest; the whole
+ * transaction was rolled back. The storage failed: the request can be tried
+ * again once the cause is gone.
+ */
+export class TransactionEnded extends Error {
+  readonly code = TRANSACTION_ENDED;
+  constructor() {
+    super("The write transaction ended before this statement: it was not run");
+    this.name = "TransactionEnded";
+  }
+}
+
+const TRANSACTION_ENDED = "TRANSACTION_ENDED";
+
+/** The connection under each drizzle handle, registered as db/client.ts opens them (any object: a handle). */
+const connections = new WeakMap<object, SqlConnection>();
+
+export function registerConnection(handle: object, connection: SqlConnection): void {
+  connections.set(handle, connection);
+}
+
+export function connectionOf(handle: object): SqlConnection | undefined {
+  return connections.get(handle);
+}
+
+/**
  * The code of a libSQL server that could not be reached: its connection
  * dropped, or would not open (`remote.ts`).
  */
@@ -123,7 +152,7 @@ export function isBusy(error: unknown): boolean {
  * Undefined for anything else.
  */
 export function storageFailure(error: unknown): "BUSY" | "FULL" | "IO" | undefined {
-  if (hasCode(error, SERVER_UNREACHABLE)) return "IO";
+  if (hasCode(error, SERVER_UNREACHABLE) || hasCode(error, TRANSACTION_ENDED)) return "IO";
   // sqld waits up to 5 s for its write lock, then takes it from the transaction holding it and rolls that one back:
   // the holder's next statement answers TRANSACTION_TIMEOUT. Nothing of it was kept: another writer was in the way.
   if (hasCode(error, SERVER_TRANSACTION_TIMEOUT)) return "BUSY";

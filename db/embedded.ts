@@ -11,7 +11,7 @@
  * what makes it fast, and why work on many rows must be set-based and batched.
  */
 import Libsql from "libsql";
-import type { QueryMethod, RunResult, SqlConnection, SqlParam } from "./connection.ts";
+import { type QueryMethod, type RunResult, type SqlConnection, type SqlParam, TransactionEnded } from "./connection.ts";
 
 /** Prepared statements kept per connection; the hot set is a few dozen. */
 const STATEMENT_CACHE_SIZE = 500;
@@ -53,6 +53,12 @@ export interface EmbeddedOptions {
   checkpointInBackground?: boolean;
   /** How long SQLite itself may wait on a lock, blocking the event loop meanwhile. */
   busyTimeoutMs: number;
+  /**
+   * The writer: every statement belongs to a write queue's transaction, so one
+   * that finds none open is refused (TransactionEnded) instead of running, and
+   * committing, on its own after SQLite ended the transaction on an error.
+   */
+  inTransactionOnly?: boolean;
 }
 
 export function openEmbedded(path: string, options: EmbeddedOptions): SqlConnection {
@@ -98,6 +104,7 @@ export function openEmbedded(path: string, options: EmbeddedOptions): SqlConnect
 
   return {
     query(sql: string, params: SqlParam[], method: QueryMethod) {
+      if (options.inTransactionOnly && !engine.inTransaction) throw new TransactionEnded();
       const prepared = statement(sql);
       switch (method) {
         case "get":

@@ -23,8 +23,7 @@
  */
 import { fillPlaceholders } from "drizzle-orm";
 import type { Tx } from "./client.ts";
-import type { SqlParam } from "./connection.ts";
-import { writerConnectionOf } from "./write_queue.ts";
+import { connectionOf, type SqlParam } from "./connection.ts";
 
 /** A drizzle query prepared once (`preparedFor`), as its `prepare()` gives it. */
 export interface PreparedWrite {
@@ -34,8 +33,9 @@ export interface PreparedWrite {
 
 /** `query` with `values` for its placeholders, inside the open write transaction `tx` (see the top of the file). */
 export async function writeWithNext(tx: Tx, query: PreparedWrite, values: Record<string, unknown> = {}): Promise<void> {
-  const connection = writerConnectionOf(tx);
-  if (!connection) throw new Error("writeWithNext: only inside a write transaction, on its handle");
+  const connection = connectionOf(tx);
+  // A reader's handle, or a writer's outside the write queue's transactions.
+  if (!connection?.inTransaction()) throw new Error("writeWithNext: only inside a write transaction, on its handle");
   if (!connection.runWithNext) {
     await query.run(values);
     return;

@@ -62,7 +62,14 @@
  * Here: the two connections and their rules. The socket and its stream are
  * remote_link.ts; a URL's endpoint remote_endpoint.ts; values remote_values.ts.
  */
-import { answerOf, type QueryMethod, SERVER_UNREACHABLE, type SqlConnection, type SqlParam } from "./connection.ts";
+import {
+  answerOf,
+  type QueryMethod,
+  SERVER_UNREACHABLE,
+  type SqlConnection,
+  type SqlParam,
+  TransactionEnded,
+} from "./connection.ts";
 import { type RemoteEndpoint, remoteEndpoint } from "./remote_endpoint.ts";
 import { isUnreachable, LibsqlServerError, Link, type Statement, STATEMENT_TIMEOUT_MS } from "./remote_link.ts";
 import { fromProto, type ProtoResult } from "./remote_values.ts";
@@ -93,6 +100,12 @@ class StreamConnection implements SqlConnection {
   #held: Statement[] = [];
   /** The failure of a held statement: the open transaction can no longer commit. */
   #broken: unknown = null;
+  /**
+   * The open transaction ended under its statements (SQLite or the server
+   * ended it): until the write queue's ROLLBACK, a statement is refused
+   * (TransactionEnded), never run, and committed, on its own outside it.
+   */
+  #endedUnder = false;
   #closed = false;
 
   constructor(
@@ -117,6 +130,7 @@ class StreamConnection implements SqlConnection {
       try {
         await link.execute("BEGIN IMMEDIATE", [], false);
         this.#transaction = link;
+        this.#endedUnder = false;
         return;
       } catch (error) {
         // Nothing was written yet, and a transaction begun on a link that dropped died with it.
@@ -156,6 +170,7 @@ class StreamConnection implements SqlConnection {
     const link = this.#transaction;
     // Held statements that never left are simply dropped: ROLLBACK would undo them anyway.
     this.#ended();
+    this.#endedUnder = false;
     // None open, or it died with its link: the server rolls back the transaction of a stream that closes.
     if (!link?.alive) return;
     try {
@@ -203,6 +218,7 @@ class StreamConnection implements SqlConnection {
 
   async #run(sql: string, params: SqlParam[], wantRows: boolean): Promise<ProtoResult> {
     if (this.#transaction) return await this.#inTransaction(this.#transaction, sql, params, wantRows);
+    if (this.#endedUnder) throw new TransactionEnded();
     if (this.role === "writer") return await this.#current().execute(sql, params, wantRows);
     try {
       return await this.#current().execute(sql, params, wantRows);
@@ -221,7 +237,7 @@ class StreamConnection implements SqlConnection {
     const held = this.#held;
     this.#held = [];
     try {
-      return await link.executeAfter(held, sql, params, wantRows);
+      return await link.executeAfter(held, sql, params, wantRows, true);
     } catch (error) {
       if (error instanceof LibsqlServerError && error.statementAhead !== undefined && this.#transaction === link) {
         // Statements issued together all hear the failure: the first to report it stands for it.
@@ -231,6 +247,7 @@ class StreamConnection implements SqlConnection {
       // SAVEPOINT or COMMIT, which would otherwise run outside any transaction.
       if (!isUnreachable(error) && this.#transaction === link && await link.inTransaction() === false) {
         this.#ended();
+        this.#endedUnder = true;
       }
       throw error;
     }

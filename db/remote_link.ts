@@ -13,7 +13,7 @@
 import * as hrana from "@libsql/hrana-client";
 // @ts-types="npm:@types/ws@8.18.2"
 import NodeWebSocket from "ws";
-import { SERVER_UNREACHABLE, type SqlParam } from "./connection.ts";
+import { SERVER_UNREACHABLE, type SqlParam, TransactionEnded } from "./connection.ts";
 import type { RemoteEndpoint } from "./remote_endpoint.ts";
 import { type ProtoResult, type ProtoStmt, toProto } from "./remote_values.ts";
 
@@ -131,16 +131,23 @@ export class Link {
    * Statements do not each go out at once: those that arrive while the
    * link's request is in flight, or in the same turn of the event loop
    * (`Promise.all`), leave together in one request (see the top of the file).
+   *
+   * `inTransaction`: they belong to the stream's open transaction, so on a
+   * Hrana 3 server each step also runs only while one is open (`not
+   * is_autocommit`). A statement that ended it (a full disk) cannot let one
+   * sent beside or after it run, and commit, on its own: that one is refused
+   * unrun (TransactionEnded), whatever it waited for.
    */
   executeAfter(
     first: readonly Statement[],
     sql: string,
     params: SqlParam[],
     wantRows: boolean,
+    inTransaction = false,
   ): Promise<ProtoResult> {
     const stmt = protoStmt({ sql, params }, wantRows);
     return new Promise((resolve, reject) => {
-      this.#waiting.push({ first, stmt, resolve, reject });
+      this.#waiting.push({ first, stmt, inTransaction, resolve, reject });
       if (this.#sending) return;
       this.#sending = true;
       // Statements issued together (Promise.all) reach here within the same run of microtasks: they join this one.
@@ -158,16 +165,18 @@ export class Link {
     }
   }
 
-  /** One request for `group`: a plain execute for a statement alone, else a batch. */
+  /** One request for `group`: a plain execute for a statement alone and unguarded, else a batch. */
   async #send(group: Waiting[]): Promise<void> {
     // Closing the link fails the request, and so every statement of it, as unreachable.
     const silence = setTimeout(() => this.close(), this.statementTimeoutMs);
+    // Hrana 2 has no is_autocommit condition: there the write queue's own checks are all (remote.ts).
+    const guarded = this.version >= 3;
     try {
-      if (group.length === 1 && !group[0].first.length) {
+      if (group.length === 1 && !group[0].first.length && !(guarded && group[0].inTransaction)) {
         group[0].resolve(await this.stream._execute(group[0].stmt));
         return;
       }
-      const batch = batchOf(group);
+      const batch = batchOf(group, guarded);
       const answered = await this.stream._batch({ steps: batch.steps });
       for (const [index, { resolve, reject }] of group.entries()) {
         const answer = answerOf(batch, batch.answers[index], answered);
@@ -224,6 +233,8 @@ export interface Statement {
 interface Waiting {
   first: readonly Statement[];
   stmt: ProtoStmt;
+  /** It and `first` belong to the open transaction: guarded, they run only inside one. */
+  inTransaction: boolean;
   resolve: (result: ProtoResult) => void;
   reject: (error: unknown) => void;
 }
@@ -237,23 +248,30 @@ type BatchAnswer = Awaited<ReturnType<hrana.WsStream["_batch"]>>;
  * every step after one runs only if it succeeded (so nothing runs past a
  * failed savepoint, as when each went out with its own statement). The
  * other statements are independent, as separate requests would have been:
- * one's failure does not stop the next.
+ * one's failure does not stop the next. When `guarded`, every step of a
+ * transaction's statements also runs only while a transaction is open.
  */
-function batchOf(group: Waiting[]): { steps: BatchStep[]; answers: number[]; ahead: Set<number> } {
+function batchOf(group: Waiting[], guarded: boolean): { steps: BatchStep[]; answers: number[]; ahead: Set<number> } {
   const steps: BatchStep[] = [];
   const answers: number[] = [];
   const ahead = new Set<number>();
   let lastAhead: number | undefined;
-  const add = (stmt: ProtoStmt) => {
-    steps.push({ stmt, condition: lastAhead === undefined ? undefined : { type: "ok", step: lastAhead } });
+  const add = (stmt: ProtoStmt, inTransaction: boolean) => {
+    const conds: BatchCond[] = [];
+    if (lastAhead !== undefined) conds.push({ type: "ok", step: lastAhead });
+    if (guarded && inTransaction) conds.push(INSIDE_TRANSACTION);
+    steps.push({ stmt, condition: conds.length > 1 ? { type: "and", conds } : conds[0] });
     return steps.length - 1;
   };
-  for (const { first, stmt } of group) {
-    for (const statement of first) ahead.add(lastAhead = add(protoStmt(statement, false)));
-    answers.push(add(stmt));
+  for (const { first, stmt, inTransaction } of group) {
+    for (const statement of first) ahead.add(lastAhead = add(protoStmt(statement, false), inTransaction));
+    answers.push(add(stmt, inTransaction));
   }
   return { steps, answers, ahead };
 }
+
+type BatchCond = NonNullable<BatchStep["condition"]>;
+const INSIDE_TRANSACTION: BatchCond = { type: "not", cond: { type: "is_autocommit" } };
 
 /**
  * The answer of `step`: its result, its own refusal, or, when its condition
@@ -274,6 +292,11 @@ function answerOf(
     if (ahead > step || !failed) continue;
     const refusal = new hrana.ResponseError(failed.message, failed);
     return new LibsqlServerError(failed.message, failed.code, refusal, batch.steps[ahead].stmt.sql);
+  }
+  // Nothing ahead failed: a step that runs only inside a transaction found none open (something ended it).
+  const { condition } = batch.steps[step];
+  if (condition === INSIDE_TRANSACTION || (condition?.type === "and" && condition.conds.includes(INSIDE_TRANSACTION))) {
+    return new TransactionEnded();
   }
   // Every step ran (no error, and conditions that held): a missing answer is the server's fault, not success.
   return new hrana.ProtoError("The libSQL server skipped a batch step without an error");

@@ -14,7 +14,7 @@
  * is rolled back and the group starts afresh.
  */
 import { setImmediate } from "node:timers";
-import { isBusy, type SqlConnection } from "./connection.ts";
+import { isBusy, type SqlConnection, TransactionEnded } from "./connection.ts";
 
 /** Units taken per group (settled or failed): bounds how long the first unit of a group waits for its commit. */
 const MAX_GROUP = 64;
@@ -51,15 +51,7 @@ interface Settled {
   value: unknown;
 }
 
-/** The connection under each queue's handle: what a held write (held_write.ts) is handed to. */
-const writerConnections = new WeakMap<object, SqlConnection>();
-
-/** The connection a write transaction on `handle` runs on; undefined for a handle that is no queue's (a reader). */
-export function writerConnectionOf(handle: object): SqlConnection | undefined {
-  return writerConnections.get(handle);
-}
-
-export class WriteQueue<H extends object> {
+export class WriteQueue<H> {
   #pending: Unit<H>[] = [];
   /**
    * One timer for the whole queue, due at the first pending unit's deadline:
@@ -76,9 +68,7 @@ export class WriteQueue<H extends object> {
     readonly connection: SqlConnection,
     readonly handle: H,
     readonly queueWaitMs = QUEUE_WAIT_MS,
-  ) {
-    writerConnections.set(handle, connection);
-  }
+  ) {}
 
   /** Run `work` in a write transaction; resolves after its commit. */
   run<T>(work: (handle: H) => Promise<T>): Promise<T> {
@@ -243,7 +233,7 @@ export class WriteQueue<H extends object> {
   }
 
   #assertOpen(): void {
-    if (!this.connection.inTransaction()) throw new Error("The write transaction ended unexpectedly");
+    if (!this.connection.inTransaction()) throw new TransactionEnded();
   }
 
   /** BEGIN IMMEDIATE, retried with backoff while another process holds the write lock. */

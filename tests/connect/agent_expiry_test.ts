@@ -14,6 +14,7 @@ import { START } from "../_helpers/env.ts";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { expectError, expectJson, operator, type TestPartner } from "../_helpers/http.ts";
 import { connectWallet, fund, openPage, signAsWallet, walletSetUp } from "./connect_fixture.ts";
+import { withTransaction } from "../../db/client.ts";
 
 const DAY = 86_400_000;
 
@@ -128,7 +129,10 @@ Deno.test("an agent connected before the service read validities has its end rea
   try {
     await connectWallet((await openPage(env, partner)).request, wallet);
     const [connected] = await env.deps.db.read.select().from(providerAccounts);
-    await env.deps.db.writer.run(`UPDATE provider_accounts SET access_expires_at = NULL, access_checked_at = NULL`);
+    await withTransaction(
+      env.deps.db,
+      (tx) => tx.run(`UPDATE provider_accounts SET access_expires_at = NULL, access_checked_at = NULL`),
+    );
     assert.equal((await venueBView(partner)).accessExpiresAt, null);
 
     const summary = await runAccessExpiry(env);

@@ -10,6 +10,7 @@ import { connectSessions, events, providerAccounts } from "../../db/schema.ts";
 import { approveBuilderFeeAction, signUserSignedAction } from "../../venues/venue_b/signing.ts";
 import { connectWallet, fund, openPage, signAsWallet, walletSetUp as setUp } from "./connect_fixture.ts";
 import { expectError, expectJson } from "../_helpers/http.ts";
+import { withTransaction } from "../../db/client.ts";
 
 Deno.test("a wallet approves the agent and the builder fee; the account connects with the agent sealed", async () => {
   const { env, partner, wallet } = await setUp();
@@ -118,7 +119,7 @@ Deno.test("BUILDER_APPROVAL runs only the builder step, for the connected wallet
   try {
     await connectWallet((await openPage(env, partner)).request, wallet);
     // The operator raises the fee: the wallet must approve the new ceiling.
-    await env.deps.db.writer.run(`UPDATE partners SET builder_fee_tenths_bps = 40`);
+    await withTransaction(env.deps.db, (tx) => tx.run(`UPDATE partners SET builder_fee_tenths_bps = 40`));
     const approval = await openPage(env, partner, "BUILDER_APPROVAL");
     const stranger = privateKeyToAccount(generatePrivateKey());
     for (let i = 0; i < 6; i++) {

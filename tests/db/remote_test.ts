@@ -306,12 +306,18 @@ function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+type Condition =
+  | { type: "ok"; step: number }
+  | { type: "is_autocommit" }
+  | { type: "not"; cond: Condition }
+  | { type: "and"; conds: Condition[] };
+
 /**
  * A Hrana 3 server over WebSocket that answers from a script instead of a
  * database: BEGIN IMMEDIATE is refused with SQLITE_BUSY `busyBegins` times,
  * every INSERT with `failInserts`, ending the transaction (as SQLite on a
  * full disk); every other statement succeeds. A batch runs its steps in turn,
- * each only if its `ok` condition holds. It records the SQL it ran.
+ * each only if its condition holds. It records the SQL it ran.
  */
 function startScriptedServer(script: { busyBegins: number; failInserts?: "SQLITE_FULL" | "TRANSACTION_TIMEOUT" }) {
   const statements: string[] = [];
@@ -334,12 +340,20 @@ function startScriptedServer(script: { busyBegins: number; failInserts?: "SQLITE
   const answer = (request: Record<string, unknown>): Record<string, unknown> => {
     if (request.type === "execute") return { type: "execute", result: run((request.stmt as { sql: string }).sql) };
     if (request.type === "batch") {
-      const { steps } = request.batch as { steps: { stmt: { sql: string }; condition?: { step: number } }[] };
+      const { steps } = request.batch as { steps: { stmt: { sql: string }; condition?: Condition }[] };
       const results: unknown[] = [];
       const errors: unknown[] = [];
+      // The conditions db/remote_link.ts sends: `ok` (the step named ran and succeeded), `is_autocommit`, `not`, `and`.
+      const holds = (condition: Condition): boolean =>
+        condition.type === "ok"
+          ? results[condition.step] !== null
+          : condition.type === "is_autocommit"
+          ? autocommit
+          : condition.type === "not"
+          ? !holds(condition.cond)
+          : condition.conds.every(holds);
       for (const { stmt, condition } of steps) {
-        // Only `ok` conditions are sent (db/remote_link.ts): the step runs if the one named ran and succeeded.
-        const runs = !condition || results[condition.step] !== null;
+        const runs = !condition || holds(condition);
         let result = null;
         let error = null;
         try {

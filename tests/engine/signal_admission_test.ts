@@ -8,6 +8,7 @@ import { accountStates, signals } from "../../db/schema.ts";
 import { findClient } from "../../domain/clients/load_client.ts";
 import { expectError, expectJson, operator } from "../_helpers/http.ts";
 import { automationBody, completeSetup, putAutomation, putSetup, readyClient } from "../setup/setup_fixture.ts";
+import { withTransaction } from "../../db/client.ts";
 
 const signal = (overrides: Record<string, unknown> = {}) => ({
   signalId: "sig-0001",
@@ -41,7 +42,7 @@ Deno.test("signals: every candidate gets an admission record, and the same signa
 
     // An account connected since the last reconciliation: its exposure is not known yet.
     const client = (await findClient(env.deps.db.read, partner.partnerId, "ana"))!;
-    await env.deps.db.writer.delete(accountStates).where(eq(accountStates.clientId, client.id));
+    await withTransaction(env.deps.db, (tx) => tx.delete(accountStates).where(eq(accountStates.clientId, client.id)));
     const pending = await expectJson(await operator(env, "POST", "/operator/v1/signals", signal()), 200);
     assert.deepEqual(pending.refused, { ENTRY_CIRCUIT_OPEN: 1, SETUP_DISABLED: 1 });
     assert.equal(pending.evaluated, 2);

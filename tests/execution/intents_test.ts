@@ -138,8 +138,10 @@ Deno.test("intents: an unreachable venue took nothing; a crash before the send s
     const early = await reconcileIntent(engineCtx(env), orphan, account);
     assert.equal(early.intent.status, "UNCERTAIN", "within the window the order might still arrive");
     assert.equal(early.resolved, false);
-    await env.deps.db.writer.update(intents).set({ sentWallAt: Date.now() - 60_000 })
-      .where(eq(intents.id, orphan.id));
+    await withTransaction(
+      env.deps.db,
+      (tx) => tx.update(intents).set({ sentWallAt: Date.now() - 60_000 }).where(eq(intents.id, orphan.id)),
+    );
     const late = await reconcileIntent(engineCtx(env), { ...early.intent, sentWallAt: Date.now() - 60_000 }, account);
     assert.equal(late.intent.status, "NOT_PLACED");
     assert.equal(late.intent.errorCode, "NOT_AT_VENUE");

@@ -194,7 +194,10 @@ Deno.test("protection monitor: a stop the venue keeps refusing is placed at most
     const [stop] = await legs("STOP_LOSS");
     await env.deps.venues.VENUE_A.cancelProtection(credentialsOf(account), stop.symbol, stop.clientOrderId);
     // A stand-in for a stop the venue keeps refusing: its price below the market's lowest (556.80).
-    await env.deps.db.writer.update(intents).set({ triggerPrice: "500" }).where(eq(intents.id, stop.id));
+    await withTransaction(
+      env.deps.db,
+      (tx) => tx.update(intents).set({ triggerPrice: "500" }).where(eq(intents.id, stop.id)),
+    );
     for (let attempt = 1; attempt <= 3; attempt++) {
       const summary = await runMonitor(env);
       assert.equal(summary.legsPlacedAgain, 1, `attempt ${attempt}: ${JSON.stringify(summary)}`);

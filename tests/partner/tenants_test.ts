@@ -3,6 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { clients, clientSetups } from "../../db/schema.ts";
 import { startTestEnv } from "../_helpers/env.ts";
 import { createPartner, expectError, expectJson, operator } from "../_helpers/http.ts";
+import { withTransaction } from "../../db/client.ts";
 
 const put = (body: Record<string, unknown>) => ({ body: { reason: "ajuste de política", ...body } });
 
@@ -164,16 +165,17 @@ Deno.test("tenant and restrictions", async (t) => {
         await expectJson(created, 201);
         const [client] = await env.deps.db.read.select().from(clients).where(eq(clients.externalUserId, "trader-1"));
         // Setups arrive with the setup routes; store one directly as those routes will.
-        await env.deps.db.writer.insert(clientSetups).values({
-          clientId: client.id,
-          providerId: "VENUE_A",
-          enabled: true,
-          leverage: 4,
-          maxMarginPerTradeMicros: 200_000_000,
-          maxConcurrentTrades: 1,
-          maxDailyLossMicros: 50_000_000,
-          updatedAt: env.clock.now(),
-        });
+        await withTransaction(env.deps.db, (tx) =>
+          tx.insert(clientSetups).values({
+            clientId: client.id,
+            providerId: "VENUE_A",
+            enabled: true,
+            leverage: 4,
+            maxMarginPerTradeMicros: 200_000_000,
+            maxConcurrentTrades: 1,
+            maxDailyLossMicros: 50_000_000,
+            updatedAt: env.clock.now(),
+          }));
         await expectJson(
           await partner.call(
             "PUT",

@@ -94,7 +94,7 @@ Deno.test("automation: the view walks from AUTOMATION_OFF to ALLOWED, with autom
 
     // An account the engine has not reconciled since it connected: entries wait for it, as the engine would.
     const ana = await findClient(env.deps.db.read, partner.partnerId, "ana");
-    await env.deps.db.writer.delete(accountStates).where(eq(accountStates.clientId, ana!.id));
+    await withTransaction(env.deps.db, (tx) => tx.delete(accountStates).where(eq(accountStates.clientId, ana!.id)));
     assert.equal((await automationOf(partner)).blockReason, "ENTRY_CIRCUIT_OPEN");
     await expectJson(await operator(env, "POST", "/operator/v1/jobs/reconcile/run"), 200);
     assert.equal((await automationOf(partner)).newEntries, "ALLOWED");
