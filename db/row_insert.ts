@@ -21,7 +21,8 @@
  */
 import { getTableColumns, SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { type Executor, preparedFor } from "./client.ts";
+import { type Executor, preparedFor, type Tx } from "./client.ts";
+import { writeWithNext } from "./held_write.ts";
 import type { RunResult } from "./connection.ts";
 
 /** 64 rows of a 26-column table are 1,664 parameters, far below SQLite's limit (32,766). */
@@ -158,6 +159,16 @@ export function rowInsert<T extends SQLiteTable>(table: T, options: { replaceOn?
     /** Needs `replaceOn`. Every column is given: none may fall back to its default over a stored value. */
     upsert: async (db: Executor, row: T["$inferSelect"]): Promise<T["$inferSelect"]> =>
       (await write(upsert, db, row as Row))!,
+    /**
+     * `upsert` for a row whose write nobody reads the answer of, held to
+     * travel with the transaction's next statement (db/held_write.ts, whose
+     * contract it takes); answers the row as stored.
+     */
+    upsertWithNext: async (tx: Tx, row: T["$inferSelect"]): Promise<T["$inferSelect"]> => {
+      const complete = completed(row as Row);
+      await writeWithNext(tx, upsert(tx), encoded(complete));
+      return complete as T["$inferSelect"];
+    },
     /** The row as `insert` writes it (absent columns at their default), less a generated key. */
     completed: (row: Row): T["$inferSelect"] => completed(row) as T["$inferSelect"],
     /** Every row, in order (an autoincrement key follows it); fails like `insert` on a conflict. */

@@ -4,6 +4,7 @@
  */
 import { sql } from "drizzle-orm";
 import { preparedFor, type Tx } from "../../db/client.ts";
+import { writeWithNext } from "../../db/held_write.ts";
 import { rowInsert } from "../../db/row_insert.ts";
 import { events } from "../../db/schema.ts";
 import { newId } from "../ids.ts";
@@ -57,7 +58,9 @@ const insertEvent = preparedFor((db) =>
 
 export async function emitEvent(tx: Tx, event: NewEvent): Promise<string> {
   const eventId = newId("evt", event.occurredAt);
-  await insertEvent(tx).run({ ...event, eventId });
+  // Nobody reads its answer, and only the storage can refuse it (a fresh id, no constraint an event could break):
+  // on a libSQL server it travels with the transaction's next statement (db/held_write.ts).
+  await writeWithNext(tx, insertEvent(tx), { ...event, eventId });
   return eventId;
 }
 

@@ -291,11 +291,13 @@ async function writeSetup(
       acknowledgedFingerprint,
       updatedAt: now,
     };
-    // The row as stored is known before it is written (rowInsert.completed). The write and the request's idempotent
-    // answer still go one after another: an error that ends the whole transaction (a full disk, the server's
-    // transaction timeout) would let an answer issued beside the failing write commit on its own.
-    const view = setupView({ ...context, row: setupWrite.completed(row) }, providerId, values, acknowledgedFingerprint);
-    await setupWrite.upsert(tx, row);
+    // The row as stored is known before it is written (rowInsert.completed), and its upsert can only be refused by
+    // the storage: on a libSQL server it travels with the idempotent answer's INSERT (or the COMMIT), which runs only
+    // if it succeeded (db/held_write.ts). Never issued together without that chain: an error that ends the whole
+    // transaction (a full disk, the server's transaction timeout) would let an answer issued beside the failing write
+    // commit on its own.
+    const stored = await setupWrite.upsertWithNext(tx, row);
+    const view = setupView({ ...context, row: stored }, providerId, values, acknowledgedFingerprint);
     await ctx.idempotency?.record(tx, view);
     return view;
   });
