@@ -23,9 +23,10 @@ export function yieldToEventLoop(): Promise<void> {
  * at once leave in one round trip), answered as if it had run one after
  * another: every result, or the failure of the first to fail in the order
  * given, after all have settled, so nothing is still running when it throws.
- * For reads: a transaction's writes go one at a time, since an error that
- * ends the whole transaction (a full disk, a server's transaction timeout)
- * would let a write issued beside the failing one commit on its own.
+ * Inside a write transaction, work issued together cannot commit in part: a
+ * statement that finds its transaction ended (a full disk, a server's
+ * transaction timeout) is refused, never run on its own (db/connection.ts,
+ * TransactionEnded), and the failure rolls the unit back.
  */
 export async function inOrder<T extends readonly unknown[]>(
   started: readonly [...{ [K in keyof T]: T[K] | Promise<T[K]> }],
