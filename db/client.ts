@@ -91,7 +91,7 @@ async function openClient(
 }
 
 async function assemble(reader: SqlConnection, writer: SqlConnection): Promise<Database> {
-  const writerDb = drizzleOver(writer);
+  const writerDb = drizzleOver(writer, true);
   const database: Database = {
     read: drizzleOver(reader),
     writer: writerDb,
@@ -106,13 +106,13 @@ async function assemble(reader: SqlConnection, writer: SqlConnection): Promise<D
 }
 
 /** The drizzle handle over a connection (exported for tests that wrap a connection to watch it). */
-export function drizzleOver(connection: SqlConnection): Db {
+export function drizzleOver(connection: SqlConnection, writer = false): Db {
   const db = drizzle(
     // deno-lint-ignore no-explicit-any
     (sql, params, method) => connection.query(sql, params as never, method) as any,
     { schema },
   );
-  registerConnection(db, connection);
+  registerConnection(db, connection, writer);
   return db;
 }
 

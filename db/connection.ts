@@ -94,15 +94,21 @@ export class TransactionEnded extends Error {
 
 const TRANSACTION_ENDED = "TRANSACTION_ENDED";
 
-/** The connection under each drizzle handle, registered as db/client.ts opens them (any object: a handle). */
-const connections = new WeakMap<object, SqlConnection>();
+/** The connection under each drizzle handle, and whether it is the writer's, registered as db/client.ts opens them. */
+const connections = new WeakMap<object, { connection: SqlConnection; writer: boolean }>();
 
-export function registerConnection(handle: object, connection: SqlConnection): void {
-  connections.set(handle, connection);
+export function registerConnection(handle: object, connection: SqlConnection, writer: boolean): void {
+  connections.set(handle, { connection, writer });
 }
 
 export function connectionOf(handle: object): SqlConnection | undefined {
-  return connections.get(handle);
+  return connections.get(handle)?.connection;
+}
+
+/** The writer's connection under `handle`; undefined for any other handle (a reader's). */
+export function writerConnectionOf(handle: object): SqlConnection | undefined {
+  const entry = connections.get(handle);
+  return entry?.writer ? entry.connection : undefined;
 }
 
 /**

@@ -23,7 +23,7 @@
  */
 import { fillPlaceholders } from "drizzle-orm";
 import type { Tx } from "./client.ts";
-import { connectionOf, type SqlParam } from "./connection.ts";
+import { type SqlParam, TransactionEnded, writerConnectionOf } from "./connection.ts";
 
 /** A drizzle query prepared once (`preparedFor`), as its `prepare()` gives it. */
 export interface PreparedWrite {
@@ -33,9 +33,10 @@ export interface PreparedWrite {
 
 /** `query` with `values` for its placeholders, inside the open write transaction `tx` (see the top of the file). */
 export async function writeWithNext(tx: Tx, query: PreparedWrite, values: Record<string, unknown> = {}): Promise<void> {
-  const connection = connectionOf(tx);
-  // A reader's handle, or a writer's outside the write queue's transactions.
-  if (!connection?.inTransaction()) throw new Error("writeWithNext: only inside a write transaction, on its handle");
+  const connection = writerConnectionOf(tx);
+  if (!connection) throw new Error("writeWithNext: only inside a write transaction, on its handle");
+  // The transaction ended under its unit (a full disk, a server's timeout): a storage failure, as a plain write's.
+  if (!connection.inTransaction()) throw new TransactionEnded();
   if (!connection.runWithNext) {
     await query.run(values);
     return;

@@ -145,6 +145,8 @@ class StreamConnection implements SqlConnection {
    * Only inside a transaction: its statements leave on its own stream, in order.
    */
   runWithNext(sql: string, params: SqlParam[] = []): void {
+    // Ended under its statements (SQLite or the server ended it): a storage failure, as for any of its statements.
+    if (this.#endedUnder) throw new TransactionEnded();
     if (!this.#transaction) throw new Error("Only a statement inside a transaction can wait for the next one");
     // Its transaction already died with its link: failing now is what sending it would have done.
     if (!this.#transaction.alive) throw transactionLost();

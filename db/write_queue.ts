@@ -188,6 +188,9 @@ export class WriteQueue<H> {
           settled.push({ unit: unit as Unit<unknown>, value });
           inHand = null;
         } catch (error) {
+          // Its failure ended the whole transaction (a full disk, a server's timeout): that, not a refused ROLLBACK TO,
+          // is what every unit of the group hears.
+          if (!this.connection.inTransaction()) throw error;
           await this.#savepointStatement(`ROLLBACK TO ${savepoint}`);
           await this.#savepointStatement(`RELEASE ${savepoint}`);
           inHand = null;

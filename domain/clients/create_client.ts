@@ -28,8 +28,8 @@ const insertClient = preparedFor((db) =>
     externalUserId: sql.placeholder("externalUserId"),
     status: sql.placeholder("status"),
     strategySelection: null,
-    createdAt: sql.placeholder("now"),
-    updatedAt: sql.placeholder("now"),
+    createdAt: sql.placeholder("createdAt"),
+    updatedAt: sql.placeholder("updatedAt"),
   }).prepare()
 );
 
@@ -58,13 +58,10 @@ export async function createClient(
     } else {
       // No new clients under a suspended contract; existing ones stay readable.
       if ((await contractRead).suspended) throw new ApiError("TENANT_NOT_ACTIVE");
-      // The row's answer is not read (its view is known before it is written), and under the write lock, with the
-      // pair just found missing, only the storage can refuse it: on a libSQL server it travels with the event's
-      // INSERT, which runs only if it succeeded (db/held_write.ts). Never issued together without that chain: an
-      // error that ends the whole transaction (a full disk, the server's transaction timeout) would let a write
-      // issued beside the failing one commit on its own.
+      // A held write (db/held_write.ts): its view is the row as written, and under the write lock, with the pair
+      // just found missing, only the storage can refuse it.
       const row = { tenantId, externalUserId: input.externalUserId, status: "ACTIVE", createdAt: now, updatedAt: now };
-      await writeWithNext(tx, insertClient(tx), { ...row, partnerId, now });
+      await writeWithNext(tx, insertClient(tx), { ...row, partnerId });
       await emitEvent(tx, {
         type: "client.updated",
         partnerId,

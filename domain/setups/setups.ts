@@ -291,11 +291,8 @@ async function writeSetup(
       acknowledgedFingerprint,
       updatedAt: now,
     };
-    // The row as stored is known before it is written (rowInsert.completed), and its upsert can only be refused by
-    // the storage: on a libSQL server it travels with the idempotent answer's INSERT (or the COMMIT), which runs only
-    // if it succeeded (db/held_write.ts). Never issued together without that chain: an error that ends the whole
-    // transaction (a full disk, the server's transaction timeout) would let an answer issued beside the failing write
-    // commit on its own.
+    // A held write (db/held_write.ts): the row as stored is known before it is written, and only the storage can
+    // refuse its upsert on its own key.
     const stored = await setupWrite.upsertWithNext(tx, row);
     const view = setupView({ ...context, row: stored }, providerId, values, acknowledgedFingerprint);
     await ctx.idempotency?.record(tx, view);

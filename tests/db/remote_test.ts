@@ -265,6 +265,10 @@ Deno.test("remote: a held write the server refuses by ending the transaction (SQ
       })
     ));
     assert.deepEqual(outcomes.map((outcome) => outcome.status), ["rejected", "rejected", "fulfilled"]);
+    for (const outcome of outcomes.slice(0, 2)) {
+      // Both units hear the disk's refusal (a 503 for their requests), not what a ROLLBACK TO after it would say.
+      assert.equal(storageFailure((outcome as PromiseRejectedResult).reason), "FULL", String(outcome));
+    }
     assert.deepEqual(server.statements, [
       "PRAGMA foreign_keys = ON",
       "BEGIN IMMEDIATE",

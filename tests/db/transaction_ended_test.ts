@@ -53,6 +53,28 @@ async function assertNothingRunsOutside(db: Database): Promise<void> {
   assert.deepEqual(kept.filter((key) => key !== "neighbour"), [], `nothing of the ended transactions: ${kept}`);
   if (neighbour.status === "rejected") assert.ok(storageFailure(neighbour.reason), String(neighbour.reason));
 
+  // A unit that catches the refusal and writes on: that write is refused too, never run on its own.
+  const caught = await withTransaction(db, async (tx) => {
+    await endTransaction(tx);
+    await insert(tx, "caught").catch(() => {});
+    await insert(tx, "alone");
+  }).then(() => assert.fail("the write after the caught refusal committed"), (error: unknown) => error);
+  assert.ok(isTransactionEnded(caught), String(caught));
+
+  // Ended under a unit that is not the first of its group: every unit of the group hears the storage failure, not a
+  // refused ROLLBACK TO; the unit queued after them runs in a group of its own.
+  const group = await Promise.allSettled(["first", "ender", "later"].map((key) =>
+    withTransaction(db, async (tx) => {
+      if (key === "ender") await endTransaction(tx);
+      await insert(tx, key);
+    })
+  ));
+  for (const outcome of group.slice(0, 2)) {
+    assert.equal(outcome.status, "rejected");
+    assert.equal(storageFailure((outcome as PromiseRejectedResult).reason), "IO", String(outcome));
+  }
+  assert.deepEqual((await keys(db)).filter((key) => ["first", "ender", "caught", "alone"].includes(key)), []);
+
   // The next transaction is whole again.
   await withTransaction(db, (tx) => insert(tx, "next"));
   assert.ok((await keys(db)).includes("next"));
