@@ -10,12 +10,15 @@ import type { Client, InStatement, Transaction } from "@libsql/client";
 import { answerOf, type QueryMethod, type SqlConnection, type SqlParam, TransactionEnded } from "./connection.ts";
 
 /**
- * Every client made, kept reachable for the life of the process: its local
- * databases are the `libsql` engine's, whose native finalizer can crash the
- * process when the garbage collector reclaims one (embedded.ts; seen once in
- * a parallel run of tests/db/database_test.ts on this engine).
+ * Every client and transaction made, kept reachable for the life of the
+ * process: their local databases are the `libsql` engine's, whose native
+ * finalizer can crash the process when the garbage collector reclaims one
+ * (embedded.ts). A write transaction takes the client's connection with it
+ * and the client opens a fresh one, so each transaction leaves one behind
+ * (the suite crashed with SIGSEGV in tests/db/database_test.ts on this
+ * engine, twice, with only the clients kept).
  */
-const opened: Client[] = [];
+const opened: (Client | Transaction)[] = [];
 
 export function clientConnection(client: Client, options: { inTransactionOnly?: boolean } = {}): SqlConnection {
   opened.push(client);
@@ -40,6 +43,7 @@ export function clientConnection(client: Client, options: { inTransactionOnly?: 
     },
     async begin() {
       open = await client.transaction("write");
+      opened.push(open);
     },
     async commit() {
       const tx = open;
